@@ -1,0 +1,22 @@
+"""Which Vars an Expr mentions."""
+from __future__ import annotations
+
+
+def free_vars(e) -> list[str]:
+    seen: dict[str, None] = {}
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if n.kind == "var":
+            seen[n.value.name()] = None
+        stack.extend(n.args)
+    return list(seen)
+
+
+def walk(e):
+    """Every node of an Expr tree, parents before children."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.args))

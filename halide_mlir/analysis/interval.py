@@ -1,0 +1,137 @@
+"""Interval arithmetic over Exprs, as Halide's bounds inference does it.
+
+Bounds are exact Python numbers; anything we cannot bound tightly falls back to the full range of the
+Expr's type, which is always sound (and makes an input access fail the bounds check rather than read
+out of bounds).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: float
+    hi: float
+
+    def union(self, o: "Interval") -> "Interval":
+        return Interval(min(self.lo, o.lo), max(self.hi, o.hi))
+
+
+def type_range(t) -> Interval:
+    return Interval(t.min_value(), t.max_value())
+
+
+def _clip(iv: Interval, t) -> Interval:
+    """Values outside the type's range wrap around in the real computation: give up to the type range."""
+    r = type_range(t)
+    if t.is_float() or (r.lo <= iv.lo and iv.hi <= r.hi):
+        return iv
+    return r
+
+
+def _corners(f, a: Interval, b: Interval) -> Interval:
+    vals = [f(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    if any(isinstance(v, float) and math.isnan(v) for v in vals):
+        return Interval(-math.inf, math.inf)
+    return Interval(min(vals), max(vals))
+
+
+def _mul(x, y):
+    if x == 0 or y == 0:
+        return 0
+    return x * y
+
+
+def _is_int(iv: Interval) -> bool:
+    return all(isinstance(v, int) for v in (iv.lo, iv.hi))
+
+
+def bounds(e, env) -> Interval:
+    """The range of ``e`` when each Var ``v`` ranges over ``env[v.name()]`` (an Interval)."""
+    k, t = e.kind, e.type
+    if k == "const":
+        return Interval(e.value, e.value) if not t.is_bool() else Interval(int(e.value), int(e.value))
+    if k == "var":
+        return env[e.value.name()]
+    if k == "param":
+        v = e.value.get()
+        return Interval(v, v) if not t.is_float() else Interval(-math.inf, math.inf)
+    if t.is_bool():
+        return Interval(0, 1)
+    if k in ("add", "sub", "mul", "min", "max"):
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if k == "add":
+            return _clip(Interval(a.lo + b.lo, a.hi + b.hi), t)
+        if k == "sub":
+            return _clip(Interval(a.lo - b.hi, a.hi - b.lo), t)
+        if k == "mul":
+            return _clip(_corners(_mul, a, b), t)
+        if k == "min":
+            return Interval(min(a.lo, b.lo), min(a.hi, b.hi))
+        return Interval(max(a.lo, b.lo), max(a.hi, b.hi))
+    if k == "div" and not t.is_float():
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if _is_int(a) and _is_int(b) and (b.lo > 0 or b.hi < 0):
+            return _clip(_corners(halide_div, a, b), t)
+        return _clip(Interval(min(a.lo, -a.hi, 0), max(a.hi, -a.lo, 0)), t) if _is_int(a) else type_range(t)
+    if k == "mod" and not t.is_float():
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if _is_int(b) and b.lo == b.hi and b.lo != 0:
+            m = abs(b.lo)
+            if _is_int(a) and 0 <= a.lo and a.hi < m:
+                return a
+            return Interval(0, m - 1)
+        if _is_int(b):
+            return Interval(0, max(abs(b.lo), abs(b.hi), 1) - 1)
+        return type_range(t)
+    if k == "select":
+        return bounds(e.args[1], env).union(bounds(e.args[2], env))
+    if k == "cast":
+        a = bounds(e.args[0], env)
+        src = e.args[0].type
+        if t.is_float():
+            return a
+        if src.is_float():
+            if not (math.isfinite(a.lo) and math.isfinite(a.hi)):
+                return type_range(t)
+            a = Interval(math.trunc(a.lo), math.trunc(a.hi))
+        return _clip(a, t)
+    if k == "abs":
+        a = bounds(e.args[0], env)
+        if a.lo >= 0:
+            return a
+        if a.hi <= 0:
+            return _clip(Interval(-a.hi, -a.lo), t)
+        return _clip(Interval(0, max(-a.lo, a.hi)), t)
+    if k in ("floor", "ceil", "round", "trunc"):
+        a = bounds(e.args[0], env)
+        f = {"floor": math.floor, "ceil": math.ceil, "round": round, "trunc": math.trunc}[k]
+        if math.isfinite(a.lo) and math.isfinite(a.hi):
+            return Interval(float(f(a.lo)), float(f(a.hi)))
+        return a
+    if k == "shr" and not t.is_float():
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits:
+            return Interval(a.lo >> b.lo, a.hi >> b.lo)
+        return type_range(t)
+    if k == "shl" and not t.is_float():
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits:
+            return _clip(Interval(a.lo << b.lo, a.hi << b.lo), t)
+        return type_range(t)
+    if k == "and" and not t.is_float():
+        a, b = bounds(e.args[0], env), bounds(e.args[1], env)
+        if b.lo == b.hi and b.lo >= 0:
+            return Interval(0, b.lo) if a.lo < 0 else Interval(0, min(a.hi, b.lo))
+        return type_range(t)
+    return type_range(t)
+
+
+def halide_div(a: int, b: int) -> int:
+    """Halide's integer division: the remainder is never negative (Euclidean)."""
+    q = a // b  # Python floors, so the remainder takes the sign of b
+    if a - q * b < 0:
+        q += 1
+    return q

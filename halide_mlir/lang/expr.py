@@ -1,0 +1,228 @@
+"""Halide expressions: an immutable tree of ``Expr`` nodes with Halide's typing rules.
+
+Every node is an ``Expr(kind, type, args, value)``; the analysis and codegen passes dispatch on ``kind``.
+Python operators on Exprs, Vars, Params and Func references all come through ``ExprOps``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..error import HalideError
+from .source import user_site
+from .types import Bool, Float, Int, Type, match_types
+
+# kinds with two operands of the same type and a result of that type
+ARITH = ("add", "sub", "mul", "div", "mod", "min", "max", "and", "or", "xor")
+COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+LOGICAL = ("land", "lor")
+SHIFT = ("shl", "shr")
+FLOAT_MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
+              "floor", "ceil", "round", "trunc")
+
+
+class ExprOps:
+    """Arithmetic operator overloads shared by everything that can stand in an Expr."""
+
+    def _e(self) -> "Expr":
+        return to_expr(self)
+
+    def __add__(self, o): return binary("add", self, o)
+    def __radd__(self, o): return binary("add", o, self)
+    def __sub__(self, o): return binary("sub", self, o)
+    def __rsub__(self, o): return binary("sub", o, self)
+    def __mul__(self, o): return binary("mul", self, o)
+    def __rmul__(self, o): return binary("mul", o, self)
+    def __truediv__(self, o): return binary("div", self, o)
+    def __rtruediv__(self, o): return binary("div", o, self)
+    def __floordiv__(self, o): return floordiv(self, o)
+    def __rfloordiv__(self, o): return floordiv(o, self)
+    def __mod__(self, o): return binary("mod", self, o)
+    def __rmod__(self, o): return binary("mod", o, self)
+    def __lshift__(self, o): return shift("shl", self, o)
+    def __rlshift__(self, o): return shift("shl", o, self)
+    def __rshift__(self, o): return shift("shr", self, o)
+    def __rrshift__(self, o): return shift("shr", o, self)
+    def __and__(self, o): return bitwise_or_logical("and", self, o)
+    def __rand__(self, o): return bitwise_or_logical("and", o, self)
+    def __or__(self, o): return bitwise_or_logical("or", self, o)
+    def __ror__(self, o): return bitwise_or_logical("or", o, self)
+    def __xor__(self, o): return binary("xor", self, o)
+    def __rxor__(self, o): return binary("xor", o, self)
+    def __lt__(self, o): return binary("lt", self, o)
+    def __le__(self, o): return binary("le", self, o)
+    def __gt__(self, o): return binary("gt", self, o)
+    def __ge__(self, o): return binary("ge", self, o)
+    def __eq__(self, o): return binary("eq", self, o)  # type: ignore[override]
+    def __ne__(self, o): return binary("ne", self, o)  # type: ignore[override]
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        e = to_expr(self)
+        return binary("sub", const(0, e.type), e)
+
+    def __pos__(self):
+        return to_expr(self)
+
+    def __invert__(self):
+        e = to_expr(self)
+        if e.type.is_float():
+            raise HalideError(f"{user_site()}: bitwise not of a floating-point value")
+        return Expr("not", e.type, (e,))
+
+    def __bool__(self):
+        raise HalideError(f"{user_site()}: a Halide Expr has no truth value; use hl.select instead of if/and/or")
+
+    def type(self) -> Type:
+        return to_expr(self).type
+
+
+class Expr(ExprOps):
+    __slots__ = ("kind", "_type", "args", "value", "site")
+
+    def __init__(self, kind: str, type_: Type, args: tuple = (), value: Any = None):
+        self.kind = kind
+        self._type = type_
+        self.args = tuple(args)
+        self.value = value
+        self.site = None
+
+    @property
+    def type(self) -> Type:  # type: ignore[override]
+        return self._type
+
+    def __repr__(self) -> str:
+        from .printer import expr_str
+        return f"<halide_mlir.Expr of type {self._type}: {expr_str(self)}>"
+
+    def __str__(self) -> str:
+        from .printer import expr_str
+        return expr_str(self)
+
+
+def const(value, type_: Type) -> Expr:
+    if type_.is_float():
+        value = float(np.float32(value)) if type_.bits == 32 else float(value)
+    elif type_.is_bool():
+        value = bool(value)
+    else:
+        value = int(value)
+    return Expr("const", type_, (), value)
+
+
+def python_scalar(value) -> Expr:
+    """A bare Python number, typed as Halide's Python bindings type it."""
+    if isinstance(value, (bool, np.bool_)):
+        return const(bool(value), Bool())
+    if isinstance(value, (int, np.integer)):
+        if isinstance(value, np.integer):
+            from .types import type_of_dtype
+            return const(int(value), type_of_dtype(value.dtype))
+        return const(value, Int(32) if -2**31 <= value < 2**31 else Int(64))
+    if isinstance(value, (float, np.floating)):
+        if isinstance(value, np.float64) or isinstance(value, float):
+            if float(np.float32(value)) != float(value) and np.isfinite(value):
+                warnings.warn(f"The floating-point value {value!r} will be interpreted as a float32 by Halide and "
+                              f"lose precision; add an explicit `f32()` or `f64()` cast to avoid this warning.",
+                              RuntimeWarning, stacklevel=4)
+        return const(float(value), Float(32))
+    raise HalideError(f"{user_site()}: can't convert {value!r} ({type(value).__name__}) to a Halide Expr")
+
+
+def to_expr(v) -> Expr:
+    if isinstance(v, Expr):
+        return v
+    conv = getattr(v, "_as_expr", None)
+    if conv is not None:
+        return conv()
+    return python_scalar(v)
+
+
+def is_python_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def cast(t: Type, e) -> Expr:
+    e = to_expr(e)
+    if e.type == t:
+        return e
+    if e.kind == "const":
+        return const(_wrap_const(e.value, e.type, t), t)
+    return Expr("cast", t, (e,))
+
+
+def _wrap_const(value, src: Type, dst: Type):
+    """Constant folding of a cast, with the wrap-around/truncation of the real conversion."""
+    if dst.is_float():
+        return float(value)
+    if dst.is_bool():
+        return bool(value)
+    v = int(np.trunc(value)) if src.is_float() else int(value)
+    v &= (1 << dst.bits) - 1
+    if dst.is_int() and v >= 1 << (dst.bits - 1):
+        v -= 1 << dst.bits
+    return v
+
+
+def _literal_to(value, other: Type) -> Expr:
+    """A Python number beside a typed Expr (Halide's operator overloads for int/float scalars)."""
+    if isinstance(value, (float, np.floating)) and not other.is_float():
+        return python_scalar(value)  # int op float: the int side becomes f32 in match_types
+    if other.is_float():
+        return const(float(np.float32(value)) if isinstance(value, (float, np.floating)) else value, other)
+    if not other.can_represent(value):
+        wrapped = _wrap_const(value, Int(64), other)
+        raise HalideError(f"{user_site()}: Integer constant {value} will be implicitly coerced to type {other}, "
+                          f"which changes its value to ({other}){wrapped}.")
+    return const(value, other)
+
+
+def operands(a, b) -> tuple[Expr, Expr]:
+    if is_python_number(a) and not is_python_number(b):
+        b = to_expr(b)
+        a = _literal_to(a, b.type)
+    elif is_python_number(b) and not is_python_number(a):
+        a = to_expr(a)
+        b = _literal_to(b, a.type)
+    else:
+        a, b = to_expr(a), to_expr(b)
+    t = match_types(a.type, b.type)
+    return cast(t, a), cast(t, b)
+
+
+def binary(kind: str, a, b) -> Expr:
+    a, b = operands(a, b)
+    t = Bool() if kind in COMPARE or kind in LOGICAL else a.type
+    return Expr(kind, t, (a, b))
+
+
+def floordiv(a, b) -> Expr:
+    """Python's ``//``: Halide divides, then floors a float quotient."""
+    q = binary("div", a, b)
+    return Expr("floor", q.type, (q,)) if q.type.is_float() else q
+
+
+def bitwise_or_logical(kind: str, a, b) -> Expr:
+    a, b = operands(a, b)
+    if a.type.is_bool():
+        return Expr("l" + kind, Bool(), (a, b))
+    if a.type.is_float():
+        raise HalideError(f"{user_site()}: bitwise {kind} of floating-point values")
+    return Expr(kind, a.type, (a, b))
+
+
+def shift(kind: str, a, b) -> Expr:
+    if is_python_number(b):
+        a = to_expr(a)
+        b = _literal_to(b, a.type)
+    elif is_python_number(a):
+        b = to_expr(b)
+        a = _literal_to(a, b.type)
+    a, b = to_expr(a), to_expr(b)
+    if a.type.is_float() or b.type.is_float():
+        raise HalideError(f"{user_site()}: shift of a floating-point value")
+    bits = max(a.type.bits, b.type.bits)
+    a, b = cast(a.type.with_bits(bits), a), cast(b.type.with_bits(bits), b)
+    return Expr(kind, a.type, (a, b))

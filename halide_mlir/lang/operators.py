@@ -1,0 +1,125 @@
+"""Halide's free functions on Exprs: select, min/max/clamp, math, casts."""
+from __future__ import annotations
+
+from ..error import HalideError
+from .expr import FLOAT_MATH, Expr, cast, const, is_python_number, operands, to_expr
+from .source import user_site
+from .types import Float, Int, Type, UInt, match_types
+
+
+def select(*args) -> Expr:
+    """``select(c0, v0, c1, v1, ..., default)``: the value of the first true condition."""
+    if len(args) < 3 or len(args) % 2 == 0:
+        raise HalideError(f"{user_site()}: select takes an odd number (>= 3) of arguments, got {len(args)}")
+    result = args[-1]
+    for i in range(len(args) - 3, -1, -2):
+        result = _select2(args[i], args[i + 1], result)
+    return result
+
+
+def _select2(c, t, f) -> Expr:
+    c = to_expr(c)
+    if not c.type.is_bool():
+        raise HalideError(f"{user_site()}: the condition of select must be a bool, not {c.type}")
+    t, f = to_expr(t), to_expr(f)
+    if t.type != f.type:
+        # Halide's select coerces a constant branch to the other branch's type (wrapping, without a check)
+        if f.kind == "const" and t.kind != "const":
+            f = cast(t.type, f)
+        elif t.kind == "const" and f.kind != "const":
+            t = cast(f.type, t)
+        else:
+            common = match_types(t.type, f.type)
+            t, f = cast(common, t), cast(common, f)
+    return Expr("select", t.type, (c, t, f))
+
+
+def _binary_of_exprs(kind: str, a, b) -> Expr:
+    """min/max in Halide's Python bindings convert scalars to Exprs first (an int becomes int32)."""
+    a, b = operands(to_expr(a), to_expr(b))
+    return Expr(kind, a.type, (a, b))
+
+
+def min(a, b, *more) -> Expr:  # noqa: A001 - Halide's name
+    r = _binary_of_exprs("min", a, b)
+    for m in more:
+        r = _binary_of_exprs("min", r, m)
+    return r
+
+
+def max(a, b, *more) -> Expr:  # noqa: A001 - Halide's name
+    r = _binary_of_exprs("max", a, b)
+    for m in more:
+        r = _binary_of_exprs("max", r, m)
+    return r
+
+
+def clamp(a, lo, hi) -> Expr:
+    """Halide casts the bounds to the type of the clamped value."""
+    a = to_expr(a)
+    return Expr("max", a.type, (Expr("min", a.type, (a, cast(a.type, to_expr(hi)))), cast(a.type, to_expr(lo))))
+
+
+def abs(a) -> Expr:  # noqa: A001 - Halide's name
+    """abs of a signed integer is unsigned of the same width (it cannot overflow)."""
+    a = to_expr(a)
+    if a.type.is_uint():
+        return a
+    t = UInt(a.type.bits) if a.type.is_int() else a.type
+    return Expr("abs", t, (a,))
+
+
+def _float_arg(a) -> Expr:
+    a = to_expr(a)
+    return a if a.type.is_float() else cast(Float(32), a)
+
+
+def _math(name: str):
+    def fn(a) -> Expr:
+        a = _float_arg(a)
+        return Expr(name, a.type, (a,))
+    fn.__name__ = name
+    fn.__doc__ = f"Halide's {name}: a non-float argument is first cast to float32."
+    return fn
+
+
+sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, log, floor, ceil, round, trunc = (
+    _math(n) for n in FLOAT_MATH)
+
+
+def pow(x, y) -> Expr:  # noqa: A001 - Halide's name
+    x = _float_arg(x)
+    y = cast(x.type, to_expr(y))
+    return Expr("pow", x.type, (x, y))
+
+
+def atan2(y, x) -> Expr:
+    y = _float_arg(y)
+    return Expr("atan2", y.type, (y, cast(y.type, to_expr(x))))
+
+
+def _caster(t: Type):
+    def fn(e) -> Expr:
+        return cast(t, e)
+    fn.__name__ = repr(t)
+    return fn
+
+
+u8, u16, u32, u64 = (_caster(UInt(b)) for b in (8, 16, 32, 64))
+i8, i16, i32, i64 = (_caster(Int(b)) for b in (8, 16, 32, 64))
+f32, f64 = _caster(Float(32)), _caster(Float(64))
+
+
+def cast_to(t, e) -> Expr:
+    """``hl.cast(type, e)``."""
+    from .types import as_type
+    return cast(as_type(t), e)
+
+
+def is_const_number(v) -> bool:
+    return is_python_number(v) or (isinstance(v, Expr) and v.kind == "const")
+
+
+__all__ = ["select", "min", "max", "clamp", "abs", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+           "cosh", "tanh", "exp", "log", "floor", "ceil", "round", "trunc", "pow", "atan2",
+           "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "cast_to", "const", "Int"]

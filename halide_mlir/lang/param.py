@@ -1,0 +1,137 @@
+"""Run-time scalars (``hl.Param``) and input images bound at run time (``hl.ImageParam``)."""
+from __future__ import annotations
+
+import itertools
+
+from ..error import HalideError
+from .expr import Expr, ExprOps, _wrap_const, to_expr
+from .source import user_site
+from .types import Int, Type, as_type
+
+_fresh = itertools.count()
+
+
+class Param(ExprOps):
+    """``hl.Param(type[, name][, value])``."""
+
+    def __init__(self, type_, *rest):
+        self._type = as_type(type_)
+        self._name = None
+        self._value = 0
+        for r in rest:
+            if isinstance(r, str):
+                self._name = r
+            else:
+                self.set(r)
+        if self._name is None:
+            self._name = f"p{next(_fresh)}"
+
+    def name(self) -> str:
+        return self._name
+
+    def type(self) -> Type:  # type: ignore[override]
+        return self._type
+
+    def set(self, value) -> None:
+        t = self._type
+        if isinstance(value, Expr) or not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
+            raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't be set to {value!r}")
+        if not t.is_float() and float(value) != int(value):
+            raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't hold the value {value!r}")
+        self._value = float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)
+
+    def get(self):
+        return self._value
+
+    def _as_expr(self) -> Expr:
+        return Expr("param", self._type, (), self)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Param '{self._name}' of type {self._type}>"
+
+
+class ImageDim:
+    """``ImageParam.dim(i)``: symbolic min/extent, resolved when a buffer is bound."""
+
+    def __init__(self, param: "ImageParam", i: int):
+        self._param, self._i = param, i
+
+    def min(self) -> Expr:
+        return Expr("buffer_dim", Int(32), (), (self._param, self._i, "min"))
+
+    def extent(self) -> Expr:
+        return Expr("buffer_dim", Int(32), (), (self._param, self._i, "extent"))
+
+    def max(self) -> Expr:
+        return self.min() + self.extent() - 1
+
+
+class ImageParam:
+    """``hl.ImageParam(type, dimensions[, name])``: an input image supplied with ``.set(buffer)``."""
+
+    def __init__(self, type_, dimensions: int, name: str | None = None):
+        self._type = as_type(type_)
+        self._dims = dimensions
+        self._name = name if name is not None else f"p{next(_fresh)}"
+        self._buffer = None
+
+    def name(self) -> str:
+        return self._name
+
+    def type(self) -> Type:
+        return self._type
+
+    def dimensions(self) -> int:
+        return self._dims
+
+    def set(self, buffer) -> None:
+        from .buffer import Buffer
+        if not isinstance(buffer, Buffer):
+            buffer = Buffer(buffer)
+        if buffer.type() != self._type:
+            raise HalideError(f"{user_site()}: ImageParam '{self._name}' has type {self._type}, "
+                              f"but the buffer set to it has type {buffer.type()}")
+        if buffer.dimensions() != self._dims:
+            raise HalideError(f"{user_site()}: ImageParam '{self._name}' has {self._dims} dimensions, "
+                              f"but the buffer set to it has {buffer.dimensions()}")
+        self._buffer = buffer
+
+    def get(self):
+        return self._buffer
+
+    def bound_buffer(self):
+        if self._buffer is None:
+            raise HalideError(f"ImageParam '{self._name}' is used by the pipeline but no buffer was set "
+                              f"(call {self._name}.set(buffer) before realize)")
+        return self._buffer
+
+    def dim(self, i: int) -> ImageDim:
+        return ImageDim(self, i)
+
+    def width(self) -> Expr:
+        return self.dim(0).extent()
+
+    def height(self) -> Expr:
+        return self.dim(1).extent()
+
+    def channels(self) -> Expr:
+        return self.dim(2).extent()
+
+    def left(self) -> Expr:
+        return self.dim(0).min()
+
+    def top(self) -> Expr:
+        return self.dim(1).min()
+
+    def right(self) -> Expr:
+        return self.dim(0).max()
+
+    def bottom(self) -> Expr:
+        return self.dim(1).max()
+
+    def __getitem__(self, args) -> Expr:
+        from .func import call_args
+        return Expr("call", self._type, call_args(args, self, self._dims), self)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.ImageParam '{self._name}' {self._type} {self._dims}-D>"

@@ -1,0 +1,52 @@
+"""A Func's schedule, recorded as data. Nothing is compiled here: codegen/transform.py reads it.
+
+``compute``/``store`` say where the Func is realized (inline, root, or at a consumer's loop);
+``directives`` are the loop transformations in the order the user gave them (Halide applies them in order).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+# Bumped on every change to any definition or schedule, so compiled-code caches know when to look again.
+_generation = itertools.count(1)
+generation = [0]
+
+
+def touch() -> None:
+    generation[0] = next(_generation)
+
+
+@dataclass(frozen=True)
+class LoopLevel:
+    kind: str  # "inline", "root" or "at"
+    func: object = None
+    var: str | None = None
+
+    @staticmethod
+    def inlined() -> "LoopLevel":
+        return LoopLevel("inline")
+
+    @staticmethod
+    def root() -> "LoopLevel":
+        return LoopLevel("root")
+
+
+@dataclass(frozen=True)
+class Directive:
+    kind: str  # split, fuse, reorder, vectorize, unroll, parallel, serial, bound
+    args: tuple
+    site: object = None
+
+
+@dataclass
+class FuncSchedule:
+    compute: LoopLevel = field(default_factory=LoopLevel.inlined)
+    store: LoopLevel | None = None  # None: same as compute
+    directives: list = field(default_factory=list)
+
+    def key(self) -> tuple:
+        def level(l):
+            return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
+        return (level(self.compute), level(self.store),
+                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives))

@@ -1,0 +1,36 @@
+"""Pure variables (``hl.Var``). Two Vars with the same name are the same variable, as in Halide."""
+from __future__ import annotations
+
+import itertools
+
+from .expr import Expr, ExprOps
+from .types import Int
+
+_fresh = itertools.count()
+
+
+class Var(ExprOps):
+    def __init__(self, name: str | None = None):
+        self._name = name if name is not None else f"v{next(_fresh)}"
+
+    def name(self) -> str:
+        return self._name
+
+    def _as_expr(self) -> Expr:
+        return Expr("var", Int(32), (), self)
+
+    def is_implicit(self) -> bool:
+        return self._name.startswith("_")
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, Var) and other._name == self._name
+
+    @staticmethod
+    def outermost() -> "Var":
+        return Var("__outermost")
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Var '{self._name}'>"
+
+    def __str__(self) -> str:
+        return self._name
