@@ -7,7 +7,7 @@ import numpy as np
 
 from ..error import HalideError
 from .expr import Expr
-from .source import user_site
+from .source import capture_site, user_site
 from .types import Type, as_type, type_of_dtype
 
 _fresh = itertools.count()
@@ -150,7 +150,9 @@ class Buffer:
         coords = args if isinstance(args, (tuple, list)) else (args,)
         if all(isinstance(c, (int, np.integer)) for c in coords):
             return self._array[self._numpy_index(coords)].item()
-        return Expr("call", self._type, call_args(args, self, self.dimensions()), self)
+        e = Expr("call", self._type, call_args(args, self, self.dimensions()), self)
+        e.site = capture_site()
+        return e
 
     def __setitem__(self, args, value) -> None:
         coords = args if isinstance(args, (tuple, list)) else (args,)

@@ -5,7 +5,7 @@ import itertools
 
 from ..error import HalideError
 from .expr import Expr, ExprOps, _wrap_const, to_expr
-from .source import user_site
+from .source import capture_site, user_site
 from .types import Int, Type, as_type
 
 _fresh = itertools.count()
@@ -131,7 +131,9 @@ class ImageParam:
 
     def __getitem__(self, args) -> Expr:
         from .func import call_args
-        return Expr("call", self._type, call_args(args, self, self._dims), self)
+        e = Expr("call", self._type, call_args(args, self, self._dims), self)
+        e.site = capture_site()
+        return e
 
     def __repr__(self) -> str:
         return f"<halide_mlir.ImageParam '{self._name}' {self._type} {self._dims}-D>"

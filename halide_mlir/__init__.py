@@ -1,0 +1,16 @@
+"""halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
+from .error import HalideError
+from .lang.buffer import Buffer
+from .lang.expr import Expr
+from .lang.func import Func, FuncRef
+from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
+                             floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
+                             tanh, trunc, u8, u16, u32, u64)
+from .lang.param import ImageParam, Param
+from .lang.types import Bool, Float, Int, Type, UInt
+from .lang.var import Var
+
+__all__ = ["HalideError", "Buffer", "Expr", "Func", "FuncRef", "ImageParam", "Param", "Var", "Type", "Bool",
+           "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
+           "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
+           "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]

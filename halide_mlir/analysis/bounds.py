@@ -1,0 +1,106 @@
+"""Bounds inference: the region each stage must compute, and the check that inputs cover their reads.
+
+Consumers are visited before producers; each call site's coordinates are bounded by interval
+arithmetic over the consumer's region, and a producer's region is the union over its call sites.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..error import HalideError
+from ..lang.buffer import Buffer
+from ..lang.func import Func
+from ..lang.param import ImageParam
+from .free_vars import walk
+from .interval import Interval, bounds
+from .pipeline import Pipeline, resolve_buffer_dims
+
+
+@dataclass(frozen=True)
+class Region:
+    mins: tuple[int, ...]     # Halide order: dimension 0 first
+    extents: tuple[int, ...]
+
+    def interval(self, d: int) -> Interval:
+        return Interval(self.mins[d], self.mins[d] + self.extents[d] - 1)
+
+
+@dataclass
+class Bounded:
+    """A pipeline specialized to an output region and to the buffers bound to its inputs."""
+    pipeline: Pipeline
+    bodies: dict             # id(Func) -> body Expr with ImageParam dims resolved
+    regions: dict            # id(Func) -> Region
+    input_buffers: list      # Buffer bound to each of pipeline.inputs
+
+    def region(self, func) -> Region:
+        return self.regions[id(func)]
+
+
+def input_buffer(holder) -> Buffer:
+    return holder.bound_buffer() if isinstance(holder, ImageParam) else holder
+
+
+def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
+    input_buffers = [input_buffer(i) for i in pipeline.inputs]
+    bodies = {id(s.func): resolve_buffer_dims(s.body) for s in pipeline.stages}
+    regions = {id(pipeline.output): out_region}
+    required: dict[int, list] = {}       # id(callee) -> per-dimension Interval
+    readers: dict[int, tuple] = {}       # id(input) -> (consumer stage, site) per dimension, for messages
+
+    for stage in reversed(pipeline.stages):
+        if stage.func is not pipeline.output:
+            # every consumer comes later in realization order, so all of them have been visited
+            regions[id(stage.func)] = _region_of(required[id(stage.func)], stage.func)
+        region = regions[id(stage.func)]
+        env = {v: region.interval(d) for d, v in enumerate(stage.vars)}
+        for n in walk(bodies[id(stage.func)]):
+            if n.kind != "call":
+                continue
+            ivs = [bounds(a, env) for a in n.args]
+            prev = required.get(id(n.value))
+            required[id(n.value)] = ivs if prev is None else [p.union(i) for p, i in zip(prev, ivs)]
+            if isinstance(n.value, Func):
+                continue
+            for d, iv in enumerate(ivs):
+                readers.setdefault((id(n.value), d, "lo", iv.lo), (stage, n.site))
+                readers.setdefault((id(n.value), d, "hi", iv.hi), (stage, n.site))
+
+    for holder, buf in zip(pipeline.inputs, input_buffers):
+        _check_input(holder, buf, required[id(holder)], readers)
+    return Bounded(pipeline, bodies, regions, input_buffers)
+
+
+def _region_of(ivs, func) -> Region:
+    for d, iv in enumerate(ivs):
+        if not (math.isfinite(iv.lo) and math.isfinite(iv.hi)) or iv.hi - iv.lo > 2**31:
+            raise HalideError(f"Func '{func.name()}' is accessed over an unbounded region in dimension {d}; "
+                              f"clamp the coordinates or use a boundary condition")
+    return Region(tuple(int(iv.lo) for iv in ivs), tuple(int(iv.hi - iv.lo + 1) for iv in ivs))
+
+
+def _check_input(holder, buf: Buffer, ivs, readers) -> None:
+    kind = "ImageParam" if isinstance(holder, ImageParam) else "Input buffer"
+    for d, iv in enumerate(ivs):
+        dim = buf.dim(d)
+        if iv.lo < dim.min():
+            stage, site = readers[(id(holder), d, "lo", iv.lo)]
+            raise HalideError(
+                f"{kind} {holder.name()} is accessed at {_num(iv.lo)}, which is before the min ({dim.min()}) in "
+                f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
+                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]")
+        if iv.hi > dim.max():
+            stage, site = readers[(id(holder), d, "hi", iv.hi)]
+            raise HalideError(
+                f"{kind} {holder.name()} is accessed at {_num(iv.hi)}, which is beyond the max ({dim.max()}) in "
+                f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
+                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]")
+
+
+def _num(v) -> str:
+    return str(int(v)) if isinstance(v, (int, float)) and math.isfinite(v) else str(v)
+
+
+def _at(site) -> str:
+    return f" (at {site})" if site is not None else ""

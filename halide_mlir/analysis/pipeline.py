@@ -1,0 +1,185 @@
+"""From an output Func to the list of stages to realize: inlining and realization order.
+
+A *stage* is a Func that gets its own storage (the output, and every Func not computed inline).
+Inline Funcs are substituted into their callers here, so codegen only sees calls to stages and inputs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..error import HalideError
+from ..lang.buffer import Buffer
+from ..lang.expr import Expr, cast
+from ..lang.func import Func
+from ..lang.param import ImageParam, Param
+from ..lang.schedule import generation
+from .free_vars import walk
+
+
+@dataclass
+class Stage:
+    func: Func
+    vars: list[str]          # pure var names, Halide order (dimension 0 first)
+    body: Expr               # the definition with inline Funcs substituted
+    consumers: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.func.name()
+
+
+@dataclass
+class Pipeline:
+    output: Func
+    stages: list[Stage]      # realization order: producers before consumers, output last
+    inputs: list             # Buffers and ImageParams read by the pipeline, in first-use order
+    params: list[Param]      # scalar Params read by the pipeline
+    index_params: list[Param]  # Params that appear in coordinates: their values shape the code
+
+    def stage(self, func) -> Stage:
+        return next(s for s in self.stages if s.func is func)
+
+
+def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
+    """Replace Vars by Exprs."""
+    memo = {} if memo is None else memo
+    key = id(e)
+    if key in memo:
+        return memo[key]
+    if e.kind == "var":
+        r = env.get(e.value.name(), e)
+    elif not e.args:
+        r = e
+    else:
+        args = tuple(substitute(a, env, memo) for a in e.args)
+        if all(a is b for a, b in zip(args, e.args)):
+            r = e
+        else:
+            r = Expr(e.kind, e.type, args, e.value)
+            r.site = e.site
+    memo[key] = r
+    return r
+
+
+def _is_stage(f: Func, output: Func) -> bool:
+    return f is output or f.schedule().compute.kind != "inline"
+
+
+def _inline(e: Expr, output: Func, memo: dict) -> Expr:
+    """Substitute every call to an inline Func by its definition (recursively)."""
+    key = id(e)
+    if key in memo:
+        return memo[key]
+    args = tuple(_inline(a, output, memo) for a in e.args)
+    if e.kind == "call" and isinstance(e.value, Func) and not _is_stage(e.value, output):
+        f = e.value
+        d = f._definition()
+        body = substitute(d.value, {v.name(): a for v, a in zip(d.args, args)})
+        r = _inline(body, output, memo)
+    elif all(a is b for a, b in zip(args, e.args)):
+        r = e
+    else:
+        r = Expr(e.kind, e.type, args, e.value)
+        r.site = e.site
+    memo[key] = r
+    return r
+
+
+_cache: dict = {}
+
+
+def build_pipeline(output: Func) -> Pipeline:
+    """Stages in realization order; cached until any definition or schedule changes."""
+    key = (id(output), generation[0])
+    hit = _cache.get(key)
+    if hit is not None and hit.output is output:
+        return hit
+    if not output.defined():
+        raise HalideError(f"Func '{output.name()}' can't be realized: it has no definition")
+
+    funcs: list[Func] = []   # reachable stages, discovered consumers-first
+    bodies: dict[int, Expr] = {}
+    memo: dict = {}
+    work = [output]
+    while work:
+        f = work.pop()
+        if id(f) in bodies:
+            continue
+        _check_schedulable(f, output)
+        body = _inline(f._definition().value, output, memo)
+        bodies[id(f)] = body
+        funcs.append(f)
+        for n in walk(body):
+            if n.kind == "call" and isinstance(n.value, Func):
+                if not n.value.defined():
+                    raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no definition")
+                work.append(n.value)
+
+    # depth-first post order from the output gives producers before consumers
+    order: list[Func] = []
+    state: dict[int, int] = {}
+    by_id = {id(f): f for f in funcs}
+
+    def visit(f: Func, path: list[str]):
+        s = state.get(id(f))
+        if s == 2:
+            return
+        if s == 1:
+            raise HalideError(f"Funcs call each other in a cycle: {' -> '.join(path + [f.name()])}")
+        state[id(f)] = 1
+        for n in walk(bodies[id(f)]):
+            if n.kind == "call" and isinstance(n.value, Func):
+                visit(by_id[id(n.value)], path + [f.name()])
+        state[id(f)] = 2
+        order.append(f)
+
+    visit(output, [])
+    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)]) for f in order]
+    index = {id(s.func): s for s in stages}
+    inputs, params, index_params = [], [], []
+    for s in stages:
+        for n in walk(s.body):
+            if n.kind == "call" and isinstance(n.value, Func):
+                consumers = index[id(n.value)].consumers
+                if s not in consumers:
+                    consumers.append(s)
+            elif n.kind == "call" and isinstance(n.value, (Buffer, ImageParam)):
+                if not any(n.value is i for i in inputs):
+                    inputs.append(n.value)
+            elif n.kind == "param" and not any(n.value is p for p in params):
+                params.append(n.value)
+            if n.kind == "call":
+                for a in n.args:
+                    for m in walk(a):
+                        if m.kind == "param" and not any(m.value is p for p in index_params):
+                            index_params.append(m.value)
+    p = Pipeline(output, stages, inputs, params, index_params)
+    _cache.clear()
+    _cache[key] = p
+    return p
+
+
+def _check_schedulable(f: Func, output: Func) -> None:
+    level = f.schedule().compute
+    if level.kind == "at" and f is not output:
+        raise HalideError(f"Func '{f.name()}': compute_at is not supported yet; use compute_root() or inline")
+
+
+def resolve_buffer_dims(e: Expr) -> Expr:
+    """``ImageParam.width()`` and friends become constants: code is specialized to the bound buffers."""
+    if not any(n.kind == "buffer_dim" for n in walk(e)):
+        return e
+    if e.kind == "buffer_dim":
+        holder, dim, field_ = e.value
+        buf = holder.bound_buffer()
+        if dim >= buf.dimensions():
+            raise HalideError(f"ImageParam '{holder.name()}' has no dimension {dim}")
+        d = buf.dim(dim)
+        from ..lang.expr import const
+        return const(d.min() if field_ == "min" else d.extent(), e.type)
+    r = Expr(e.kind, e.type, tuple(resolve_buffer_dims(a) for a in e.args), e.value)
+    r.site = e.site
+    return r
+
+
+__all__ = ["Stage", "Pipeline", "build_pipeline", "substitute", "resolve_buffer_dims", "cast"]

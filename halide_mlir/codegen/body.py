@@ -1,0 +1,189 @@
+"""Scalar Halide Exprs → arith/math ops inside a linalg.generic region, with Halide's semantics.
+
+Integer division and modulo are Euclidean and x/0 == x%0 == 0, as in Halide; the divisor is made safe
+before dividing so the JIT never traps (x86 idiv faults on 0 and on INT_MIN / -1).
+"""
+from __future__ import annotations
+
+from ..error import HalideError
+from ..lang.types import Bool, Type
+from .mlir_text import constant_literal
+
+_CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+_CMP_UNSIGNED = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
+_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+_MATH = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
+         "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "log": "log",
+         "floor": "floor", "ceil": "ceil", "round": "roundeven", "trunc": "trunc"}
+
+
+class BodyEmitter:
+    """Emits one region's ops. ``leaf(e)`` resolves Vars, Params and calls (the caller knows operands)."""
+
+    def __init__(self, lines: list, fresh, loc: str, leaf):
+        self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
+        self.memo: dict = {}
+        self.consts: dict = {}
+
+    def op(self, text: str, prefix: str = "v") -> str:
+        name = self.fresh(prefix)
+        self.lines.append(f"{name} = {text} {self.loc}")
+        return name
+
+    def const(self, value, t: Type) -> str:
+        key = (constant_literal(value, t), t.mlir)
+        if key not in self.consts:
+            self.consts[key] = self.op(f"arith.constant {key[0]} : {t.mlir}", "c")
+        return self.consts[key]
+
+    def emit(self, e) -> str:
+        key = id(e)
+        if key not in self.memo:
+            self.memo[key] = self._emit(e)
+        return self.memo[key]
+
+    def _emit(self, e) -> str:
+        k, t = e.kind, e.type
+        if k == "const":
+            return self.const(e.value, t)
+        if k in ("var", "param", "call"):
+            return self.leaf(e)
+        if k == "cast":
+            return self.cast(self.emit(e.args[0]), e.args[0].type, t)
+        if k == "select":
+            c, a, b = (self.emit(x) for x in e.args)
+            return self.op(f"arith.select {c}, {a}, {b} : {t.mlir}")
+        if k in _MATH:
+            return self.op(f"math.{_MATH[k]} {self.emit(e.args[0])} : {t.mlir}")
+        if k == "abs":
+            src = e.args[0].type
+            return self.op(f"math.{'absf' if src.is_float() else 'absi'} {self.emit(e.args[0])} : {src.mlir}")
+        if k == "not":
+            a = self.emit(e.args[0])
+            ones = self.const(True, t) if t.is_bool() else self.const(-1, t)
+            return self.op(f"arith.xori {a}, {ones} : {t.mlir}")
+        a, b = self.emit(e.args[0]), self.emit(e.args[1])
+        at = e.args[0].type
+        if k in _CMP_FLOAT:
+            if at.is_float():
+                return self.op(f"arith.cmpf {_CMP_FLOAT[k]}, {a}, {b} : {at.mlir}")
+            pred = (_CMP_SIGNED if at.is_signed() else _CMP_UNSIGNED)[k]
+            return self.op(f"arith.cmpi {pred}, {a}, {b} : {at.mlir}")
+        if k == "pow":
+            return self.op(f"math.powf {a}, {b} : {t.mlir}")
+        if k == "atan2":
+            return self.op(f"math.atan2 {a}, {b} : {t.mlir}")
+        if k == "div":
+            return self.div(e, a, b, t)
+        if k == "mod":
+            return self.mod(e, a, b, t)
+        simple = {
+            "add": ("addf", "addi", "addi"), "sub": ("subf", "subi", "subi"), "mul": ("mulf", "muli", "muli"),
+            "min": ("minnumf", "minsi", "minui"), "max": ("maxnumf", "maxsi", "maxui"),
+            "land": (None, "andi", "andi"), "lor": (None, "ori", "ori"),
+            "and": (None, "andi", "andi"), "or": (None, "ori", "ori"), "xor": (None, "xori", "xori"),
+            "shl": (None, "shli", "shli"), "shr": (None, "shrsi", "shrui"),
+        }.get(k)
+        if simple is None:
+            raise HalideError(f"internal: no lowering for Expr kind '{k}'")
+        name = simple[0] if t.is_float() else simple[1] if t.is_signed() else simple[2]
+        return self.op(f"arith.{name} {a}, {b} : {t.mlir}")
+
+    # --- Halide's integer division -------------------------------------------------------------
+    def _const_divisor(self, e):
+        d = e.args[1]
+        return d.value if d.kind == "const" else None
+
+    def div(self, e, a: str, b: str, t: Type) -> str:
+        if t.is_float():
+            return self.op(f"arith.divf {a}, {b} : {t.mlir}")
+        zero = self.const(0, t)
+        cb = self._const_divisor(e)
+        if not t.is_signed():
+            if cb is not None:
+                return zero if cb == 0 else self.op(f"arith.divui {a}, {b} : {t.mlir}")
+            is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+            safe = self.op(f"arith.select {is0}, {self.const(1, t)}, {b} : {t.mlir}")
+            q = self.op(f"arith.divui {a}, {safe} : {t.mlir}")
+            return self.op(f"arith.select {is0}, {zero}, {q} : {t.mlir}")
+        if cb is not None:
+            if cb == 0:
+                return zero
+            if cb == -1:
+                return self.op(f"arith.subi {zero}, {a} : {t.mlir}")
+            q = self.op(f"arith.divsi {a}, {b} : {t.mlir}")
+            r = self.op(f"arith.remsi {a}, {b} : {t.mlir}")
+            neg = self.op(f"arith.cmpi slt, {r}, {zero} : {t.mlir}")
+            adj = self.op(f"arith.{'subi' if cb > 0 else 'addi'} {q}, {self.const(1, t)} : {t.mlir}")
+            return self.op(f"arith.select {neg}, {adj}, {q} : {t.mlir}")
+        one = self.const(1, t)
+        is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+        ism1 = self.op(f"arith.cmpi eq, {b}, {self.const(-1, t)} : {t.mlir}")
+        special = self.op(f"arith.ori {is0}, {ism1} : i1")
+        safe = self.op(f"arith.select {special}, {one}, {b} : {t.mlir}")
+        q = self.op(f"arith.divsi {a}, {safe} : {t.mlir}")
+        r = self.op(f"arith.remsi {a}, {safe} : {t.mlir}")
+        neg = self.op(f"arith.cmpi slt, {r}, {zero} : {t.mlir}")
+        pos_b = self.op(f"arith.cmpi sgt, {safe}, {zero} : {t.mlir}")
+        step = self.op(f"arith.select {pos_b}, {self.const(-1, t)}, {one} : {t.mlir}")
+        q_adj = self.op(f"arith.addi {q}, {step} : {t.mlir}")
+        q = self.op(f"arith.select {neg}, {q_adj}, {q} : {t.mlir}")
+        negated = self.op(f"arith.subi {zero}, {a} : {t.mlir}")
+        q = self.op(f"arith.select {ism1}, {negated}, {q} : {t.mlir}")
+        return self.op(f"arith.select {is0}, {zero}, {q} : {t.mlir}")
+
+    def mod(self, e, a: str, b: str, t: Type) -> str:
+        if t.is_float():  # Halide: a - b * floor(a / b)
+            q = self.op(f"arith.divf {a}, {b} : {t.mlir}")
+            fq = self.op(f"math.floor {q} : {t.mlir}")
+            p = self.op(f"arith.mulf {b}, {fq} : {t.mlir}")
+            return self.op(f"arith.subf {a}, {p} : {t.mlir}")
+        zero = self.const(0, t)
+        cb = self._const_divisor(e)
+        if cb is not None and cb in (0, -1, 1):
+            return zero
+        if cb is not None:
+            safe = b
+        else:
+            special = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+            if t.is_signed():
+                ism1 = self.op(f"arith.cmpi eq, {b}, {self.const(-1, t)} : {t.mlir}")
+                special = self.op(f"arith.ori {special}, {ism1} : i1")
+            safe = self.op(f"arith.select {special}, {self.const(1, t)}, {b} : {t.mlir}")
+        if not t.is_signed():
+            return self.op(f"arith.remui {a}, {safe} : {t.mlir}")
+        r = self.op(f"arith.remsi {a}, {safe} : {t.mlir}")
+        neg = self.op(f"arith.cmpi slt, {r}, {zero} : {t.mlir}")
+        mag = self.op(f"math.absi {safe} : {t.mlir}")
+        r_adj = self.op(f"arith.addi {r}, {mag} : {t.mlir}")
+        return self.op(f"arith.select {neg}, {r_adj}, {r} : {t.mlir}")
+
+    # --- conversions ---------------------------------------------------------------------------
+    def cast(self, v: str, src: Type, dst: Type) -> str:
+        if src == dst or (src.mlir == dst.mlir and not dst.is_bool()):
+            return v
+        if dst.is_bool():
+            if src.is_float():
+                return self.op(f"arith.cmpf une, {v}, {self.const(0.0, src)} : {src.mlir}")
+            return self.op(f"arith.cmpi ne, {v}, {self.const(0, src)} : {src.mlir}")
+        if src.is_float() and dst.is_float():
+            op = "extf" if dst.bits > src.bits else "truncf"
+            return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
+        if src.is_float():
+            return self.op(f"arith.{'fptosi' if dst.is_signed() else 'fptoui'} {v} : {src.mlir} to {dst.mlir}")
+        if dst.is_float():
+            op = "sitofp" if src.is_signed() and not src.is_bool() else "uitofp"
+            return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
+        if dst.bits > src.bits:
+            op = "extsi" if src.is_signed() and not src.is_bool() else "extui"
+            return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
+        return self.op(f"arith.trunci {v} : {src.mlir} to {dst.mlir}")
+
+    def to_storage(self, v: str, t: Type) -> str:
+        return self.op(f"arith.extui {v} : i1 to i8") if t.is_bool() else v
+
+    def from_storage(self, v: str, t: Type) -> str:
+        return self.op(f"arith.trunci {v} : i8 to i1") if t.is_bool() else v
+
+
+BOOL = Bool()

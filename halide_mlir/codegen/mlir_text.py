@@ -1,0 +1,54 @@
+"""Small helpers for writing MLIR textual IR: types, constants, strings.
+
+We emit the payload as text and parse it once with the bindings: one way for every kind of op, readable
+for users and FileCheck, and the builder API is painful for whole linalg.generic regions (DESIGN.md note 11).
+"""
+from __future__ import annotations
+
+import struct
+
+from ..lang.types import Type
+
+
+def storage(t: Type) -> str:
+    """Element type in memory: bools are bytes, as in numpy and Halide buffers."""
+    return "i8" if t.is_bool() else t.mlir
+
+
+def tensor_type(shape, t: Type) -> str:
+    return "tensor<" + "".join(f"{s}x" for s in shape) + storage(t) + ">"
+
+
+def memref_type(shape, t: Type) -> str:
+    return "memref<" + "".join(f"{s}x" for s in shape) + storage(t) + ">"
+
+
+def constant_literal(value, t: Type) -> str:
+    if t.is_bool():
+        return "true" if value else "false"
+    if t.is_float():
+        # hex keeps the exact bits (and spells inf and nan)
+        if t.bits == 32:
+            return "0x%08X" % struct.unpack(">I", struct.pack(">f", value))[0]
+        return "0x%016X" % struct.unpack(">Q", struct.pack(">d", value))[0]
+    v = int(value) & ((1 << t.bits) - 1)
+    if v >= 1 << (t.bits - 1):  # MLIR integers are signless: spell the bit pattern as a signed number
+        v -= 1 << t.bits
+    return str(v)
+
+
+def mlir_string(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.extend("\\%02X" % b for b in ch.encode())
+    return '"' + "".join(out) + '"'
+
+
+def affine_map(n_dims: int, results) -> str:
+    dims = ", ".join(f"d{i}" for i in range(n_dims))
+    return f"affine_map<({dims}) -> ({', '.join(results)})>"

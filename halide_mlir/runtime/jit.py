@@ -1,0 +1,87 @@
+"""Payload + transform script → scheduled IR → LLVM dialect → ExecutionEngine, with MLIR errors as HalideError."""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+
+from ..codegen.lowering import BUFFERIZE, TO_LLVM
+from ..error import HalideError
+
+_PARSE_OPTS = {}
+
+
+@contextlib.contextmanager
+def mlir_errors(what: str):
+    """MLIR diagnostics carry the user's source lines (every op has a loc); surface them as HalideError."""
+    from mlir.ir import MLIRError
+    try:
+        yield
+    except MLIRError as e:
+        raise HalideError(f"{what}:\n{e}") from None
+
+
+def apply_schedule(ctx, payload: str, transform: str):
+    """Parse the payload and run the transform script on it, in process."""
+    from mlir import ir
+    from mlir.dialects.transform import interpreter
+    with ctx, mlir_errors("MLIR rejected the generated payload (a halide_mlir bug)"):
+        module = ir.Module.parse(payload)
+        script = ir.Module.parse(transform)
+    entry = next(op for op in script.body.operations
+                 if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == '"__transform_main"')
+    with ctx, mlir_errors("applying the schedule failed"):
+        interpreter.apply_named_sequence(module.operation, entry, script)
+    return module
+
+
+def run_passes(ctx, module, passes: str, what: str) -> None:
+    from mlir import passmanager
+    with ctx, mlir_errors(what):
+        passmanager.PassManager.parse(f"builtin.module({passes})").run(module.operation)
+
+
+def new_context():
+    from mlir import ir
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = False
+    return ctx
+
+
+class Compiled:
+    """A JIT-compiled pipeline; call it with descriptor addresses and scalars."""
+
+    def __init__(self, payload: str, transform: str, arg_types: list[str]):
+        from mlir import execution_engine
+        self.ctx = new_context()
+        module = apply_schedule(self.ctx, payload, transform)
+        run_passes(self.ctx, module, BUFFERIZE, "bufferization failed")
+        run_passes(self.ctx, module, TO_LLVM, "lowering to LLVM failed")
+        with self.ctx, mlir_errors("JIT compilation failed"):
+            self.engine = execution_engine.ExecutionEngine(module, opt_level=3)
+        self.module = module
+        # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
+        address = self.engine.raw_lookup("_mlir_ciface_pipeline")
+        if not address:
+            raise HalideError("internal: the JIT did not produce the pipeline entry point")
+        from .memref import scalar_ctype
+        self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
+        self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+
+    def __call__(self, *args) -> None:
+        """Memref arguments are addresses of descriptors; scalars are Python numbers."""
+        cells = [ct(a) for ct, a in zip(self.arg_ctypes, args)]
+        pointers = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
+        self.packed(pointers)
+
+
+_engines: dict = {}
+
+
+def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
+    """Two Funcs that compile to the same text share one engine."""
+    key = (payload, transform)
+    c = _engines.get(key)
+    if c is None:
+        c = Compiled(payload, transform, arg_types)
+        _engines[key] = c
+    return c

@@ -1,0 +1,125 @@
+"""``Func.realize``: bounds → payload + transform → compiled code (cached) → call on numpy memory."""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.bounds import Region, infer_bounds, input_buffer
+from ..analysis.pipeline import build_pipeline
+from ..codegen.payload import build_payload
+from ..codegen.transform import build_transform
+from ..error import HalideError
+from ..lang.buffer import Buffer
+from ..lang.schedule import generation
+from ..lang.source import user_site
+from .memref import descriptor
+
+
+@dataclass
+class Stages:
+    """Every stage of compilation of one pipeline at one size, as text."""
+    payload: str
+    transform: str
+
+    def scheduled(self) -> str:
+        from .jit import apply_schedule, new_context
+        return str(apply_schedule(new_context(), self.payload, self.transform))
+
+    def lowered(self) -> str:
+        from ..codegen.lowering import BUFFERIZE, TO_LLVM
+        from .jit import apply_schedule, new_context, run_passes
+        ctx = new_context()
+        module = apply_schedule(ctx, self.payload, self.transform)
+        run_passes(ctx, module, BUFFERIZE, "bufferization failed")
+        run_passes(ctx, module, TO_LLVM, "lowering to LLVM failed")
+        return str(module)
+
+    def llvm_ir(self) -> str:
+        from .tools import mlir_tool, run_tool
+        return run_tool([mlir_tool("mlir-translate"), "--mlir-to-llvmir"], self.lowered())
+
+    def assembly(self) -> str:
+        from .tools import llvm_tool, run_tool
+        return run_tool([llvm_tool("llc"), "-O3", "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"],
+                        self.llvm_ir())
+
+
+def _output_region(func, sizes, mins) -> Region:
+    dims = func.dimensions()
+    sizes = [int(s) for s in sizes]
+    if len(sizes) != dims:
+        raise HalideError(f"{user_site()}: Func '{func.name()}' has {dims} dimensions but realize was given "
+                          f"{len(sizes)} sizes {sizes}")
+    if any(s <= 0 for s in sizes):
+        raise HalideError(f"{user_site()}: realize sizes must be positive, got {sizes} for Func '{func.name()}'")
+    mins = [0] * dims if mins is None else [int(m) for m in mins]
+    return Region(tuple(mins), tuple(sizes))
+
+
+def stages(func, sizes, mins=None) -> Stages:
+    p = build_pipeline(func)
+    bounded = infer_bounds(p, _output_region(func, sizes, mins))
+    return Stages(build_payload(bounded), build_transform(bounded))
+
+
+_compiled: dict = {}
+
+
+def _input_signature(p) -> tuple:
+    sig = []
+    for holder in p.inputs:
+        b = input_buffer(holder)
+        sig.append((b.array.shape, b.array.dtype.str, tuple(b.mins())))
+    sig.extend(prm.get() for prm in p.index_params)
+    return tuple(sig)
+
+
+def realize(func, sizes, *rest):
+    """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer."""
+    if rest:
+        raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer, e.g. f.realize([w, h])")
+    out_type = func.output_type() if func.defined() else None
+    if isinstance(sizes, Buffer):
+        out = sizes
+        if out_type is not None and out.type() != out_type:
+            raise HalideError(f"{user_site()}: Func '{func.name()}' has type {out_type}, but the output buffer "
+                              f"'{out.name()}' has type {out.type()}")
+        region = _output_region(func, out.extents(), out.mins())
+    else:
+        if isinstance(sizes, (int, np.integer)):
+            sizes = [sizes]
+        region = _output_region(func, sizes, None)
+        if out_type is None:
+            raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
+        out = Buffer(np.empty(tuple(reversed(region.extents)), dtype=out_type.numpy), name=func.name())
+        out.set_min(*region.mins)
+    p = build_pipeline(func)
+    inputs = [input_buffer(h) for h in p.inputs]
+    key = (id(func), generation[0], region, _input_signature(p))
+    compiled = _compiled.get(key)
+    if compiled is None:
+        bounded = infer_bounds(p, region)
+        from .jit import compile_cached
+        arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                                  for prm in p.params] + ["memref"]
+        compiled = compile_cached(build_payload(bounded), build_transform(bounded), arg_types)
+        _compiled[key] = compiled
+
+    keep = []   # descriptors and arrays that must outlive the call
+    args = []
+    for b in inputs:
+        arr = b.array if b.array.flags.c_contiguous else np.ascontiguousarray(b.array)
+        d = descriptor(arr)
+        keep += [arr, d]
+        args.append(ctypes.addressof(d))
+    args += [prm.get() for prm in p.params]
+    target = out.array if out.array.flags.c_contiguous else np.empty(out.array.shape, out.array.dtype)
+    d = descriptor(target)
+    keep.append(d)
+    args.append(ctypes.addressof(d))
+    compiled(*args)
+    if target is not out.array:
+        out.array[...] = target
+    return out
