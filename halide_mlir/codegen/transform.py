@@ -1,12 +1,21 @@
-"""The schedule → one ``transform.named_sequence @__transform_main`` that ``mlir-opt`` runs as it is."""
+"""The schedule → one ``transform.named_sequence @__transform_main`` that ``mlir-opt`` runs as it is.
+
+Each stage's Halide loop nest (analysis/loop_nest.py) is materialized one loop at a time, outermost
+first: tiling the stage's op by the loop's stride on its dimension (and 0 elsewhere) creates exactly that
+loop around the rest, so any split/reorder order maps to nested ``tile_using_for`` (serial) or
+``tile_using_forall`` (parallel) ops. A vectorized innermost loop is left inside the op, which is then
+vectorized with explicit vector sizes: partial tiles at the edges are masked, never left scalar.
+"""
 from __future__ import annotations
 
 from ..analysis.bounds import Bounded
+from ..analysis.loop_nest import Loop, stage_loops
 from ..error import HalideError
 from .mlir_text import mlir_string
 from .payload import _unique_names
 
 HEADER = "module attributes {transform.with_named_sequence} {"
+ANY = "!transform.any_op"
 
 
 class ScriptBuilder:
@@ -24,22 +33,68 @@ class ScriptBuilder:
     def match_stage(self, name: str) -> str:
         h = self.fresh("stage")
         self.emit(f"{h} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
-                  f"{{hl.func = {mlir_string(name)}}} in %root : (!transform.any_op) -> !transform.any_op")
+                  f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
         return h
+
+    def tile(self, op: str, sizes: list[int], parallel: bool) -> str:
+        tiled, loop = self.fresh("tiled"), self.fresh("loop")
+        sizes_txt = ", ".join(map(str, sizes))
+        if parallel:
+            self.emit(f"{tiled}, {loop} = transform.structured.tile_using_forall {op} tile_sizes [{sizes_txt}] "
+                      f": ({ANY}) -> ({ANY}, {ANY})")
+        else:
+            self.emit(f"{tiled}, {loop} = transform.structured.tile_using_for {op} tile_sizes [{sizes_txt}] "
+                      f": ({ANY}) -> ({ANY}, {ANY})")
+        return tiled
+
+    def vectorize(self, op: str, sizes: list[int]) -> None:
+        self.emit(f"transform.structured.vectorize {op} vector_sizes [{', '.join(map(str, sizes))}] "
+                  f"{{vectorize_nd_extract}} : {ANY}")
 
     def cleanup(self) -> None:
         f = self.fresh("fn")
-        self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root "
-                  f": (!transform.any_op) -> !transform.any_op")
+        self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        # masked vector ops (edge tiles) become plain masked loads/stores before anything else folds them
+        self.emit(f"transform.apply_patterns to {f} {{")
+        self.emit("  transform.apply_patterns.vector.lower_masked_transfers")
+        self.emit(f"}} : {ANY}")
         self.emit(f"transform.apply_patterns to {f} {{")
         self.emit("  transform.apply_patterns.canonicalization")
-        self.emit("} : !transform.any_op")
-        self.emit(f"transform.apply_cse to {f} : !transform.any_op")
+        self.emit(f"}} : {ANY}")
+        self.emit(f"transform.apply_cse to {f} : {ANY}")
 
     def text(self) -> str:
         body = "\n".join(self.lines)
-        return (f"{HEADER}\n  transform.named_sequence @__transform_main(%root: !transform.any_op "
+        return (f"{HEADER}\n  transform.named_sequence @__transform_main(%root: {ANY} "
                 f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n}}\n")
+
+
+def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, directives) -> None:
+    n = len(extents)
+    if not directives:
+        return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
+    vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
+    if len(vec) > 1:
+        raise HalideError(f"Func '{name}': only one loop can be vectorized (got "
+                          f"{', '.join(loops[i].name for i in vec)})")
+    if vec and vec[0] != len(loops) - 1:
+        raise HalideError(f"Func '{name}': the vectorized loop '{loops[vec[0]].name}' must be the innermost "
+                          f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])})")
+    if any(l.kind == "unrolled" for l in loops):
+        raise HalideError(f"Func '{name}': unroll is not supported yet")
+    op = sb.match_stage(name)
+    covered = list(extents)  # static upper bound of the op's extent per Halide dim
+    materialize = loops[:-1] if vec else loops
+    for l in materialize:
+        sizes = [0] * n
+        sizes[n - 1 - l.dim] = l.stride
+        op = sb.tile(op, sizes, l.kind == "parallel")
+        covered[l.dim] = min(covered[l.dim], l.stride)
+    if vec:
+        l = loops[-1]
+        if covered[l.dim] > l.extent:
+            raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
+        sb.vectorize(op, [covered[d] for d in reversed(range(n))])
 
 
 def build_transform(bounded: Bounded) -> str:
@@ -47,8 +102,9 @@ def build_transform(bounded: Bounded) -> str:
     names = _unique_names([s.name for s in stages])
     sb = ScriptBuilder()
     for stage, name in zip(reversed(stages), reversed(names)):
-        for d in stage.func.schedule().directives:
-            raise HalideError(f"{d.site}: Func '{stage.name}': the '{d.kind}' schedule directive is not "
-                              f"supported yet")
+        extents = bounded.region(stage.func).extents
+        directives = stage.func.schedule().directives
+        loops = stage_loops(name, stage.vars, extents, directives)
+        schedule_stage(sb, name, loops, extents, directives)
     sb.cleanup()
     return sb.text()

@@ -376,7 +376,7 @@ def test_round_half_to_even_and_floor_ceil_of_halves():
         x = hl.Var("x")
         outs = []
         for name in ("round", "floor", "ceil"):
-            f = hl.Func(name)
+            f = hl.Func("f_" + name)  # (a Func named "ceil" breaks real Halide: "Symbol not found")
             f[x] = getattr(hl, name)(A[x])
             outs.append(f.realize([len(vals)]))
         return outs
@@ -448,7 +448,9 @@ def test_cast(src, dst):
 
 def test_cast_wraparound_and_truncation_explicit():
     """Pin the semantics: int narrowing wraps (two's complement), float -> int
-    truncates toward zero, int -> bool is != 0."""
+    truncates toward zero, and -- surprisingly -- Halide 21's cast to Bool keeps
+    the LOW BIT (2 -> false, 3 -> true), it is not `!= 0`; constant folding
+    agrees, so it is the semantics, not a codegen accident."""
     ints = np.array([-200, -129, -128, -1, 0, 1, 127, 128, 255, 256, 300, 70000], np.int32)
     floats = np.array([-2.9, -2.5, -0.5, 0.5, 1.99, 2.5, 100.7, 126.999], np.float32)
 
@@ -468,7 +470,7 @@ def test_cast_wraparound_and_truncation_explicit():
         return outs
 
     expected = [ints.astype(np.uint8), ints.astype(np.int8), ints.astype(np.uint16), ints.astype(np.int16),
-                ints != 0, np.trunc(floats).astype(np.int32), np.trunc(floats).astype(np.int8)]
+                (ints & 1).astype(bool), np.trunc(floats).astype(np.int32), np.trunc(floats).astype(np.int8)]
     run_program_both(program, expected=expected)
 
 
