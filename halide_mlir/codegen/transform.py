@@ -8,6 +8,10 @@ vectorized with explicit vector sizes: partial tiles at the edges are masked, ne
 """
 from __future__ import annotations
 
+import functools
+import os
+import re
+
 from ..analysis.bounds import Bounded
 from ..analysis.loop_nest import Loop, stage_loops
 from ..error import HalideError
@@ -15,6 +19,26 @@ from .mlir_text import mlir_string
 from .payload import _unique_names
 
 HEADER = "module attributes {transform.with_named_sequence} {"
+_LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
+                 os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              "transforms")]
+
+
+@functools.lru_cache(maxsize=None)
+def library_sequence(name: str) -> str:
+    """The text of ``transform.named_sequence @name`` from the transform libraries."""
+    for d in _LIBRARY_DIRS:
+        if not os.path.isdir(d):
+            continue
+        for fname in sorted(os.listdir(d)):
+            if not fname.endswith(".mlir"):
+                continue
+            text = open(os.path.join(d, fname)).read()
+            m = re.search(r"^(\s*)transform\.named_sequence @" + re.escape(name) + r"\b.*?^\1\}\n", text,
+                          re.M | re.S)
+            if m:
+                return m.group(0)
+    raise HalideError(f"internal: transform library sequence @{name} not found in {_LIBRARY_DIRS}")
 ANY = "!transform.any_op"
 
 
@@ -22,6 +46,7 @@ class ScriptBuilder:
     def __init__(self):
         self.lines: list[str] = []
         self.n = 0
+        self.libraries: dict[str, str] = {}
 
     def fresh(self, prefix="h") -> str:
         self.n += 1
@@ -54,18 +79,17 @@ class ScriptBuilder:
     def cleanup(self) -> None:
         f = self.fresh("fn")
         self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
-        # masked vector ops (edge tiles) become plain masked loads/stores before anything else folds them
-        self.emit(f"transform.apply_patterns to {f} {{")
-        self.emit("  transform.apply_patterns.vector.lower_masked_transfers")
-        self.emit(f"}} : {ANY}")
-        self.emit(f"transform.apply_patterns to {f} {{")
-        self.emit("  transform.apply_patterns.canonicalization")
-        self.emit(f"}} : {ANY}")
-        self.emit(f"transform.apply_cse to {f} : {ANY}")
+        self.include("halide_cleanup", f)
+
+    def include(self, sequence: str, handle: str) -> None:
+        """Call a named sequence from transforms/*.mlir; its text is copied into the script."""
+        self.libraries[sequence] = library_sequence(sequence)
+        self.emit(f"transform.include @{sequence} failures(propagate) ({handle}) : ({ANY}) -> ()")
 
     def text(self) -> str:
         body = "\n".join(self.lines)
-        return (f"{HEADER}\n  transform.named_sequence @__transform_main(%root: {ANY} "
+        libs = "".join(self.libraries.values())
+        return (f"{HEADER}\n{libs}  transform.named_sequence @__transform_main(%root: {ANY} "
                 f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n}}\n")
 
 
