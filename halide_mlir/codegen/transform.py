@@ -61,7 +61,7 @@ class ScriptBuilder:
                   f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
         return h
 
-    def tile(self, op: str, sizes: list[int], parallel: bool) -> str:
+    def tile(self, op: str, sizes: list[int], parallel: bool) -> tuple[str, str]:
         tiled, loop = self.fresh("tiled"), self.fresh("loop")
         sizes_txt = ", ".join(map(str, sizes))
         if parallel:
@@ -70,7 +70,11 @@ class ScriptBuilder:
         else:
             self.emit(f"{tiled}, {loop} = transform.structured.tile_using_for {op} tile_sizes [{sizes_txt}] "
                       f": ({ANY}) -> ({ANY}, {ANY})")
-        return tiled
+        return tiled, loop
+
+    def unroll(self, loop: str, factor: int) -> None:
+        """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
+        self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
 
     def vectorize(self, op: str, sizes: list[int]) -> None:
         self.emit(f"transform.structured.vectorize {op} vector_sizes [{', '.join(map(str, sizes))}] "
@@ -104,21 +108,25 @@ def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, dir
     if vec and vec[0] != len(loops) - 1:
         raise HalideError(f"Func '{name}': the vectorized loop '{loops[vec[0]].name}' must be the innermost "
                           f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])})")
-    if any(l.kind == "unrolled" for l in loops):
-        raise HalideError(f"Func '{name}': unroll is not supported yet")
     op = sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
     materialize = loops[:-1] if vec else loops
+    unrolled = []
     for l in materialize:
         sizes = [0] * n
         sizes[n - 1 - l.dim] = l.stride
-        op = sb.tile(op, sizes, l.kind == "parallel")
+        op, loop = sb.tile(op, sizes, l.kind == "parallel")
         covered[l.dim] = min(covered[l.dim], l.stride)
+        if l.kind == "unrolled":
+            unrolled.append((loop, l.extent))
     if vec:
         l = loops[-1]
         if covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
         sb.vectorize(op, [covered[d] for d in reversed(range(n))])
+    # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
+    for loop, extent in reversed(unrolled):
+        sb.unroll(loop, extent)
 
 
 def build_transform(bounded: Bounded) -> str:
