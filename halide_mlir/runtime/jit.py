@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 
-from ..codegen.lowering import BUFFERIZE, TO_LLVM
+from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, num_threads, to_llvm
 from ..error import HalideError
 
 _PARSE_OPTS = {}
@@ -40,6 +40,14 @@ def run_passes(ctx, module, passes: str, what: str) -> None:
         passmanager.PassManager.parse(f"builtin.module({passes})").run(module.operation)
 
 
+def lower(ctx, payload: str, transform: str, threads: int):
+    """Scheduled, bufferized and lowered to the LLVM dialect."""
+    module = apply_schedule(ctx, payload, transform)
+    run_passes(ctx, module, BUFFERIZE, "bufferization failed")
+    run_passes(ctx, module, to_llvm(threads), "lowering to LLVM failed")
+    return module
+
+
 def new_context():
     from mlir import ir
     ctx = ir.Context()
@@ -50,14 +58,14 @@ def new_context():
 class Compiled:
     """A JIT-compiled pipeline; call it with descriptor addresses and scalars."""
 
-    def __init__(self, payload: str, transform: str, arg_types: list[str]):
+    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int):
         from mlir import execution_engine
+        from .tools import mlir_lib
         self.ctx = new_context()
-        module = apply_schedule(self.ctx, payload, transform)
-        run_passes(self.ctx, module, BUFFERIZE, "bufferization failed")
-        run_passes(self.ctx, module, TO_LLVM, "lowering to LLVM failed")
+        module = lower(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed"):
-            self.engine = execution_engine.ExecutionEngine(module, opt_level=3)
+            self.engine = execution_engine.ExecutionEngine(
+                module, opt_level=3, shared_libs=[mlir_lib(l) for l in RUNTIME_LIBRARIES])
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
@@ -79,9 +87,10 @@ _engines: dict = {}
 
 def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
     """Two Funcs that compile to the same text share one engine."""
-    key = (payload, transform)
+    threads = num_threads()
+    key = (payload, transform, threads)
     c = _engines.get(key)
     if c is None:
-        c = Compiled(payload, transform, arg_types)
+        c = Compiled(payload, transform, arg_types, threads)
         _engines[key] = c
     return c

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..analysis.bounds import Region, infer_bounds, input_buffer
 from ..analysis.pipeline import build_pipeline
+from ..codegen.lowering import num_threads
 from ..codegen.payload import build_payload
 from ..codegen.transform import build_transform
 from ..error import HalideError
@@ -28,13 +29,9 @@ class Stages:
         return str(apply_schedule(new_context(), self.payload, self.transform))
 
     def lowered(self) -> str:
-        from ..codegen.lowering import BUFFERIZE, TO_LLVM
-        from .jit import apply_schedule, new_context, run_passes
-        ctx = new_context()
-        module = apply_schedule(ctx, self.payload, self.transform)
-        run_passes(ctx, module, BUFFERIZE, "bufferization failed")
-        run_passes(ctx, module, TO_LLVM, "lowering to LLVM failed")
-        return str(module)
+        from ..codegen.lowering import num_threads
+        from .jit import lower, new_context
+        return str(lower(new_context(), self.payload, self.transform, num_threads()))
 
     def llvm_ir(self) -> str:
         from .tools import mlir_tool, run_tool
@@ -97,7 +94,7 @@ def realize(func, sizes, *rest):
         out.set_min(*region.mins)
     p = build_pipeline(func)
     inputs = [input_buffer(h) for h in p.inputs]
-    key = (id(func), generation[0], region, _input_signature(p))
+    key = (id(func), generation[0], region, _input_signature(p), num_threads())
     compiled = _compiled.get(key)
     if compiled is None:
         bounded = infer_bounds(p, region)

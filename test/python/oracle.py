@@ -4,8 +4,10 @@ check that both give the same numbers.
 
 A test describes its program once, as a function of the module::
 
+    IMG = image_u8(64, 48, seed=1)
+
     def build(hl):
-        inp = hl.Buffer(image_u8(64, 48, seed=1), "input")
+        inp = hl.Buffer(IMG, "input")
         x, y = hl.Var("x"), hl.Var("y")
         f = hl.Func("f")
         f[x, y] = inp[x, y] + 1
@@ -17,6 +19,10 @@ A test describes its program once, as a function of the module::
 from the module it is given; numpy inputs come from the deterministic helpers
 below (`image_u8`, `image_f32`, ...), which return arrays in numpy's
 [row, col] layout, so `hl.Buffer(arr)[x, y] == arr[y, x]`.
+
+Keep the numpy arrays referenced outside `build` (as above): `hl.Buffer(arr)`
+does not copy, and real Halide 21 does not reliably keep a temporary array
+alive -- `hl.Buffer(image_u8(...), "input")` reads freed memory.
 
 Comparison rules (`assert_same`):
   * identical shape and dtype;
@@ -214,13 +220,17 @@ def realize(hl, func, sizes: Sequence[int], mins: Sequence[int] | None = None,
     if out_dtype is None:
         raise ValueError("realize into a buffer needs out_dtype")
     if mode == "numpy":
-        out = hl.Buffer(np.zeros(tuple(reversed(sizes)), dtype=out_dtype))
+        # sentinel-filled, so an output that is never written shows up
+        arr = np.full(tuple(reversed(sizes)), 123, dtype=out_dtype)
+        out = hl.Buffer(arr)
     else:
+        arr = None
         out = hl.Buffer(hl_type(hl, out_dtype), sizes)
     if mins is not None:
         out.set_min([int(m) for m in mins])
     func.realize(out)
-    return out
+    # numpy mode: the result must have been written into the caller's array
+    return arr if arr is not None else out
 
 
 def _func_dtype(func):
