@@ -102,6 +102,9 @@ def main(argv=None) -> int:
             func = _find_func(args.func, func, namespace)
         if args.sizes:
             sizes = _parse_sizes(args.sizes)
+        if len(sizes) != func.dimensions():
+            raise _UsageError(f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
+                              f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension")
         s = stages(func, sizes)
         text = {
             "payload": lambda: s.payload,

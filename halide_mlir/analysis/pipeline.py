@@ -43,9 +43,9 @@ class Pipeline:
 def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     """Replace Vars by Exprs."""
     memo = {} if memo is None else memo
-    key = id(e)
-    if key in memo:
-        return memo[key]
+    hit = memo.get(id(e))
+    if hit is not None and hit[0] is e:  # the memo keeps e alive, so its id cannot be reused meanwhile
+        return hit[1]
     if e.kind == "var":
         r = env.get(e.value.name(), e)
     elif not e.args:
@@ -57,7 +57,7 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
         else:
             r = Expr(e.kind, e.type, args, e.value)
             r.site = e.site
-    memo[key] = r
+    memo[id(e)] = (e, r)
     return r
 
 
@@ -67,9 +67,9 @@ def _is_stage(f: Func, output: Func) -> bool:
 
 def _inline(e: Expr, output: Func, memo: dict) -> Expr:
     """Substitute every call to an inline Func by its definition (recursively)."""
-    key = id(e)
-    if key in memo:
-        return memo[key]
+    hit = memo.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     args = tuple(_inline(a, output, memo) for a in e.args)
     if e.kind == "call" and isinstance(e.value, Func) and not _is_stage(e.value, output):
         f = e.value
@@ -81,7 +81,7 @@ def _inline(e: Expr, output: Func, memo: dict) -> Expr:
     else:
         r = Expr(e.kind, e.type, args, e.value)
         r.site = e.site
-    memo[key] = r
+    memo[id(e)] = (e, r)
     return r
 
 

@@ -33,14 +33,15 @@ class BodyEmitter:
     def const(self, value, t: Type) -> str:
         key = (constant_literal(value, t), t.mlir)
         if key not in self.consts:
-            self.consts[key] = self.op(f"arith.constant {key[0]} : {t.mlir}", "c")
+            typed = key[0] if t.is_bool() else f"{key[0]} : {t.mlir}"  # `true`/`false` are i1 already
+            self.consts[key] = self.op(f"arith.constant {typed}", "c")
         return self.consts[key]
 
     def emit(self, e) -> str:
-        key = id(e)
-        if key not in self.memo:
-            self.memo[key] = self._emit(e)
-        return self.memo[key]
+        hit = self.memo.get(id(e))
+        if hit is None or hit[0] is not e:  # keep e alive so its id stays unique
+            hit = self.memo[id(e)] = (e, self._emit(e))
+        return hit[1]
 
     def _emit(self, e) -> str:
         k, t = e.kind, e.type
@@ -77,6 +78,9 @@ class BodyEmitter:
             return self.div(e, a, b, t)
         if k == "mod":
             return self.mod(e, a, b, t)
+        if k in ("shl", "shr") and e.args[1].type.is_signed() and not (
+                e.args[1].kind == "const" and e.args[1].value >= 0):
+            return self.signed_shift(k, a, b, t)
         simple = {
             "add": ("addf", "addi", "addi"), "sub": ("subf", "subi", "subi"), "mul": ("mulf", "muli", "muli"),
             "min": ("minnumf", "minsi", "minui"), "max": ("maxnumf", "maxsi", "maxui"),
@@ -88,6 +92,17 @@ class BodyEmitter:
             raise HalideError(f"internal: no lowering for Expr kind '{k}'")
         name = simple[0] if t.is_float() else simple[1] if t.is_signed() else simple[2]
         return self.op(f"arith.{name} {a}, {b} : {t.mlir}")
+
+    def signed_shift(self, k: str, a: str, b: str, t: Type) -> str:
+        """Halide: a negative shift amount shifts the other way."""
+        right = "shrsi" if t.is_signed() else "shrui"
+        fwd, back = ("shli", right) if k == "shl" else (right, "shli")
+        zero = self.const(0, t)
+        neg = self.op(f"arith.cmpi slt, {b}, {zero} : {t.mlir}")
+        mag = self.op(f"arith.subi {zero}, {b} : {t.mlir}")
+        v_fwd = self.op(f"arith.{fwd} {a}, {b} : {t.mlir}")
+        v_back = self.op(f"arith.{back} {a}, {mag} : {t.mlir}")
+        return self.op(f"arith.select {neg}, {v_back}, {v_fwd} : {t.mlir}")
 
     # --- Halide's integer division -------------------------------------------------------------
     def _const_divisor(self, e):
@@ -162,10 +177,12 @@ class BodyEmitter:
     def cast(self, v: str, src: Type, dst: Type) -> str:
         if src == dst or (src.mlir == dst.mlir and not dst.is_bool()):
             return v
-        if dst.is_bool():
+        if dst.is_bool():  # Halide 21 keeps the low bit (of the truncated value, for floats)
             if src.is_float():
-                return self.op(f"arith.cmpf une, {v}, {self.const(0.0, src)} : {src.mlir}")
-            return self.op(f"arith.cmpi ne, {v}, {self.const(0, src)} : {src.mlir}")
+                wide = "i64" if src.bits == 64 else "i32"
+                v = self.op(f"arith.fptosi {v} : {src.mlir} to {wide}")
+                return self.op(f"arith.trunci {v} : {wide} to i1")
+            return self.op(f"arith.trunci {v} : {src.mlir} to i1")
         if src.is_float() and dst.is_float():
             op = "extf" if dst.bits > src.bits else "truncf"
             return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 
-BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries=false},canonicalize,cse"
+# eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy)
+BUFFERIZE = "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries=false},canonicalize,cse"
 
 PARALLEL_ASYNC = ",".join([
     "scf-forall-to-parallel",

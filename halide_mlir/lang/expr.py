@@ -82,7 +82,10 @@ class ExprOps:
 class Expr(ExprOps):
     __slots__ = ("kind", "_type", "args", "value", "site")
 
-    def __init__(self, kind: str, type_: Type, args: tuple = (), value: Any = None):
+    def __init__(self, kind, type_: Type | None = None, args: tuple = (), value: Any = None):
+        if type_ is None:  # hl.Expr(v): the user's conversion of a number, Var, Param or Func call
+            e = to_expr(kind)
+            kind, type_, args, value = e.kind, e.type, e.args, e.value
         self.kind = kind
         self._type = type_
         self.args = tuple(args)
@@ -157,9 +160,9 @@ def _wrap_const(value, src: Type, dst: Type):
     """Constant folding of a cast, with the wrap-around/truncation of the real conversion."""
     if dst.is_float():
         return float(value)
-    if dst.is_bool():
-        return bool(value)
     v = int(np.trunc(value)) if src.is_float() else int(value)
+    if dst.is_bool():  # Halide 21 keeps the low bit: cast<bool>(2) is false
+        return bool(v & 1)
     v &= (1 << dst.bits) - 1
     if dst.is_int() and v >= 1 << (dst.bits - 1):
         v -= 1 << dst.bits
@@ -168,6 +171,8 @@ def _wrap_const(value, src: Type, dst: Type):
 
 def _literal_to(value, other: Type) -> Expr:
     """A Python number beside a typed Expr (Halide's operator overloads for int/float scalars)."""
+    if other.is_float() and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return const(value, other)
     if isinstance(value, (float, np.floating)) and not other.is_float():
         return python_scalar(value)  # int op float: the int side becomes f32 in match_types
     if other.is_float():
@@ -193,6 +198,8 @@ def operands(a, b) -> tuple[Expr, Expr]:
 
 
 def binary(kind: str, a, b) -> Expr:
+    if kind == "xor":
+        return bitwise_or_logical("xor", a, b)
     a, b = operands(a, b)
     t = Bool() if kind in COMPARE or kind in LOGICAL else a.type
     return Expr(kind, t, (a, b))
@@ -205,24 +212,35 @@ def floordiv(a, b) -> Expr:
 
 
 def bitwise_or_logical(kind: str, a, b) -> Expr:
+    ea, eb = (to_expr(v) if not is_python_number(v) else None for v in (a, b))
+    if ea is not None and eb is not None and not ea.type.is_bool() and not eb.type.is_bool() \
+            and not ea.type.is_float() and not eb.type.is_float() and ea.type.code != eb.type.code:
+        raise HalideError(f"{user_site()}: Arguments to bitwise {kind} must be both be signed or both be "
+                          f"unsigned. LHS type: {ea.type} RHS type: {eb.type}")
     a, b = operands(a, b)
     if a.type.is_bool():
-        return Expr("l" + kind, Bool(), (a, b))
+        return Expr("l" + kind if kind != "xor" else "ne", Bool(), (a, b))
     if a.type.is_float():
         raise HalideError(f"{user_site()}: bitwise {kind} of floating-point values")
     return Expr(kind, a.type, (a, b))
 
 
 def shift(kind: str, a, b) -> Expr:
-    if is_python_number(b):
+    if is_python_number(b) and isinstance(b, (int, np.integer)) and to_expr(a).type.is_float():
+        a, b = to_expr(a), const(b, Int(32))
+    elif is_python_number(b):
         a = to_expr(a)
         b = _literal_to(b, a.type)
     elif is_python_number(a):
         b = to_expr(b)
         a = _literal_to(a, b.type)
     a, b = to_expr(a), to_expr(b)
+    if a.type.is_float() and b.kind == "const" and not b.type.is_float():
+        # Halide: a float shifted by a constant k is multiplied (<<) or divided (>>) by 2**k
+        k = b.value if kind == "shl" else -b.value
+        return binary("mul", a, const(2.0 ** k, a.type))
     if a.type.is_float() or b.type.is_float():
-        raise HalideError(f"{user_site()}: shift of a floating-point value")
+        raise HalideError(f"{user_site()}: shift of a floating-point value by a non-constant amount")
     bits = max(a.type.bits, b.type.bits)
     a, b = cast(a.type.with_bits(bits), a), cast(b.type.with_bits(bits), b)
     return Expr(kind, a.type, (a, b))

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 
 from ..error import HalideError
+from ..analysis.free_vars import walk
 from .expr import Expr, ExprOps, to_expr
 from .schedule import Directive, FuncSchedule, LoopLevel, touch
 from .source import capture_site, user_site
@@ -64,6 +66,9 @@ class Func:
                 self._declared_dims = a
             elif not (isinstance(a, (Expr, Var)) or hasattr(a, "_as_expr")):
                 self._declared_type = as_type(a)
+        if name is not None and "." in name:
+            raise HalideError(f"{user_site()}: Func name \"{name}\" is invalid. Func names may not contain the "
+                              f"character '.', as it is used internally by Halide as a separator")
         self._name = name if name is not None else f"f{next(_fresh)}"
         self._pure: Definition | None = None
         self._schedule = FuncSchedule()
@@ -89,8 +94,16 @@ class Func:
     def _define(self, args: tuple, value: Expr) -> None:
         site = capture_site()
         if self._pure is not None:
-            raise HalideError(f"{site}: Func '{self._name}' already has a pure definition; update definitions "
-                              f"(reductions) are not supported yet")
+            same_args = len(args) == len(self._pure.args) and all(
+                isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args))
+            calls_self = any(n.kind == "call" and n.value is self for n in walk(value))
+            if not same_args or calls_self:
+                raise HalideError(f"{site}: Func '{self._name}' already has a pure definition; update definitions "
+                                  f"(reductions) are not supported yet")
+            # Halide treats this as an update that hides the earlier definition, and only warns
+            warnings.warn(f"{site}: update definition of Func '{self._name}' completely hides earlier definitions",
+                          stacklevel=3)
+            self._pure = None
         vars_ = []
         for a in args:
             if not isinstance(a, Var):

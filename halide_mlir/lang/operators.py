@@ -21,17 +21,24 @@ def _select2(c, t, f) -> Expr:
     c = to_expr(c)
     if not c.type.is_bool():
         raise HalideError(f"{user_site()}: the condition of select must be a bool, not {c.type}")
+    t_lit, f_lit = is_python_number(t), is_python_number(f)
+    t_raw, f_raw = t, f
     t, f = to_expr(t), to_expr(f)
     if t.type != f.type:
-        # Halide's select coerces a constant branch to the other branch's type (wrapping, without a check)
-        if f.kind == "const" and t.kind != "const":
+        # a Python number takes the other branch's type (wrapping, unchecked); Exprs must already agree
+        if f_lit and not t_lit and _coercible(f_raw, t.type):
             f = cast(t.type, f)
-        elif t.kind == "const" and f.kind != "const":
+        elif t_lit and not f_lit and _coercible(t_raw, f.type):
             t = cast(f.type, t)
         else:
-            common = match_types(t.type, f.type)
-            t, f = cast(common, t), cast(common, f)
+            raise HalideError(f"{user_site()}: The second and third arguments to a select do not have a matching "
+                              f"type: {t} has type {t.type}, {f} has type {f.type}")
     return Expr("select", t.type, (c, t, f))
+
+
+def _coercible(literal, t: Type) -> bool:
+    """A Python int takes any type; a Python float only a float type."""
+    return t.is_float() or not isinstance(literal, float)
 
 
 def _binary_of_exprs(kind: str, a, b) -> Expr:
@@ -88,9 +95,27 @@ sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, log, floor, ceil, 
 
 
 def pow(x, y) -> Expr:  # noqa: A001 - Halide's name
+    if isinstance(y, int) or (isinstance(y, Expr) and y.kind == "const" and not y.type.is_float()):
+        # Halide: a constant integer exponent is repeated multiplication in x's own type
+        return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
     x = _float_arg(x)
     y = cast(x.type, to_expr(y))
     return Expr("pow", x.type, (x, y))
+
+
+def _integer_power(x: Expr, p: int) -> Expr:
+    if p == 0:
+        return const(1, x.type)
+    if p < 0:
+        return Expr("div", x.type, (const(1, x.type), _integer_power(x, -p)))
+    result = None
+    while p:  # binary exponentiation, as Halide's raise_to_integer_power
+        if p & 1:
+            result = x if result is None else Expr("mul", x.type, (result, x))
+        p >>= 1
+        if p:
+            x = Expr("mul", x.type, (x, x))
+    return result
 
 
 def atan2(y, x) -> Expr:

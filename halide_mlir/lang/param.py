@@ -17,7 +17,7 @@ class Param(ExprOps):
     def __init__(self, type_, *rest):
         self._type = as_type(type_)
         self._name = None
-        self._value = 0
+        self._value = None  # Halide refuses to run with a Param that was never given a value
         for r in rest:
             if isinstance(r, str):
                 self._name = r
@@ -36,11 +36,16 @@ class Param(ExprOps):
         t = self._type
         if isinstance(value, Expr) or not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
             raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't be set to {value!r}")
-        if not t.is_float() and float(value) != int(value):
-            raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't hold the value {value!r}")
+        if not t.is_float() and (float(value) != int(value)
+                                 or not -(1 << (t.bits - 1)) <= int(value) < (1 << t.bits)):
+            raise HalideError(f"{user_site()}: The value {value} cannot be losslessly converted to type {t} "
+                              f"(Param '{self._name}')")
         self._value = float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)
 
     def get(self):
+        if self._value is None:
+            raise HalideError(f"Parameter {self._name} does not have a valid scalar value (call "
+                              f"{self._name}.set(value) or give it a default)")
         return self._value
 
     def _as_expr(self) -> Expr:

@@ -60,7 +60,9 @@ class Compiled:
 
     def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int):
         from mlir import execution_engine
+        from .memory import keep_freed_memory
         from .tools import mlir_lib
+        keep_freed_memory()
         self.ctx = new_context()
         module = lower(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed"):

@@ -38,9 +38,12 @@ class Stages:
         return run_tool([mlir_tool("mlir-translate"), "--mlir-to-llvmir"], self.lowered())
 
     def assembly(self) -> str:
+        """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines), then llc.
+        The triple matters: without it memcpy becomes byte loops (DESIGN.md note 8)."""
         from .tools import llvm_tool, run_tool
-        return run_tool([llvm_tool("llc"), "-O3", "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"],
-                        self.llvm_ir())
+        target = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"]
+        optimized = run_tool([llvm_tool("opt"), "-O3", "-S", *target], self.llvm_ir())
+        return run_tool([llvm_tool("llc"), "-O3", *target], optimized)
 
 
 def _output_region(func, sizes, mins) -> Region:

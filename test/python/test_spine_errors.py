@@ -23,6 +23,7 @@ from oracle import (
     raises_both,
     realize_raises_both,
     run_both,
+    run_program_both,
 )
 
 
@@ -321,7 +322,6 @@ def test_param_set_values_real_halide_accepts():
             outs.append(f.realize([2]))
         return outs
 
-    from oracle import run_program_both
     run_program_both(program, expected=[
         np.array([255, 255], np.uint8), np.array([-128, -128], np.int8), np.array([-25536] * 2, np.int16),
         np.array([3, 3], np.float32), np.array([3, 3], np.int32)])

@@ -543,7 +543,8 @@ PROMOTIONS = [
     ("i32<<u8", lambda hl, x: x << hl.u8(x % 4), "int32"),
     ("select(u8,literal)", lambda hl, x: hl.select(x < 10, hl.u8(x), 200), "uint8"),
     ("select(f32,int_literal)", lambda hl, x: hl.select(x < 10, hl.f32(x) / 3, 4), "float32"),
-    ("min(u8,literal)", lambda hl, x: hl.min(hl.u8(x), 30), None),
+    # the Python binding makes the literal an Int(32) Expr first, so this is int32
+    ("min(u8,literal)", lambda hl, x: hl.min(hl.u8(x), 30), "int32"),
     ("max(u8,u8)", lambda hl, x: hl.max(hl.u8(x), hl.u8(30)), "uint8"),
     ("clamp(u8,lits)", lambda hl, x: hl.clamp(hl.u8(x * 13), 5, 200), "uint8"),
     ("max(f32,int_literal)", lambda hl, x: hl.max(hl.f32(x) / 3, 4), "float32"),
@@ -552,7 +553,12 @@ PROMOTIONS = [
     ("sqrt(i32)", lambda hl, x: hl.sqrt(x), "float32"),
     ("floor(i32)", lambda hl, x: hl.floor(x), "float32"),
     ("sin(f64)", lambda hl, x: hl.sin(hl.f64(x)), "float64"),
-    ("pow(i32,int)", lambda hl, x: hl.pow(x, 2), None),
+    # Halide: a constant integer exponent is raise_to_integer_power in x's own type
+    ("pow(i32,int)", lambda hl, x: hl.pow(x, 2), "int32"),
+    ("pow(u8,int)", lambda hl, x: hl.pow(hl.u8(x), 2), "uint8"),
+    ("pow(i32,-1)", lambda hl, x: hl.pow(x + 1, -1), "int32"),
+    ("pow(i32,expr)", lambda hl, x: hl.pow(x, x % 3), "float32"),
+    ("pow(f32,-2)", lambda hl, x: hl.pow(hl.f32(x) + 1, -2), "float32"),
     ("pow(f32,int)", lambda hl, x: hl.pow(hl.f32(x), 2), "float32"),
     ("cmp_is_bool", lambda hl, x: hl.u8(x) < 20, "bool"),
     ("neg_u8", lambda hl, x: -hl.u8(x), "uint8"),

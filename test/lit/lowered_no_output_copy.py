@@ -1,0 +1,32 @@
+# The output Func is computed straight into the caller's output buffer: the payload
+# ends in `bufferization.materialize_in_destination %result in restrict writable %out`,
+# so bufferization must not allocate a temporary the size of the output and memcpy it
+# into %out afterwards (DESIGN.md field note 6: "works, with no copies"). That extra
+# pass over the output costs bandwidth on every call of a bandwidth-bound pipeline.
+#
+# Known bug (reported): BUFFERIZE in codegen/lowering.py runs one-shot-bufferize
+# without `eliminate-empty-tensors` first, so the generic's `tensor.empty()` init
+# becomes a memref.alloc + memref.copy into %out (llvm.call @malloc + llvm.intr.memcpy
+# below). Prepending `eliminate-empty-tensors` removes both.
+#
+# RUN: %python %s lowered | FileCheck %s --implicit-check-not=malloc --implicit-check-not=memcpy --implicit-check-not=memref.copy
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((8, 64), dtype=np.float32), name="input")
+out = hl.Func("out")
+out[x, y] = inp[x, y] * 2.0 + 1.0
+out.vectorize(x, 16)
+emit(out, [64, 8])
+
+# CHECK-LABEL: llvm.func @pipeline(
+# CHECK:       llvm.store {{.*}} : vector<16xf32>, !llvm.ptr
+# CHECK:       llvm.return
