@@ -161,8 +161,9 @@ def build_pipeline(output: Func) -> Pipeline:
 
 def _check_schedulable(f: Func, output: Func) -> None:
     level = f.schedule().compute
-    if level.kind == "at" and f is not output:
-        raise HalideError(f"Func '{f.name()}': compute_at is not supported yet; use compute_root() or inline")
+    if level.kind == "at" and f is output:
+        raise HalideError(f"Func '{f.name()}' is the output of the pipeline; it can't be computed at another "
+                          f"Func's loop")
 
 
 def resolve_buffer_dims(e: Expr) -> Expr:

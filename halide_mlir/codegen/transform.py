@@ -72,6 +72,13 @@ class ScriptBuilder:
                       f": ({ANY}) -> ({ANY}, {ANY})")
         return tiled, loop
 
+    def merge_slices(self) -> None:
+        f = self.fresh("fn")
+        self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        self.emit(f"transform.apply_patterns to {f} {{")
+        self.emit("  transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice")
+        self.emit(f"}} : {ANY}")
+
     def unroll(self, loop: str, factor: int) -> None:
         """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
         self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
@@ -97,9 +104,15 @@ class ScriptBuilder:
                 f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n}}\n")
 
 
-def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, directives) -> None:
+def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
+                   fuse_at) -> None:
+    """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
+
+    ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
+    producers computed at that loop and returns the (possibly replaced) loop handle.
+    """
     n = len(extents)
-    if not directives:
+    if not directives and op is None and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
     vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
     if len(vec) > 1:
@@ -108,7 +121,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, dir
     if vec and vec[0] != len(loops) - 1:
         raise HalideError(f"Func '{name}': the vectorized loop '{loops[vec[0]].name}' must be the innermost "
                           f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])})")
-    op = sb.match_stage(name)
+    op = op or sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
     materialize = loops[:-1] if vec else loops
     unrolled = []
@@ -116,9 +129,11 @@ def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, dir
         sizes = [0] * n
         sizes[n - 1 - l.dim] = l.stride
         op, loop = sb.tile(op, sizes, l.kind == "parallel")
+        loop = fuse_at(l.name, loop)
         covered[l.dim] = min(covered[l.dim], l.stride)
         if l.kind == "unrolled":
             unrolled.append((loop, l.extent))
+    fuse_at.check_done()
     if vec:
         l = loops[-1]
         if covered[l.dim] > l.extent:
@@ -129,14 +144,53 @@ def schedule_stage(sb: ScriptBuilder, name: str, loops: list[Loop], extents, dir
         sb.unroll(loop, extent)
 
 
+class FuseAt:
+    """compute_at: after the consumer's loop ``var`` exists, ``fuse_into_containing_op`` each producer
+    computed there. The fused copies' handle is kept so the producer's own schedule applies to them."""
+
+    def __init__(self, sb: ScriptBuilder, consumer, producers: list, names: dict, fused: dict):
+        self.sb, self.consumer, self.producers, self.names, self.fused = sb, consumer, producers, names, fused
+        self.done: set = set()
+
+    def wanted(self) -> bool:
+        return bool(self.producers)
+
+    def __call__(self, loop_name: str, loop: str) -> str:
+        for p in self.producers:
+            if p.schedule().compute.var != loop_name:
+                continue
+            producer = self.fused.get(id(p)) or self.sb.match_stage(self.names[id(p)])
+            # the tap slices were taken outside the loop; folding them into the tile's slices puts the
+            # producer's uses inside the loop, where fuse_into_containing_op looks for them
+            self.sb.merge_slices()
+            fused, new_loop = self.sb.fresh("fused"), self.sb.fresh("loop")
+            self.sb.emit(f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
+                         f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+            loop = new_loop
+            self.fused[id(p)] = fused
+            self.done.add(id(p))
+        return loop
+
+    def check_done(self) -> None:
+        for p in self.producers:
+            if id(p) not in self.done:
+                raise HalideError(f"Func '{p.name()}' is computed at loop '{p.schedule().compute.var}' of Func "
+                                  f"'{self.consumer.name()}', which has no such loop")
+
+
 def build_transform(bounded: Bounded) -> str:
     stages = bounded.pipeline.stages
-    names = _unique_names([s.name for s in stages])
+    names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
     sb = ScriptBuilder()
-    for stage, name in zip(reversed(stages), reversed(names)):
+    fused: dict = {}   # id(producer Func) -> handle of its copies fused into a consumer loop
+    for stage in reversed(stages):
+        name = names[id(stage.func)]
         extents = bounded.region(stage.func).extents
         directives = stage.func.schedule().directives
         loops = stage_loops(name, stage.vars, extents, directives)
-        schedule_stage(sb, name, loops, extents, directives)
+        producers = [s.func for s in stages
+                     if s.func.schedule().compute.kind == "at" and s.func.schedule().compute.func is stage.func]
+        schedule_stage(sb, name, fused.get(id(stage.func)), loops, extents, directives,
+                       FuseAt(sb, stage.func, producers, names, fused))
     sb.cleanup()
     return sb.text()

@@ -18,6 +18,8 @@ def mlir_errors(what: str):
         yield
     except MLIRError as e:
         raise HalideError(f"{what}:\n{e}") from None
+    except ValueError as e:  # the transform interpreter reports failures as ValueError with the diagnostics
+        raise HalideError(f"{what}:\n{e}") from None
 
 
 def apply_schedule(ctx, payload: str, transform: str):
