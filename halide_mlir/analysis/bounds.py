@@ -52,7 +52,9 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     for stage in reversed(pipeline.stages):
         if stage.func is not pipeline.output:
             # every consumer comes later in realization order, so all of them have been visited
-            regions[id(stage.func)] = _region_of(required[id(stage.func)], stage.func)
+            regions[id(stage.func)] = _scheduled_region(stage, _region_of(required[id(stage.func)], stage.func))
+        else:
+            _scheduled_region(stage, regions[id(stage.func)], output=True)
         region = regions[id(stage.func)]
         env = {v: region.interval(d) for d, v in enumerate(stage.vars)}
         for n in walk(bodies[id(stage.func)]):
@@ -70,6 +72,28 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     for holder, buf in zip(pipeline.inputs, input_buffers):
         _check_input(holder, buf, required[id(holder)], readers)
     return Bounded(pipeline, bodies, regions, input_buffers)
+
+
+def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
+    """``bound(v, min, extent)`` fixes a dimension's region (it must cover what is required); a RoundUp
+    split of a pure Var computes a multiple of the factor (Halide's semantics, which can read more input)."""
+    mins, extents = list(region.mins), list(region.extents)
+    for d in stage.func.schedule().directives:
+        if d.kind == "bound" and d.args[0] in stage.vars:
+            dim = stage.vars.index(d.args[0])
+            lo, ext = d.args[1], d.args[2]
+            if mins[dim] < lo or mins[dim] + extents[dim] > lo + ext:
+                raise HalideError(f"Bounds given for {stage.name} in {d.args[0]} (from {lo} to {lo + ext - 1}) do "
+                                  f"not cover required region (from {mins[dim]} to {mins[dim] + extents[dim] - 1})"
+                                  f" (bound set at {d.site})")
+            if not output:
+                mins[dim], extents[dim] = lo, ext
+        elif (d.kind == "split" and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
+              and d.args[0] in stage.vars):
+            dim = stage.vars.index(d.args[0])
+            f = d.args[3]
+            extents[dim] = -(-extents[dim] // f) * f
+    return Region(tuple(mins), tuple(extents))
 
 
 def _region_of(ivs, func) -> Region:

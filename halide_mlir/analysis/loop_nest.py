@@ -1,4 +1,4 @@
-"""A stage's loop nest after its split/reorder/vectorize/parallel/unroll directives, as Halide builds it.
+"""A stage's loop nest after its split/fuse/reorder/vectorize/parallel/unroll directives, as Halide builds it.
 
 The same list drives ``print_loop_nest`` and codegen/transform.py, so what a user reads is what runs.
 """
@@ -12,66 +12,121 @@ from .pipeline import build_pipeline
 
 @dataclass(frozen=True)
 class Loop:
-    name: str
-    dim: int          # Halide dimension of the stage it iterates (0 = innermost storage dim)
-    stride: int       # elements of that dimension covered by one iteration
-    extent: int       # iterations (the last one may be partial)
+    name: str          # the Var name schedules refer to
+    path: str          # Halide's printed name: "x.xi" for the inner half of a split of x
+    parts: tuple       # ((Halide dim, stride), ...): one part, or several for a fuse()d loop, outer first
+    extent: int        # iterations (the last one may be partial)
     kind: str = "serial"  # serial, parallel, vectorized, unrolled
+    constant: bool = False  # extent known before realize (the inner half of a split)
+
+    @property
+    def dim(self) -> int:
+        return self.parts[-1][0]
+
+    @property
+    def stride(self) -> int:
+        return self.parts[-1][1]
 
 
 def _find(loops: list[Loop], name: str, stage_name: str, d) -> int:
     for i, l in enumerate(loops):
         if l.name == name:
             return i
-    raise HalideError(f"{d.site}: Func '{stage_name}' has no loop variable '{name}' to {d.kind} "
-                      f"(its loops are {', '.join(l.name for l in loops)})")
+    raise HalideError(f"{d.site}: In schedule for {stage_name}: there is no loop variable '{name}' to "
+                      f"{d.kind} (the loops of {stage_name} are {', '.join(l.name for l in loops)})")
 
 
 def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[Loop]:
     """Outermost loop first."""
-    loops = [Loop(v, d, 1, extents[d]) for d, v in reversed(list(enumerate(vars_)))]
+    loops = [Loop(v, v, ((d, 1),), extents[d]) for d, v in reversed(list(enumerate(vars_)))]
     for d in directives:
         k, a = d.kind, d.args
         if k == "split":
             old, outer, inner, factor = a[0], a[1], a[2], a[3]
             if factor <= 0:
-                raise HalideError(f"{d.site}: split factor must be positive, got {factor}")
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: split factor must be positive, "
+                                  f"got {factor}")
             i = _find(loops, old, stage_name, d)
             l = loops[i]
-            loops[i:i + 1] = [Loop(outer, l.dim, l.stride * factor, -(-l.extent // factor), l.kind),
-                              Loop(inner, l.dim, l.stride, factor)]
+            if len(l.parts) > 1:
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: splitting the fused loop '{old}' is "
+                                  f"not supported yet")
+            (dim, stride), = l.parts
+            for new in (outer, inner):
+                if new != old and any(m.name == new for m in loops):
+                    raise HalideError(f"{d.site}: In schedule for {stage_name}: split of '{old}' names '{new}', "
+                                      f"which is already a loop of {stage_name}")
+            base = l.path.rsplit(".", 1)[0] + "." if "." in l.path else l.path + "."
+            outer_path = l.path if outer == old else base + outer if "." in l.path else f"{l.path}.{outer}"
+            loops[i:i + 1] = [
+                Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant),
+                Loop(inner, f"{l.path}.{inner}" if inner != old else l.path, ((dim, stride),), factor,
+                     constant=True)]
+        elif k == "fuse":
+            inner, outer, fused = a
+            i, o = _find(loops, inner, stage_name, d), _find(loops, outer, stage_name, d)
+            if o != i - 1:
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: can't fuse '{inner}' and '{outer}': "
+                                  f"'{outer}' must be the loop immediately outside '{inner}'")
+            li, lo = loops[i], loops[o]
+            loops[o:i + 1] = [Loop(fused, f"{li.path.rsplit('.', 1)[0]}.{fused}" if "." in li.path
+                                   else f"{li.path}.{fused}", lo.parts + li.parts, lo.extent * li.extent,
+                                   constant=lo.constant and li.constant)]
         elif k == "reorder":
             idx = [_find(loops, v, stage_name, d) for v in a]
             if len(set(idx)) != len(idx):
-                raise HalideError(f"{d.site}: reorder of Func '{stage_name}' names a loop twice")
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: reorder names a loop twice")
             chosen = [loops[i] for i in idx]       # innermost first
             for pos, l in zip(sorted(idx), reversed(chosen)):
                 loops[pos] = l
         elif k in ("vectorize", "parallel", "unroll", "serial"):
             i = _find(loops, a[0], stage_name, d)
             kind = {"vectorize": "vectorized", "unroll": "unrolled"}.get(k, k)
+            if kind in ("vectorized", "unrolled") and len(loops[i].parts) > 1:
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
+                                  f"not supported yet; split it first")
             loops[i] = replace(loops[i], kind=kind)
+        elif k == "bound":
+            pass  # changes the region (analysis/bounds.py), not the loops
         else:
             raise HalideError(f"{d.site}: Func '{stage_name}': the '{k}' schedule directive is not supported yet")
     return loops
 
 
 def loop_nest_text(func) -> str:
-    """Halide's pseudo-code, e.g. ``parallel out.s0.y:`` / ``vectorized out.s0.x.x:``."""
+    """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""
     p = build_pipeline(func)
-    lines = []
-    for stage in p.stages:
-        loops = _symbolic_loops(stage)
-        lines.append(f"produce {stage.name}:")
-        indent = "  "
-        for l in loops:
-            prefix = "" if l.kind == "serial" else l.kind + " "
-            lines.append(f"{indent}{prefix}for {stage.name}.s0.{l.name}:")
-            indent += "  "
-        lines.append(f"{indent}{stage.name}(...) = ...")
-    return "\n".join(lines)
+    big = 1 << 30  # extents are unknown before realize; a large stand-in keeps split arithmetic valid
+    loops = {id(s.func): stage_loops(s.name, s.vars, [big] * len(s.vars), s.func.schedule().directives)
+             for s in p.stages}
+    at: dict = {}  # (id(consumer), loop name) -> producers computed there
+    roots = []
+    for s in p.stages:
+        level = s.func.schedule().compute
+        if s.func is not p.output and level.kind == "at" and level.var != "__outermost":
+            at.setdefault((id(level.func), level.var), []).append(s)
+        elif s.func is not p.output:
+            roots.append(s)
 
+    def produce(stage, indent: str, out: list) -> None:
+        out.append(f"{indent}produce {stage.name}:")
+        inner = indent + "  "
+        for l in loops[id(stage.func)]:
+            prefix = "for" if l.kind == "serial" else l.kind
+            rng = f" in [0, {l.extent - 1}]" if l.constant else ""
+            out.append(f"{inner}{prefix} {l.path}{rng}:")
+            inner += "  "
+            for producer in at.get((id(stage.func), l.name), []):
+                produce(producer, inner, out)
+                out.append(f"{inner}consume {producer.name}:")
+                inner += "  "
+        out.append(f"{inner}{stage.name}(...) = ...")
 
-def _symbolic_loops(stage) -> list[Loop]:
-    # extents are unknown before realize; a large stand-in keeps split arithmetic valid
-    return stage_loops(stage.name, stage.vars, [1 << 30] * len(stage.vars), stage.func.schedule().directives)
+    out: list[str] = []
+    indent = ""
+    for s in roots:
+        produce(s, indent, out)
+        out.append(f"{indent}consume {s.name}:")
+        indent += "  "
+    produce(p.stage(p.output), indent, out)
+    return "\n".join(out)

@@ -154,6 +154,8 @@ def build_pipeline(output: Func) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     p = Pipeline(output, stages, inputs, params, index_params)
+    from .legality import check_schedules
+    check_schedules(p)
     _cache.clear()
     _cache[key] = p
     return p

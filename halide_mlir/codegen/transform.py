@@ -13,6 +13,7 @@ import os
 import re
 
 from ..analysis.bounds import Bounded
+from ..analysis.legality import OUTERMOST
 from ..analysis.loop_nest import Loop, stage_loops
 from ..error import HalideError
 from .mlir_text import mlir_string
@@ -61,16 +62,24 @@ class ScriptBuilder:
                   f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
         return h
 
-    def tile(self, op: str, sizes: list[int], parallel: bool) -> tuple[str, str]:
+    def tile(self, op: str, sizes: list[int], parallel: bool, interchange=None) -> tuple[str, str]:
+        """Tile ``op``; returns (tiled op, innermost new loop). Serial tiling makes one scf.for per non-zero
+        size, nested in dimension order unless ``interchange`` says otherwise; parallel makes one scf.forall."""
         tiled, loop = self.fresh("tiled"), self.fresh("loop")
         sizes_txt = ", ".join(map(str, sizes))
         if parallel:
             self.emit(f"{tiled}, {loop} = transform.structured.tile_using_forall {op} tile_sizes [{sizes_txt}] "
                       f": ({ANY}) -> ({ANY}, {ANY})")
-        else:
-            self.emit(f"{tiled}, {loop} = transform.structured.tile_using_for {op} tile_sizes [{sizes_txt}] "
-                      f": ({ANY}) -> ({ANY}, {ANY})")
-        return tiled, loop
+            return tiled, loop
+        loops = [self.fresh("loop") for s in sizes if s]
+        order = f" interchange = [{', '.join(map(str, interchange))}]" if interchange else ""
+        self.emit(f"{tiled}, {', '.join(loops)} = transform.structured.tile_using_for {op} tile_sizes "
+                  f"[{sizes_txt}]{order} : ({ANY}) -> ({', '.join([ANY] * (len(loops) + 1))})")
+        return tiled, loops[-1]
+
+    def unroll(self, loop: str, factor: int) -> None:
+        """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
+        self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
 
     def merge_slices(self) -> None:
         f = self.fresh("fn")
@@ -78,10 +87,6 @@ class ScriptBuilder:
         self.emit(f"transform.apply_patterns to {f} {{")
         self.emit("  transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice")
         self.emit(f"}} : {ANY}")
-
-    def unroll(self, loop: str, factor: int) -> None:
-        """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
-        self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
 
     def vectorize(self, op: str, sizes: list[int]) -> None:
         self.emit(f"transform.structured.vectorize {op} vector_sizes [{', '.join(map(str, sizes))}] "
@@ -127,10 +132,16 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     unrolled = []
     for l in materialize:
         sizes = [0] * n
-        sizes[n - 1 - l.dim] = l.stride
-        op, loop = sb.tile(op, sizes, l.kind == "parallel")
+        for dim, stride in l.parts:
+            sizes[n - 1 - dim] = stride
+            covered[dim] = min(covered[dim], stride)
+        # a fused loop tiles several dims at once; tile_using_for nests them in dimension order
+        wanted = [n - 1 - dim for dim, _ in l.parts]
+        interchange = None
+        if len(wanted) > 1 and wanted != sorted(wanted):
+            interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
+        op, loop = sb.tile(op, sizes, l.kind == "parallel", interchange)
         loop = fuse_at(l.name, loop)
-        covered[l.dim] = min(covered[l.dim], l.stride)
         if l.kind == "unrolled":
             unrolled.append((loop, l.extent))
     fuse_at.check_done()
@@ -188,8 +199,10 @@ def build_transform(bounded: Bounded) -> str:
         extents = bounded.region(stage.func).extents
         directives = stage.func.schedule().directives
         loops = stage_loops(name, stage.vars, extents, directives)
-        producers = [s.func for s in stages
-                     if s.func.schedule().compute.kind == "at" and s.func.schedule().compute.func is stage.func]
+        # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
+        producers = [s.func for s in stages if s.func.schedule().compute.kind == "at"
+                     and s.func.schedule().compute.func is stage.func
+                     and s.func.schedule().compute.var != OUTERMOST]
         schedule_stage(sb, name, fused.get(id(stage.func)), loops, extents, directives,
                        FuseAt(sb, stage.func, producers, names, fused))
     sb.cleanup()

@@ -9,7 +9,7 @@ import numpy as np
 from ..error import HalideError
 from ..analysis.free_vars import walk
 from .expr import Expr, ExprOps, to_expr
-from .schedule import Directive, FuncSchedule, LoopLevel, touch
+from .schedule import Directive, FuncSchedule, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
 from .types import Type, as_type
 from .var import Var
@@ -181,7 +181,12 @@ class Func:
         return self._set_compute(LoopLevel.inlined())
 
     def compute_at(self, func: "Func", var) -> "Func":
-        return self._set_compute(LoopLevel("at", func, _var_name(var)))
+        if not isinstance(func, Func):
+            raise HalideError(f"{user_site()}: compute_at of Func '{self._name}' takes a Func and a Var, "
+                              f"got {func!r}")
+        if func is self:
+            raise HalideError(f"{user_site()}: Func '{self._name}' can't be computed at one of its own loops")
+        return self._set_compute(LoopLevel("at", func, _var_name(var), capture_site()))
 
     def store_root(self) -> "Func":
         self._schedule.store = LoopLevel.root()
@@ -189,7 +194,7 @@ class Func:
         return self
 
     def store_at(self, func: "Func", var) -> "Func":
-        self._schedule.store = LoopLevel("at", func, _var_name(var))
+        self._schedule.store = LoopLevel("at", func, _var_name(var), capture_site())
         touch()
         return self
 
@@ -199,6 +204,11 @@ class Func:
         return self
 
     def split(self, old, outer, inner, factor, tail=None) -> "Func":
+        if not isinstance(factor, (int, np.integer)):
+            raise HalideError(f"{user_site()}: split factor of Func '{self._name}' must be a constant integer, "
+                              f"got {factor!r}")
+        if tail is not None and not isinstance(tail, TailStrategy):
+            raise HalideError(f"{user_site()}: split tail strategy must be a hl.TailStrategy, got {tail!r}")
         return self._directive("split", _var_name(old), _var_name(outer), _var_name(inner), int(factor), tail)
 
     def fuse(self, inner, outer, fused) -> "Func":
@@ -225,21 +235,21 @@ class Func:
 
     def vectorize(self, var, factor=None, tail=None) -> "Func":
         if factor is not None:
-            inner = Var(f"{_var_name(var)}__vi")
+            inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
             var = inner
         return self._directive("vectorize", _var_name(var))
 
     def unroll(self, var, factor=None, tail=None) -> "Func":
         if factor is not None:
-            inner = Var(f"{_var_name(var)}__ui")
+            inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
             var = inner
         return self._directive("unroll", _var_name(var))
 
     def parallel(self, var, task_size=None, tail=None) -> "Func":
         if task_size is not None:
-            inner = Var(f"{_var_name(var)}__pi")
+            inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, task_size, tail)
         return self._directive("parallel", _var_name(var))
 

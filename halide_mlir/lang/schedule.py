@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import enum
 import itertools
 from dataclasses import dataclass, field
 
@@ -17,11 +18,29 @@ def touch() -> None:
     generation[0] = next(_generation)
 
 
+class TailStrategy(enum.Enum):
+    """What a split does when the factor does not divide the extent (Halide's names).
+
+    Pure Funcs give the same values under every strategy; RoundUp also grows the region an intermediate Func
+    computes to a multiple of the factor, which can make it read more of its inputs (analysis/bounds.py).
+    Edge tiles otherwise run as partial tiles with masked vectors (GuardWithIf's computed values)."""
+    RoundUp = "RoundUp"
+    GuardWithIf = "GuardWithIf"
+    Predicate = "Predicate"
+    PredicateLoads = "PredicateLoads"
+    PredicateStores = "PredicateStores"
+    ShiftInwards = "ShiftInwards"
+    ShiftInwardsAndBlend = "ShiftInwardsAndBlend"
+    RoundUpAndBlend = "RoundUpAndBlend"
+    Auto = "Auto"
+
+
 @dataclass(frozen=True)
 class LoopLevel:
     kind: str  # "inline", "root" or "at"
     func: object = None
     var: str | None = None
+    site: object = field(default=None, compare=False)
 
     @staticmethod
     def inlined() -> "LoopLevel":

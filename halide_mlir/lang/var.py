@@ -27,6 +27,7 @@ class Var(ExprOps):
 
     @staticmethod
     def outermost() -> "Var":
+        """The loop level outside all of a Func's loops (``compute_at(f, Var.outermost())``)."""
         return Var("__outermost")
 
     def __repr__(self) -> str:

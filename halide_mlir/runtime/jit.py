@@ -28,6 +28,7 @@ def apply_schedule(ctx, payload: str, transform: str):
     from mlir.dialects.transform import interpreter
     with ctx, mlir_errors("MLIR rejected the generated payload (a halide_mlir bug)"):
         module = ir.Module.parse(payload)
+    with ctx, mlir_errors("MLIR rejected the generated transform script (a halide_mlir bug)"):
         script = ir.Module.parse(transform)
     entry = next(op for op in script.body.operations
                  if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == '"__transform_main"')

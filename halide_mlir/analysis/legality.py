@@ -1,0 +1,92 @@
+"""Checks that a pipeline's schedule is one Halide would accept, with Halide-style messages."""
+from __future__ import annotations
+
+from ..error import HalideError
+from .loop_nest import stage_loops
+
+OUTERMOST = "__outermost"
+
+
+def _loop_names(stage) -> list[str]:
+    big = 1 << 30
+    return [l.name for l in stage_loops(stage.name, stage.vars, [big] * len(stage.vars),
+                                        stage.func.schedule().directives)]
+
+
+def _where(level) -> str:
+    return f" (at {level.site})" if level.site is not None else ""
+
+
+def _enclosing(pipeline, stage):
+    """The (consumer stage, loop index) that ``stage`` is computed inside, or None at the root."""
+    level = stage.func.schedule().compute
+    if level.kind != "at" or level.var == OUTERMOST:
+        return None
+    consumer = next(s for s in pipeline.stages if s.func is level.func)
+    return consumer, _loop_names(consumer).index(level.var)
+
+
+def _inside(pipeline, stage, consumer, depth: int) -> bool:
+    """Is ``stage`` computed inside loop number ``depth`` of ``consumer`` (or is it ``consumer``)?"""
+    while True:
+        if stage is consumer:
+            return True
+        where = _enclosing(pipeline, stage)
+        if where is None:
+            return False
+        outer, d = where
+        if outer is consumer:
+            return d >= depth
+        stage = outer
+
+
+def check_schedules(pipeline) -> None:
+    stages = {id(s.func): s for s in pipeline.stages}
+    for s in pipeline.stages:
+        sched = s.func.schedule()
+        level = sched.compute
+        if level.kind == "at":
+            consumer = stages.get(id(level.func))
+            if consumer is None:
+                why = ("is scheduled inline" if level.func.defined() and level.func.schedule().compute.kind ==
+                       "inline" else "is not used by this pipeline")
+                raise HalideError(f"Func '{s.name}' is computed at Func '{level.func.name()}'{_where(level)}, "
+                                  f"but '{level.func.name()}' {why}")
+            if level.var != OUTERMOST:
+                names = _loop_names(consumer)
+                if level.var not in names:
+                    raise HalideError(f"Func '{s.name}' is computed at {consumer.name}.{level.var}{_where(level)}, "
+                                      f"but {consumer.name} has no loop '{level.var}' (its loops are "
+                                      f"{', '.join(names)})")
+                depth = names.index(level.var)
+                for c in s.consumers:
+                    if not _inside(pipeline, c, consumer, depth):
+                        raise HalideError(
+                            f"Func '{s.name}' is computed at {consumer.name}.{level.var}{_where(level)}, but it is "
+                            f"used by Func '{c.name}', which is not computed inside that loop")
+        store = sched.store
+        if store is not None and store.kind == "at":
+            if level.kind != "at" or store.func is not level.func:
+                if not (level.kind == "at" and _store_encloses(pipeline, stages, store, level)):
+                    raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var}{_where(store)} "
+                                      f"but computed at a level that is not inside it")
+            else:
+                names = _loop_names(stages[id(store.func)])
+                if store.var != OUTERMOST and store.var not in names:
+                    raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var}"
+                                      f"{_where(store)}, but {store.func.name()} has no such loop")
+                if store.var != OUTERMOST and level.var != OUTERMOST and \
+                        names.index(store.var) > names.index(level.var):
+                    raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var} inside the "
+                                      f"loop it is computed at ({level.func.name()}.{level.var}){_where(store)}; "
+                                      f"store_at must be at or outside compute_at")
+
+
+def _store_encloses(pipeline, stages, store, level) -> bool:
+    consumer = stages.get(id(store.func))
+    if consumer is None:
+        return False
+    names = _loop_names(consumer)
+    depth = names.index(store.var) if store.var in names else 0
+    computed_in = stages.get(id(level.func))
+    return computed_in is not None and _inside(pipeline, computed_in, consumer, depth)
