@@ -6,13 +6,13 @@ arithmetic over the consumer's region, and a producer's region is the union over
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..error import HalideError
 from ..lang.buffer import Buffer
 from ..lang.func import Func
 from ..lang.param import ImageParam
-from .free_vars import walk
+from ..lang.traversal import walk
 from .interval import Interval, bounds
 from .pipeline import Pipeline, resolve_buffer_dims
 
@@ -33,9 +33,22 @@ class Bounded:
     bodies: dict             # id(Func) -> body Expr with ImageParam dims resolved
     regions: dict            # id(Func) -> Region
     input_buffers: list      # Buffer bound to each of pipeline.inputs
+    updates: dict            # id(Func) -> [Update] with ImageParam dims resolved
+    rdom_ranges: dict        # id(RVar) -> (min, extent)
 
     def region(self, func) -> Region:
         return self.regions[id(func)]
+
+    def rvar_range(self, rvar) -> tuple[int, int]:
+        return self.rdom_ranges[id(rvar)]
+
+
+def constant_value(e, what: str) -> int:
+    """An integer Expr that must be known when compiling (RDom bounds: constants, Params, image sizes)."""
+    iv = bounds(resolve_buffer_dims(e), {})
+    if iv.lo != iv.hi or not isinstance(iv.lo, int):
+        raise HalideError(f"{what} must be a constant, a Param or an image size; {e} is not")
+    return iv.lo
 
 
 def input_buffer(holder) -> Buffer:
@@ -45,6 +58,20 @@ def input_buffer(holder) -> Buffer:
 def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
     bodies = {id(s.func): resolve_buffer_dims(s.body) for s in pipeline.stages}
+    updates = {id(s.func): [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
+                                    value=resolve_buffer_dims(u.value),
+                                    predicates=[resolve_buffer_dims(p) for p in u.predicates])
+                            for u in s.updates] for s in pipeline.stages}
+    rdom_ranges = {}
+    for s in pipeline.stages:
+        for u in s.updates:
+            for r in u.rvars:
+                lo, ext = r.domain().bounds()[r.index()]
+                what = f"The bounds of RDom '{r.domain().name()}' (used by Func '{s.name}')"
+                rng = (constant_value(lo, what), constant_value(ext, what))
+                if rng[1] <= 0:
+                    raise HalideError(f"{what} have a non-positive extent {rng[1]}")
+                rdom_ranges[id(r)] = rng
     regions = {id(pipeline.output): out_region}
     required: dict[int, list] = {}       # id(callee) -> per-dimension Interval
     readers: dict[int, tuple] = {}       # id(input) -> (consumer stage, site) per dimension, for messages
@@ -57,8 +84,16 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
             _scheduled_region(stage, regions[id(stage.func)], output=True)
         region = regions[id(stage.func)]
         env = {v: region.interval(d) for d, v in enumerate(stage.vars)}
-        for n in walk(bodies[id(stage.func)]):
-            if n.kind != "call":
+        for r in (r for u in updates[id(stage.func)] for r in u.rvars):
+            lo, ext = rdom_ranges[id(r)]
+            env[r.name()] = Interval(lo, lo + ext - 1)
+        region = _update_region(stage, updates[id(stage.func)], env, region, stage.func is pipeline.output)
+        regions[id(stage.func)] = region
+        env.update({v: region.interval(d) for d, v in enumerate(stage.vars)})
+        calls = [n for e in [bodies[id(stage.func)]] + [x for u in updates[id(stage.func)] for x in u.exprs()]
+                 for n in walk(e)]
+        for n in calls:
+            if n.kind != "call" or n.value is stage.func:
                 continue
             ivs = [bounds(a, env) for a in n.args]
             prev = required.get(id(n.value))
@@ -71,7 +106,34 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
 
     for holder, buf in zip(pipeline.inputs, input_buffers):
         _check_input(holder, buf, required[id(holder)], readers)
-    return Bounded(pipeline, bodies, regions, input_buffers)
+    return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges)
+
+
+def _update_region(stage, updates, env, region: Region, output: bool) -> Region:
+    """Update definitions may write (and read back) outside the region consumers need: an intermediate
+    Func grows to cover them, as in Halide; the output buffer must already contain them."""
+    if not updates:
+        return region
+    mins = list(region.mins)
+    maxs = [m + e - 1 for m, e in zip(region.mins, region.extents)]
+    for u in updates:
+        points = [u.args] + [n.args for e in u.exprs() for n in walk(e)
+                             if n.kind == "call" and n.value is stage.func]
+        for args in points:
+            for d, a in enumerate(args):
+                iv = bounds(a, env)
+                if not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+                    raise HalideError(f"Update definition {u.index} of Func '{stage.name}' (at {u.site}) accesses "
+                                      f"an unbounded region in dimension {d}")
+                lo, hi = int(iv.lo), int(iv.hi)
+                if output and (lo < mins[d] or hi > maxs[d]):
+                    side = f"at {lo}, which is before the min ({mins[d]})" if lo < mins[d] else \
+                        f"at {hi}, which is beyond the max ({maxs[d]})"
+                    raise HalideError(f"Output buffer {stage.name} is accessed {side} in dimension {d}: update "
+                                      f"definition {u.index} of Func '{stage.name}' (at {u.site}) touches "
+                                      f"[{lo}, {hi}], but the buffer covers [{mins[d]}, {maxs[d]}]")
+                mins[d], maxs[d] = min(mins[d], lo), max(maxs[d], hi)
+    return Region(tuple(mins), tuple(x - m + 1 for m, x in zip(mins, maxs)))
 
 
 def _scheduled_region(stage, region: Region, output: bool = False) -> Region:

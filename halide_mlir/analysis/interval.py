@@ -53,7 +53,7 @@ def bounds(e, env) -> Interval:
     k, t = e.kind, e.type
     if k == "const":
         return Interval(e.value, e.value) if not t.is_bool() else Interval(int(e.value), int(e.value))
-    if k == "var":
+    if k in ("var", "rvar"):
         return env[e.value.name()]
     if k == "param":
         v = e.value.get()

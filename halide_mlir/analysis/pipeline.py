@@ -13,7 +13,22 @@ from ..lang.expr import Expr, cast
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import generation
-from .free_vars import walk
+from ..lang.traversal import walk
+
+
+@dataclass
+class Update:
+    """One update definition, with inline Funcs substituted."""
+    index: int
+    args: tuple              # LHS coordinates (Exprs of pure Vars, RVars, data)
+    value: Expr
+    rvars: list              # the RVars it iterates, r.x first
+    predicates: list         # RDom.where conditions
+    schedule: object         # FuncSchedule of f.update(index)
+    site: object
+
+    def exprs(self) -> list[Expr]:
+        return [*self.args, self.value, *self.predicates]
 
 
 @dataclass
@@ -22,6 +37,11 @@ class Stage:
     vars: list[str]          # pure var names, Halide order (dimension 0 first)
     body: Expr               # the definition with inline Funcs substituted
     consumers: list = field(default_factory=list)
+    updates: list = field(default_factory=list)
+
+    def exprs(self) -> list[Expr]:
+        """Every Expr the stage evaluates: the pure value, then each update's."""
+        return [self.body, *(e for u in self.updates for e in u.exprs())]
 
     @property
     def name(self) -> str:
@@ -62,7 +82,8 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
 
 
 def _is_stage(f: Func, output: Func) -> bool:
-    return f is output or f.schedule().compute.kind != "inline"
+    """Funcs with update definitions can't be inlined (Halide computes them where they are used)."""
+    return f is output or f.schedule().compute.kind != "inline" or f.has_update_definition()
 
 
 def _inline(e: Expr, output: Func, memo: dict) -> Expr:
@@ -99,6 +120,7 @@ def build_pipeline(output: Func) -> Pipeline:
 
     funcs: list[Func] = []   # reachable stages, discovered consumers-first
     bodies: dict[int, Expr] = {}
+    updates: dict[int, list] = {}
     memo: dict = {}
     work = [output]
     while work:
@@ -108,12 +130,17 @@ def build_pipeline(output: Func) -> Pipeline:
         _check_schedulable(f, output)
         body = _inline(f._definition().value, output, memo)
         bodies[id(f)] = body
+        updates[id(f)] = [Update(i, tuple(_inline(a, output, memo) for a in u.args), _inline(u.value, output, memo),
+                                 u.rvars(), [_inline(p, output, memo) for p in u.predicates()], u.schedule, u.site)
+                          for i, u in enumerate(f.updates())]
         funcs.append(f)
-        for n in walk(body):
-            if n.kind == "call" and isinstance(n.value, Func):
-                if not n.value.defined():
-                    raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no definition")
-                work.append(n.value)
+        for e in [body, *(x for u in updates[id(f)] for x in u.exprs())]:
+            for n in walk(e):
+                if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
+                    if not n.value.defined():
+                        raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no "
+                                          f"definition")
+                    work.append(n.value)
 
     # depth-first post order from the output gives producers before consumers
     order: list[Func] = []
@@ -127,18 +154,22 @@ def build_pipeline(output: Func) -> Pipeline:
         if s == 1:
             raise HalideError(f"Funcs call each other in a cycle: {' -> '.join(path + [f.name()])}")
         state[id(f)] = 1
-        for n in walk(bodies[id(f)]):
-            if n.kind == "call" and isinstance(n.value, Func):
-                visit(by_id[id(n.value)], path + [f.name()])
+        for e in [bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]:
+            for n in walk(e):
+                if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
+                    visit(by_id[id(n.value)], path + [f.name()])
         state[id(f)] = 2
         order.append(f)
 
     visit(output, [])
-    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)]) for f in order]
+    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)], updates=updates[id(f)])
+              for f in order]
     index = {id(s.func): s for s in stages}
     inputs, params, index_params = [], [], []
     for s in stages:
-        for n in walk(s.body):
+        for n in (n for e in s.exprs() for n in walk(e)):
+            if n.kind == "call" and n.value is s.func:
+                continue
             if n.kind == "call" and isinstance(n.value, Func):
                 consumers = index[id(n.value)].consumers
                 if s not in consumers:
@@ -151,6 +182,13 @@ def build_pipeline(output: Func) -> Pipeline:
             if n.kind == "call":
                 for a in n.args:
                     for m in walk(a):
+                        if m.kind == "param" and not any(m.value is p for p in index_params):
+                            index_params.append(m.value)
+    for s in stages:  # RDom bounds are compile-time values too
+        for u in s.updates:
+            for r in u.rvars:
+                for e in r.domain().bounds()[r.index()]:
+                    for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     p = Pipeline(output, stages, inputs, params, index_params)

@@ -47,7 +47,7 @@ class BodyEmitter:
         k, t = e.kind, e.type
         if k == "const":
             return self.const(e.value, t)
-        if k in ("var", "param", "call"):
+        if k in ("var", "rvar", "param", "call"):
             return self.leaf(e)
         if k == "cast":
             return self.cast(self.emit(e.args[0]), e.args[0].type, t)

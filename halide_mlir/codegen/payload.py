@@ -11,9 +11,10 @@ import itertools
 from dataclasses import dataclass
 
 from ..analysis.bounds import Bounded
-from ..analysis.free_vars import walk
+from ..lang.traversal import walk
 from ..lang.func import Func
 from .body import BodyEmitter
+from .updates import emit_loops, emit_reduction, is_reduction
 from .mlir_text import affine_map, memref_type, mlir_string, storage, tensor_type
 
 ENTRY = "pipeline"
@@ -134,8 +135,7 @@ class PayloadBuilder:
 
         def leaf(e) -> str:
             if e.kind == "param":
-                i = next(i for i, q in enumerate(self.p.params) if q is e.value)
-                return em.from_storage(f"%p{i}", e.type)
+                return self.param_value(em, e)
             if e.kind == "var":
                 d = stage.vars.index(e.value.name())
                 if d not in index_cache:
@@ -172,6 +172,16 @@ class PayloadBuilder:
         self.tensor_of[id(func)] = name
         self.shape_of[id(func)] = shape
         self.min_of[id(func)] = region.mins
+        for u in b.updates[id(func)]:
+            emit = emit_reduction if is_reduction(stage, u) else emit_loops
+            self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
+
+    def param_value(self, em: BodyEmitter, e) -> str:
+        i = next(i for i, q in enumerate(self.p.params) if q is e.value)
+        return em.from_storage(f"%p{i}", e.type)
+
+    def name_of(self, func) -> str:
+        return self.stage_names[next(i for i, s in enumerate(self.p.stages) if s.func is func)]
 
     def slice_access(self, call, stage, region):
         """The slice that feeds this call, if its coordinates are distinct Vars of the stage plus constants."""
@@ -214,9 +224,10 @@ class PayloadBuilder:
                 f"to {tensor_type(result_shape, elem_t)} {loc}")
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 
-    def emit_extract(self, em: BodyEmitter, call) -> str:
+    def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
+        """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value)."""
         holder = call.value
-        mins = self.min_of[id(holder)]
+        mins = self.min_of[id(holder)] if mins is None else mins
         m = len(call.args)
         idx = [None] * m
         for j, a in enumerate(call.args):
@@ -224,10 +235,11 @@ class PayloadBuilder:
             if mins[j] != 0:
                 v = em.op(f"arith.subi {v}, {em.const(mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
-        shape = self.shape_of[id(holder)]
+        shape = self.shape_of[id(holder)] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc
         name = self.fresh("g")
-        em.lines.append(f"{name} = tensor.extract {self.tensor_of[id(holder)]}[{', '.join(idx)}] : "
+        tensor = self.tensor_of[id(holder)] if tensor is None else tensor
+        em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : "
                         f"{tensor_type(shape, call.type)} {loc}")
         return em.from_storage(name, call.type)
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from ..error import HalideError
-from ..analysis.free_vars import walk
+from .traversal import walk
 from .expr import Expr, ExprOps, to_expr
 from .schedule import Directive, FuncSchedule, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
@@ -40,6 +40,12 @@ class FuncRef(ExprOps):
     def __init__(self, func: "Func", args: tuple):
         self.func, self.args = func, args
 
+    # f[x] += e: Python reads f[x], combines, then assigns; the assignment sees this marker
+    def __iadd__(self, e): return InPlace("add", self, e)
+    def __isub__(self, e): return InPlace("sub", self, e)
+    def __imul__(self, e): return InPlace("mul", self, e)
+    def __itruediv__(self, e): return InPlace("div", self, e)
+
     def _as_expr(self) -> Expr:
         f = self.func
         if not f.defined():
@@ -49,11 +55,36 @@ class FuncRef(ExprOps):
         return e
 
 
+class InPlace:
+    """``f[args] op= e``, waiting for its assignment (an update; with an implicit pure definition if needed)."""
+
+    def __init__(self, op: str, ref: FuncRef, e):
+        self.op, self.ref, self.e = op, ref, e
+
+
 class Definition:
     """``f[args] = value``; ``site`` is the user's line, carried into MLIR locations and errors."""
 
-    def __init__(self, args: tuple, value: Expr, site):
+    def __init__(self, args: tuple, value: Expr, site, schedule: FuncSchedule | None = None):
         self.args, self.value, self.site = args, value, site
+        self.schedule = schedule  # updates have their own loop schedule (f.update(i))
+
+    def rvars(self) -> list:
+        """Every RVar of every RDom the update uses: the whole domain is iterated, r.x innermost."""
+        from .traversal import free_rvars
+        doms: dict = {}
+        for e in (*self.args, self.value):
+            for r in free_rvars(e):
+                doms.setdefault(id(r.domain()), r.domain())
+        return [r for d in doms.values() for r in (d[i] for i in range(d.dimensions()))]
+
+    def predicates(self) -> list:
+        preds, doms = [], []
+        for r in self.rvars():
+            if not any(d is r.domain() for d in doms):
+                doms.append(r.domain())
+                preds.extend(r.domain().predicates())
+        return preds
 
 
 class Func:
@@ -71,6 +102,7 @@ class Func:
                               f"character '.', as it is used internally by Halide as a separator")
         self._name = name if name is not None else f"f{next(_fresh)}"
         self._pure: Definition | None = None
+        self._updates: list[Definition] = []
         self._schedule = FuncSchedule()
         for a in args:  # hl.Func(expr): a zero-dimensional Func
             if isinstance(a, (Expr, Var)) or hasattr(a, "_as_expr"):
@@ -85,30 +117,72 @@ class Func:
     def __setitem__(self, args, value) -> None:
         if not isinstance(args, (tuple, list)):
             args = (args,)
-        if isinstance(value, FuncRef) and value.func is self and value.args is not None:
-            value = value._as_expr()
+        if isinstance(value, InPlace):
+            return self._define_in_place(tuple(args), value)
         if isinstance(value, (tuple, list)):
             raise HalideError(f"{user_site()}: Tuple-valued Funcs are not supported yet ('{self._name}')")
-        self._define(tuple(args), to_expr(value))
-
-    def _define(self, args: tuple, value: Expr) -> None:
-        site = capture_site()
-        if self._pure is not None:
-            same_args = len(args) == len(self._pure.args) and all(
-                isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args))
-            calls_self = any(n.kind == "call" and n.value is self for n in walk(value))
-            if not same_args or calls_self:
-                raise HalideError(f"{site}: Func '{self._name}' already has a pure definition; update definitions "
-                                  f"(reductions) are not supported yet")
+        value = to_expr(value)
+        if self._pure is None:
+            return self._define(tuple(args), value)
+        same_args = len(args) == len(self._pure.args) and all(
+            isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args))
+        if same_args and not self._updates and not any(n.kind in ("call", "rvar") and
+                                                       (n.value is self or n.kind == "rvar") for n in walk(value)):
             # Halide treats this as an update that hides the earlier definition, and only warns
-            warnings.warn(f"{site}: update definition of Func '{self._name}' completely hides earlier definitions",
-                          stacklevel=3)
+            warnings.warn(f"{capture_site()}: update definition of Func '{self._name}' completely hides earlier "
+                          f"definitions", stacklevel=2)
             self._pure = None
+            return self._define(tuple(args), value)
+        self._define_update(tuple(args), value)
+
+    def _define_in_place(self, args: tuple, upd: InPlace) -> None:
+        rhs = to_expr(upd.e)
+        if self._pure is None:
+            # Halide's implicit pure definition: 0 for += and -=, 1 for *= and /=, of the value's type;
+            # positions that are not Vars get implicit Vars
+            pure_args = tuple(a if isinstance(a, Var) else Var(f"_{i}") for i, a in enumerate(args))
+            init = 0 if upd.op in ("add", "sub") else 1
+            from .expr import const
+            self._define(pure_args, const(init, rhs.type), implicit=True)
+        from .expr import binary
+        self._define_update(args, binary(upd.op, self[args], upd.e))
+
+    def _define_update(self, args: tuple, value: Expr) -> None:
+        site = capture_site()
+        i = len(self._updates)
+        where = f"{site}: In update definition {i} of Func \"{self._name}\""
+        if len(args) != len(self._pure.args):
+            raise HalideError(f"{where}: it has {len(args)} arguments, but the pure definition has "
+                              f"{len(self._pure.args)}")
+        if value.type != self.output_type():
+            raise HalideError(f"{where}: Tuple element 0 of update definition has type {value.type}, but pure "
+                              f"definition has type {self.output_type()}")
+        exprs = tuple(to_expr(a) for a in args)
+        for j, (a, e) in enumerate(zip(args, exprs)):
+            if e.type.is_float():
+                raise HalideError(f"{where}: argument {j} is {e.type}; Func coordinates must be integers")
+            if isinstance(a, Var) and not a.same_as(self._pure.args[j]):
+                raise HalideError(f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
+                                  f"pure definition ({self._pure.args[j].name()})")
+        from .expr import cast
+        from .types import Int
+        exprs = tuple(cast(Int(32), e) for e in exprs)
+        lhs_vars = {a.name() for a in args if isinstance(a, Var)}
+        from .traversal import free_vars
+        stray = [v for e in (*exprs, value) for v in free_vars(e) if v not in lhs_vars]
+        if stray:
+            raise HalideError(f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
+                              f"side; use an RDom to iterate over values")
+        self._updates.append(Definition(exprs, value, site, FuncSchedule()))
+        touch()
+
+    def _define(self, args: tuple, value: Expr, implicit: bool = False) -> None:
+        site = capture_site()
         vars_ = []
         for a in args:
             if not isinstance(a, Var):
                 raise HalideError(f"{site}: the pure definition of Func '{self._name}' must have Vars as "
-                                  f"arguments, not {a!r} (update definitions are not supported yet)")
+                                  f"arguments, not {a!r}")
             if any(v.same_as(a) for v in vars_):
                 raise HalideError(f"{site}: Var '{a.name()}' appears twice on the left of Func '{self._name}'")
             vars_.append(a)
@@ -118,12 +192,16 @@ class Func:
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
             raise HalideError(f"{site}: Func '{self._name}' was declared with {self._declared_dims} dimensions "
                               f"but defined with {len(vars_)}")
-        from ..analysis.free_vars import free_vars
+        from .traversal import free_vars
         unbound = [v for v in free_vars(value) if not any(v == a.name() for a in vars_)]
         if unbound:
             raise HalideError(f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
                               f"not one of its arguments ({', '.join(v.name() for v in vars_)})")
+        if any(n.kind == "rvar" for n in walk(value)):
+            raise HalideError(f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
+                              f"appear in update definitions")
         self._pure = Definition(tuple(vars_), value, site)
+        self._updates = []
         touch()
 
     # --- introspection -------------------------------------------------------------------------
@@ -165,6 +243,31 @@ class Func:
     def schedule(self) -> FuncSchedule:
         return self._schedule
 
+    def updates(self) -> list[Definition]:
+        return list(self._updates)
+
+    def num_update_definitions(self) -> int:
+        return len(self._updates)
+
+    def has_update_definition(self) -> bool:
+        return bool(self._updates)
+
+    def update_args(self, i: int = 0) -> list:
+        return list(self._update(i).args)
+
+    def update_value(self, i: int = 0) -> Expr:
+        return self._update(i).value
+
+    def _update(self, i: int) -> Definition:
+        if not 0 <= i < len(self._updates):
+            raise HalideError(f"{user_site()}: Func '{self._name}' has {len(self._updates)} update definitions; "
+                              f"there is no update {i}")
+        return self._updates[i]
+
+    def update(self, i: int = 0) -> "Stage":
+        """The schedule of update definition ``i``: split/reorder/vectorize/parallel/unroll its loops."""
+        return Stage(self, i, self._update(i).schedule)
+
     def __repr__(self) -> str:
         return f"<halide_mlir.Func '{self._name}'>"
 
@@ -199,9 +302,12 @@ class Func:
         return self
 
     def _directive(self, kind: str, *args) -> "Func":
-        self._schedule.directives.append(Directive(kind, args, capture_site()))
+        self._stage_schedule().directives.append(Directive(kind, args, capture_site()))
         touch()
         return self
+
+    def _stage_schedule(self) -> FuncSchedule:
+        return self._schedule
 
     def split(self, old, outer, inner, factor, tail=None) -> "Func":
         if not isinstance(factor, (int, np.integer)):
@@ -299,8 +405,29 @@ class Func:
 
 
 def _var_name(v) -> str:
-    if isinstance(v, Var):
+    from .rdom import RDom, RVar
+    if isinstance(v, (Var, RVar)):
         return v.name()
+    if isinstance(v, RDom) and v.dimensions() == 1:
+        return v.x.name()
     if isinstance(v, str):
         return v
     raise HalideError(f"{user_site()}: expected a Var, got {v!r}")
+
+
+class Stage(Func):
+    """``f.update(i)``: the loop-scheduling methods of Func, applied to one update definition."""
+
+    def __init__(self, func: Func, index: int, schedule: FuncSchedule):  # noqa: super().__init__ not wanted
+        self._func, self._index, self._update_schedule = func, index, schedule
+        self._name = func.name()
+
+    def _stage_schedule(self) -> FuncSchedule:
+        return self._update_schedule
+
+    def __getattr__(self, item):
+        raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func "
+                          f"'{self._name}'")
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Stage '{self._name}'.update({self._index})>"

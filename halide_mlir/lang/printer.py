@@ -12,7 +12,7 @@ def expr_str(e) -> str:
         if e.type.is_float():
             return f"{e.value:f}" + ("f" if e.type.bits == 32 else "")
         return str(e.value) if e.type.is_int() and e.type.bits == 32 else f"({e.type}){e.value}"
-    if k in ("var", "param"):
+    if k in ("var", "param", "rvar"):
         return e.value.name()
     if k == "call":
         return f"{e.value.name()}({', '.join(expr_str(a) for a in e.args)})"

@@ -1,4 +1,4 @@
-"""Which Vars an Expr mentions."""
+"""Walking Expr trees: every node, and which Vars and RVars they mention."""
 from __future__ import annotations
 
 
@@ -20,3 +20,12 @@ def walk(e):
         n = stack.pop()
         yield n
         stack.extend(reversed(n.args))
+
+
+def free_rvars(e) -> list:
+    """The RVars an Expr mentions, in first-use order."""
+    seen: dict = {}
+    for n in walk(e):
+        if n.kind == "rvar":
+            seen.setdefault(id(n.value), n.value)
+    return list(seen.values())

@@ -1,0 +1,247 @@
+"""Update definitions (``f[...] = ...`` after the pure one) in the payload.
+
+A *reduction* update writes every point of the Func at its own pure coordinates and reads the Func only
+there (``f[x, y] += g(x, r.x)``): it becomes a ``linalg.generic`` whose outs is the Func's current value,
+with one reduction iterator per RVar, so the transform dialect can tile, interchange and vectorize it.
+
+Any other update (a scatter ``h[img[r]] += 1``, a scan ``c[r] = c[r - 1] + h[r]``, a write to a fixed row)
+has data-dependent or loop-carried coordinates and is not a ``linalg.generic``: it becomes explicit
+``scf.for`` loops in Halide's order (pure Vars outside, ``r.x`` innermost) carrying the Func's tensor and
+updating it with ``tensor.extract`` / ``tensor.insert``, which is exactly Halide's sequential semantics.
+"""
+from __future__ import annotations
+
+from ..error import HalideError
+from ..lang.traversal import walk
+from .body import BodyEmitter
+from .mlir_text import affine_map, mlir_string, storage, tensor_type
+
+
+def is_reduction(stage, u) -> bool:
+    pure_lhs = all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, stage.vars))
+    if not pure_lhs:
+        return False
+    for e in [u.value, *u.predicates]:
+        for n in walk(e):
+            if n.kind == "call" and n.value is stage.func:
+                if not all(a.kind == "var" and a.value.name() == v for a, v in zip(n.args, stage.vars)):
+                    return False
+    return True
+
+
+def _affine(e, dim_of: dict, base_of: dict):
+    """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
+    k = e.kind
+    if k == "const" and not e.type.is_float():
+        return {}, int(e.value)
+    if k == "param" and not e.type.is_float():
+        return {}, int(e.value.get())
+    if k in ("var", "rvar"):
+        name = e.value.name()
+        return {dim_of[name]: 1}, base_of[name]
+    if k in ("add", "sub") and not e.type.is_float():
+        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
+        if a is None or b is None:
+            return None
+        sign = 1 if k == "add" else -1
+        coef = dict(a[0])
+        for d, c in b[0].items():
+            coef[d] = coef.get(d, 0) + sign * c
+        return coef, a[1] + sign * b[1]
+    if k == "mul" and not e.type.is_float():
+        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
+        if a is None or b is None or (a[0] and b[0]):
+            return None
+        (coef, c), scale = (a, b[1]) if a[0] else (b, a[1])
+        return {d: v * scale for d, v in coef.items()}, c * scale
+    if k == "cast" and e.type.bits >= 32 and e.args[0].type.is_int() and e.args[0].type.bits <= 32:
+        return _affine(e.args[0], dim_of, base_of)
+    return None
+
+
+def _affine_text(coef: dict, const: int) -> str:
+    terms = []
+    for d, c in sorted(coef.items()):
+        if c == 0:
+            continue
+        terms.append(f"d{d}" if c == 1 else f"d{d} * {c}")
+    if const or not terms:
+        terms.append(str(const))
+    return " + ".join(terms).replace("+ -", "- ")
+
+
+def emit_reduction(pb, stage, u, current: str) -> str:
+    """A ``linalg.generic`` with reduction iterators over the update's RVars."""
+    b = pb.b
+    func = stage.func
+    region = b.region(func)
+    n, k = len(stage.vars), len(u.rvars)
+    total = n + k
+    # loop dims: pure Vars outermost-first, then RVars outermost-first (r.x last, innermost)
+    dim_of, base_of = {}, {}
+    for d, v in enumerate(stage.vars):
+        dim_of[v], base_of[v] = n - 1 - d, region.mins[d]
+    for i, r in enumerate(u.rvars):
+        dim_of[r.name()], base_of[r.name()] = n + k - 1 - i, b.rvar_range(r)[0]
+    shape = tuple(reversed(region.extents))
+    out_t = func.output_type()
+    loc = u.site.mlir_loc() if u.site else "loc(unknown)"
+
+    operands, slot, access_of = [], {}, {}
+    for e in [u.value, *u.predicates]:
+        for node in walk(e):
+            if node.kind != "call" or id(node) in access_of:
+                continue
+            if node.value is func:
+                access_of[id(node)] = "self"
+                continue
+            forms = [_affine(a, dim_of, base_of) for a in node.args]
+            if any(f is None for f in forms) or any(m.kind == "call" for a in node.args for m in walk(a)):
+                access_of[id(node)] = "extract"
+                continue
+            mins = pb.min_of[id(node.value)]
+            m = len(node.args)
+            results = [_affine_text(forms[j][0], forms[j][1] - mins[j]) for j in reversed(range(m))]
+            key = (id(node.value), tuple(results))
+            if key not in slot:
+                slot[key] = len(operands)
+                src = pb.tensor_of[id(node.value)]
+                operands.append((src, tensor_type(pb.shape_of[id(node.value)], node.type),
+                                 affine_map(total, results), storage(node.type)))
+            access_of[id(node)] = slot[key]
+
+    block_args = [f"%a{i}" for i in range(len(operands))]
+    body_lines: list[str] = []
+    index_cache: dict = {}
+
+    def leaf(e) -> str:
+        if e.kind == "param":
+            return pb.param_value(em, e)
+        if e.kind in ("var", "rvar"):
+            name = e.value.name()
+            if name not in index_cache:
+                idx = em.op(f"linalg.index {dim_of[name]} : index", "i")
+                v = em.op(f"arith.index_cast {idx} : index to i32", "x")
+                if base_of[name]:
+                    v = em.op(f"arith.addi {v}, {em.const(base_of[name], e.type)} : i32", "x")
+                index_cache[name] = v
+            return index_cache[name]
+        acc = access_of[id(e)]
+        if acc == "self":
+            return em.from_storage("%o", e.type)
+        if acc == "extract":
+            return pb.emit_extract(em, e)
+        return em.from_storage(block_args[acc], e.type)
+
+    em = BodyEmitter(body_lines, pb.fresh, loc, leaf)
+    result = em.emit(u.value)
+    if u.predicates:
+        cond = em.emit(u.predicates[0])
+        for p in u.predicates[1:]:
+            cond = em.op(f"arith.andi {cond}, {em.emit(p)} : i1")
+        result = em.op(f"arith.select {cond}, {result}, {em.from_storage('%o', out_t)} : {out_t.mlir}")
+    result = em.to_storage(result, out_t)
+
+    maps = [o[2] for o in operands] + [affine_map(total, [f"d{i}" for i in range(n)])]
+    iterators = ", ".join(['"parallel"'] * n + ['"reduction"'] * k)
+    name = pb.fresh("t")
+    ins = f" ins({', '.join(o[0] for o in operands)} : {', '.join(o[1] for o in operands)})" if operands else ""
+    bb_args = ", ".join(f"{a}: {o[3]}" for a, o in zip(block_args, operands))
+    bb_args = (bb_args + ", " if bb_args else "") + f"%o: {storage(out_t)}"
+    attrs = f"hl.update_of = {mlir_string(pb.name_of(func))}, hl.update = {u.index} : i64"
+    pb.lines.append(
+        f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}}"
+        f"{ins} outs({current} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
+    pb.lines.append(f"^bb0({bb_args}):")
+    pb.lines.extend("  " + l for l in body_lines)
+    pb.lines.append(f"  linalg.yield {result} : {storage(out_t)} {loc}")
+    pb.lines.append(f"}} -> {tensor_type(shape, out_t)} {loc}")
+    return name
+
+
+def emit_loops(pb, stage, u, current: str) -> str:
+    """Explicit sequential loops for scatters and scans (see the module docstring for why)."""
+    b = pb.b
+    func = stage.func
+    region = b.region(func)
+    if u.schedule.directives:
+        raise HalideError(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
+                          f"data-dependent or shifted coordinates (a scatter or scan); scheduling it is not "
+                          f"supported yet")
+    out_t = func.output_type()
+    ttype = tensor_type(tuple(reversed(region.extents)), out_t)
+    loc = u.site.mlir_loc() if u.site else "loc(unknown)"
+    lhs_vars = [(d, a.value.name()) for d, a in enumerate(u.args) if a.kind == "var"]
+    # Halide's default order: pure Vars outermost (highest dimension first), then RVars with r.x innermost
+    loops = [(name, region.mins[d], region.extents[d]) for d, name in reversed(lhs_vars)]
+    loops += [(r.name(), *b.rvar_range(r)) for r in reversed(u.rvars)]
+
+    lines = pb.lines
+    c0, c1 = pb.fresh("c"), pb.fresh("c")
+    lines.append(f"{c0} = arith.constant 0 : index {loc}")
+    lines.append(f"{c1} = arith.constant 1 : index {loc}")
+    acc = current
+    values: dict = {}
+    results = []
+    for name, lo, ext in loops:
+        iv, it, res, ub = pb.fresh("iv"), pb.fresh("acc"), pb.fresh("t"), pb.fresh("c")
+        lines.append(f"{ub} = arith.constant {ext} : index {loc}")
+        lines.append(f"{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({it} = {acc}) -> ({ttype}) {{")
+        values[name] = (iv, lo)
+        results.append(res)
+        acc = it
+
+    body: list[str] = []
+    ivs: dict = {}
+
+    def leaf(e) -> str:
+        if e.kind == "param":
+            return pb.param_value(em, e)
+        if e.kind in ("var", "rvar"):
+            name = e.value.name()
+            if name not in ivs:
+                iv, lo = values[name]
+                v = em.op(f"arith.index_cast {iv} : index to i32", "x")
+                if lo:
+                    v = em.op(f"arith.addi {v}, {em.const(lo, e.type)} : i32", "x")
+                ivs[name] = v
+            return ivs[name]
+        if e.value is func:
+            return pb.emit_extract(em, e, tensor=acc, mins=region.mins, shape=tuple(reversed(region.extents)))
+        return pb.emit_extract(em, e)
+
+    em = BodyEmitter(body, pb.fresh, loc, leaf)
+    cond = None
+    for p in u.predicates:
+        c = em.emit(p)
+        cond = c if cond is None else em.op(f"arith.andi {cond}, {c} : i1")
+    if cond is not None:  # RDom.where: the update is not evaluated at all where the predicate is false
+        new = pb.fresh("t")
+        body.append(f"{new} = scf.if {cond} -> ({ttype}) {{")
+        updated = _insert(pb, em, u, acc, region, ttype, loc)
+        body.append(f"scf.yield {updated} : {ttype} {loc}")
+        body.append("} else {")
+        body.append(f"scf.yield {acc} : {ttype} {loc}")
+        body.append(f"}} {loc}")
+    else:
+        new = _insert(pb, em, u, acc, region, ttype, loc)
+    lines.extend(body)
+    for res in reversed(results):
+        lines.append(f"scf.yield {new} : {ttype} {loc}")
+        lines.append(f"}} {loc}")
+        new = res
+    return results[0] if results else new
+
+
+def _insert(pb, em, u, acc, region, ttype, loc) -> str:
+    value = em.to_storage(em.emit(u.value), u.value.type)
+    m = len(u.args)
+    idx = [None] * m
+    for j, a in enumerate(u.args):
+        v = em.emit(a)
+        if region.mins[j]:
+            v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
+        idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
+    name = pb.fresh("t")
+    em.lines.append(f"{name} = tensor.insert {value} into {acc}[{', '.join(idx)}] : {ttype} {loc}")
+    return name

@@ -1,0 +1,38 @@
+# XFAIL: *
+# compute_at must compute ONE producer tile per consumer tile, of exactly Halide's bounds (issue 3): a 3-tap
+# vertical consumer tiled 8x32 needs a 10x32 tile of bx (8 rows + the 2-row halo), computed once. Today
+# fuse_into_containing_op fuses one producer copy per use (DESIGN.md note 2): three 8x32 tiles. Remove the
+# XFAIL line when the halo tile lands.
+#
+# RUN: %python %s scheduled | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((18, 66), dtype=np.float32), name="input")
+bx, by = hl.Func("bx"), hl.Func("by")
+bx[x, y] = inp[x, y] + inp[x + 1, y] + inp[x + 2, y]
+by[x, y] = bx[x, y] + bx[x, y + 1] + bx[x, y + 2]
+xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+by.tile(x, y, xo, yo, xi, yi, 32, 8)
+bx.compute_at(by, xo)
+emit(by, [64, 16])
+
+# CHECK-LABEL: func.func @pipeline
+# CHECK:         scf.for %[[YO:[A-Za-z0-9_]+]] =
+# CHECK:           scf.for %[[XO:[A-Za-z0-9_]+]] =
+# CHECK:             %[[TILE:[A-Za-z0-9_]+]] = scf.for {{.*}} -> (tensor<10x32xf32>)
+# CHECK:               linalg.generic {{.*}}hl.func = "bx"
+# CHECK-NOT:         hl.func = "bx"
+# CHECK:             tensor.extract_slice %[[TILE]][0, 0] [8, 32]
+# CHECK:             tensor.extract_slice %[[TILE]][1, 0] [8, 32]
+# CHECK:             tensor.extract_slice %[[TILE]][2, 0] [8, 32]
+# CHECK-NOT:         hl.func = "bx"
+# CHECK:               linalg.generic {{.*}}hl.func = "by"

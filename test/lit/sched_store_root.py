@@ -1,0 +1,39 @@
+# Lesson 8's sliding window: bx.store_root().compute_at(by, y). The script tiles the consumer by rows and
+# fuses the producer into that row loop (fuse_into_containing_op), so bx is computed inside by's y loop on
+# 64-column rows, never as a separate whole-image pass. (That each iteration computes only the ONE new row of
+# bx -- Halide's sliding window -- is pinned by sched_store_root_sliding.py.)
+#
+# RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
+# RUN: %python %s scheduled | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((18, 66), dtype=np.float32), name="input")
+bx, by = hl.Func("bx"), hl.Func("by")
+bx[x, y] = inp[x, y] + inp[x + 1, y] + inp[x + 2, y]
+by[x, y] = bx[x, y] + bx[x, y + 1] + bx[x, y + 2]
+bx.store_root().compute_at(by, y)
+emit(by, [64, 16])
+
+# SCRIPT:      %[[BY:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "by"}
+# SCRIPT-NEXT: %{{[A-Za-z0-9_]+}}, %[[Y:[A-Za-z0-9_]+]] = transform.structured.tile_using_for %[[BY]] tile_sizes [1, 0]
+# SCRIPT:      %[[BX:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "bx"}
+# SCRIPT:      transform.structured.fuse_into_containing_op %[[BX]] into %[[Y]]
+
+# CHECK-LABEL: func.func @pipeline
+# CHECK-DAG:     %[[C16:[A-Za-z0-9_]+]] = arith.constant 16 : index
+# CHECK-NOT:     hl.func = "bx"
+# CHECK:         scf.for %[[Y:[A-Za-z0-9_]+]] = %{{[A-Za-z0-9_]+}} to %[[C16]] step
+# CHECK:           scf.for {{.*}} -> (tensor<1x64xf32>)
+# CHECK:             linalg.generic {{.*}}hl.func = "bx"
+# CHECK:           scf.for {{.*}} -> (tensor<1x64xf32>)
+# CHECK:             linalg.generic {{.*}}hl.func = "by"
+# CHECK:         bufferization.materialize_in_destination

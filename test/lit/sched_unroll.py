@@ -1,0 +1,72 @@
+# split(x, xo, xi, 4).unroll(xi): the script unrolls the xi loop by its full trip count
+# (transform.loop.unroll {factor = 4}); in the scheduled IR the xo loop (step 4) holds four copies of the
+# stage's body at constant offsets 0, 1, 2, 3 and no inner loop. With vectorize(x, 16).unroll(x, 2)
+# (each unrolled copy a 16-wide vector) the body is two vector computations at offsets 0 and 16.
+#
+# RUN: %python %s transform scalar | FileCheck %s --check-prefix=SCRIPT
+# RUN: %python %s scheduled scalar | FileCheck %s
+# RUN: %python %s scheduled vector | FileCheck %s --check-prefix=VEC
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((16, 64), dtype=np.float32), name="input")
+out = hl.Func("out")
+out[x, y] = inp[x, y] * 2.0 + 1.0
+if sys.argv[2] == "scalar":
+    out.split(x, hl.Var("xo"), hl.Var("xi"), 4).unroll(hl.Var("xi"))
+else:
+    out.vectorize(x, 16).unroll(x, 2)
+emit(out, [64, 16])
+
+# SCRIPT:      %[[T:[A-Za-z0-9_]+]], %[[L:[A-Za-z0-9_]+]] = transform.structured.tile_using_for %{{[A-Za-z0-9_]+}} tile_sizes [0, 1]
+# SCRIPT:      transform.loop.unroll %[[L]] {factor = 4}
+
+# CHECK-LABEL: func.func @pipeline
+# CHECK-DAG:     %[[C4:[A-Za-z0-9_]+]] = arith.constant 4 : index
+# CHECK-DAG:     %[[C64:[A-Za-z0-9_]+]] = arith.constant 64 : index
+# CHECK:         scf.for %[[Y:[A-Za-z0-9_]+]] =
+# CHECK:           scf.for %[[XO:[A-Za-z0-9_]+]] = %{{[A-Za-z0-9_]+}} to %[[C64]] step %[[C4]]
+# CHECK-NOT:         scf.for
+# CHECK:             %[[S0:[A-Za-z0-9_]+]] = tensor.extract_slice %[[TILE:[A-Za-z0-9_]+]][0, 0] [1, 1] [1, 1] : tensor<1x4xf32> to tensor<1x1xf32>
+# CHECK:             linalg.generic {{.*}}ins(%[[S0]] : tensor<1x1xf32>)
+# CHECK:               arith.mulf
+# CHECK:               arith.addf
+# CHECK-NOT:         scf.for
+# CHECK:             %[[S1:[A-Za-z0-9_]+]] = tensor.extract_slice %[[TILE]][0, 1] [1, 1] [1, 1] : tensor<1x4xf32> to tensor<1x1xf32>
+# CHECK:             linalg.generic {{.*}}ins(%[[S1]] : tensor<1x1xf32>)
+# CHECK:               arith.mulf
+# CHECK:               arith.addf
+# CHECK-NOT:         scf.for
+# CHECK:             %[[S2:[A-Za-z0-9_]+]] = tensor.extract_slice %[[TILE]][0, 2] [1, 1] [1, 1] : tensor<1x4xf32> to tensor<1x1xf32>
+# CHECK:             linalg.generic {{.*}}ins(%[[S2]] : tensor<1x1xf32>)
+# CHECK:               arith.mulf
+# CHECK:               arith.addf
+# CHECK-NOT:         scf.for
+# CHECK:             %[[S3:[A-Za-z0-9_]+]] = tensor.extract_slice %[[TILE]][0, 3] [1, 1] [1, 1] : tensor<1x4xf32> to tensor<1x1xf32>
+# CHECK:             linalg.generic {{.*}}ins(%[[S3]] : tensor<1x1xf32>)
+# CHECK:               arith.mulf
+# CHECK:               arith.addf
+# CHECK-NOT:         linalg.generic
+# CHECK:             scf.yield
+
+# VEC-LABEL: func.func @pipeline
+# VEC-DAG:     %[[C32:[A-Za-z0-9_]+]] = arith.constant 32 : index
+# VEC:         scf.for %[[X:[A-Za-z0-9_]+]] = %{{[A-Za-z0-9_]+}} to %{{[A-Za-z0-9_]+}} step %[[C32]]
+# VEC-NOT:       scf.for
+# VEC:           %[[A:[A-Za-z0-9_]+]] = tensor.extract_slice %[[T:[A-Za-z0-9_]+]][0, 0] [1, 16] [1, 1] : tensor<1x32xf32> to tensor<1x16xf32>
+# VEC:           %[[R0:[A-Za-z0-9_]+]] = vector.transfer_read %[[A]]{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+# VEC:           arith.mulf %[[R0]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# VEC-NOT:       scf.for
+# VEC:           %[[B:[A-Za-z0-9_]+]] = tensor.extract_slice %[[T]][0, 16] [1, 16] [1, 1] : tensor<1x32xf32> to tensor<1x16xf32>
+# VEC:           %[[R1:[A-Za-z0-9_]+]] = vector.transfer_read %[[B]]{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+# VEC:           arith.mulf %[[R1]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# VEC-NOT:       vector.transfer_read
+# VEC:           scf.yield

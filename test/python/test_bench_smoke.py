@@ -1,0 +1,29 @@
+"""Keeps the benchmark harness (bench/) alive: smoke mode (tiny sizes, 2 rounds) on two small benchmarks, run in a
+subprocess (it sets HL_NUM_THREADS before importing Halide and halide_mlir). Checks that it runs, that both
+implementations' outputs agree, and that RESULTS.md is written. Timings are never asserted. No matplotlib needed."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+pytest.importorskip("halide")
+
+
+def test_bench_smoke(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--threads", "1", "--no-chart",
+                           "--only", "blur_f32,rgb_to_gray", "--out", str(tmp_path)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads((tmp_path / "results-threads1.json").read_text())
+    results = {r["name"]: r for r in data["results"]}
+    assert set(results) == {"blur_f32", "rgb_to_gray"}
+    for r in results.values():
+        assert r["status"] == "ok", r
+        assert r["agree"], r
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "| blur_f32 |" in text and "geomean" in text
