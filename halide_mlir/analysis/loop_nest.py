@@ -108,15 +108,24 @@ def loop_nest_text(func) -> str:
         elif s.func is not p.output:
             roots.append(s)
 
+    def update_loops(stage, u) -> list[Loop]:
+        names = [r.name() for r in u.rvars] + list(stage.vars)
+        return stage_loops(stage.name, names, [big] * len(names), u.schedule.directives)
+
     def produce(stage, indent: str, out: list) -> None:
         out.append(f"{indent}produce {stage.name}:")
-        inner = indent + "  "
-        for l in loops[id(stage.func)]:
+        nest(stage, loops[id(stage.func)], indent + "  ", out)
+        for u in stage.updates:
+            nest(stage, update_loops(stage, u), indent + "  ", out, producers=False)
+
+    def nest(stage, stage_loops_, indent: str, out: list, producers: bool = True) -> None:
+        inner = indent
+        for l in stage_loops_:
             prefix = "for" if l.kind == "serial" else l.kind
             rng = f" in [0, {l.extent - 1}]" if l.constant else ""
             out.append(f"{inner}{prefix} {l.path}{rng}:")
             inner += "  "
-            for producer in at.get((id(stage.func), l.name), []):
+            for producer in at.get((id(stage.func), l.name), []) if producers else []:
                 produce(producer, inner, out)
                 out.append(f"{inner}consume {producer.name}:")
                 inner += "  "

@@ -18,6 +18,7 @@ from ..analysis.loop_nest import Loop, stage_loops
 from ..error import HalideError
 from .mlir_text import mlir_string
 from .payload import _unique_names
+from .updates import is_reduction
 
 HEADER = "module attributes {transform.with_named_sequence} {"
 _LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
@@ -56,10 +57,13 @@ class ScriptBuilder:
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
-    def match_stage(self, name: str) -> str:
-        h = self.fresh("stage")
+    def match_stage(self, name: str, update: int | None = None) -> str:
+        """The pure definition's generic, or update ``update``'s."""
+        h = self.fresh("stage" if update is None else "update")
+        attrs = (f"hl.func = {mlir_string(name)}" if update is None else
+                 f"hl.update_of = {mlir_string(name)}, hl.update = {update} : i64")
         self.emit(f"{h} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
-                  f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
+                  f"{{{attrs}}} in %root : ({ANY}) -> {ANY}")
         return h
 
     def tile(self, op: str, sizes: list[int], parallel: bool, interchange=None) -> tuple[str, str]:
@@ -167,26 +171,40 @@ class FuseAt:
         return bool(self.producers)
 
     def __call__(self, loop_name: str, loop: str) -> str:
-        for p in self.producers:
+        for p, updates in self.producers:
             if p.schedule().compute.var != loop_name:
                 continue
-            producer = self.fused.get(id(p)) or self.sb.match_stage(self.names[id(p)])
-            # the tap slices were taken outside the loop; folding them into the tile's slices puts the
-            # producer's uses inside the loop, where fuse_into_containing_op looks for them
-            self.sb.merge_slices()
-            fused, new_loop = self.sb.fresh("fused"), self.sb.fresh("loop")
-            self.sb.emit(f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
-                         f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-            loop = new_loop
-            self.fused[id(p)] = fused
+            # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
+            for i in [*reversed(range(len(updates))), None]:
+                key = (id(p), -1 if i is None else i)
+                producer = self.fused.get(key) or self.sb.match_stage(self.names[id(p)], i)
+                # the tap slices were taken outside the loop; folding them into the tile's slices puts the
+                # producer's uses inside the loop, where fuse_into_containing_op looks for them
+                self.sb.merge_slices()
+                fused, new_loop = self.sb.fresh("fused"), self.sb.fresh("loop")
+                self.sb.emit(f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
+                             f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+                loop = new_loop
+                self.fused[key] = fused
             self.done.add(id(p))
         return loop
 
     def check_done(self) -> None:
-        for p in self.producers:
+        for p, _ in self.producers:
             if id(p) not in self.done:
                 raise HalideError(f"Func '{p.name()}' is computed at loop '{p.schedule().compute.var}' of Func "
                                   f"'{self.consumer.name()}', which has no such loop")
+
+
+def _check_rvar_loops(name: str, u, loops: list[Loop], rvars: set) -> None:
+    """Halide refuses to run iterations of a reduction domain in parallel or as vector lanes: they may
+    depend on each other through the Func's value. (RVar loops are the first dims: r.x, r.y, ...)"""
+    for l in loops:
+        if l.kind in ("parallel", "vectorized") and any(dim < len(rvars) for dim, _ in l.parts):
+            verb = "parallelize" if l.kind == "parallel" else "vectorize"
+            raise HalideError(f"In schedule for {name}.update({u.index}): can't {verb} loop '{l.name}' over "
+                              f"the reduction domain: its iterations may depend on each other through the "
+                              f"Func's value (Halide refuses this too)")
 
 
 def build_transform(bounded: Bounded) -> str:
@@ -200,10 +218,28 @@ def build_transform(bounded: Bounded) -> str:
         directives = stage.func.schedule().directives
         loops = stage_loops(name, stage.vars, extents, directives)
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
-        producers = [s.func for s in stages if s.func.schedule().compute.kind == "at"
+        producers = [(s.func, s.updates) for s in stages if s.func.schedule().compute.kind == "at"
                      and s.func.schedule().compute.func is stage.func
                      and s.func.schedule().compute.var != OUTERMOST]
-        schedule_stage(sb, name, fused.get(id(stage.func)), loops, extents, directives,
+        for p, updates in producers:
+            if any(not is_reduction(s, u) for s in stages if s.func is p for u in updates):
+                raise HalideError(f"Func '{p.name()}' has a scatter or scan update, so it can't be computed at "
+                                  f"a loop of '{stage.name}' yet; use compute_root()")
+        schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives,
                        FuseAt(sb, stage.func, producers, names, fused))
+        region = bounded.region(stage.func)
+        for u in stage.updates:
+            if not is_reduction(stage, u):
+                continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
+            rvars = [r.name() for r in u.rvars]
+            uvars = rvars + list(stage.vars)      # innermost first: r.x, r.y, ..., x, y, ...
+            uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(region.extents)
+            uloops = stage_loops(f"{name}.update({u.index})", uvars, uext, u.schedule.directives)
+            _check_rvar_loops(name, u, uloops, set(rvars))
+            op = fused.get((id(stage.func), u.index))
+            if op is None and u.schedule.directives:
+                op = sb.match_stage(name, u.index)
+            schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, u.schedule.directives,
+                           FuseAt(sb, stage.func, [], names, fused))
     sb.cleanup()
     return sb.text()

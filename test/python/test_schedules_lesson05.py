@@ -139,6 +139,12 @@ def s_all_together_no_fuse(hl, g, x, y):
         .vectorize(x_vectors).unroll(y_pairs)
 
 
+def s_fuse_then_vectorize(hl, g, x, y):
+    """Fuse the whole image into one loop, then split it into vectors (a split of a fused loop)."""
+    fused = hl.Var("fused")
+    g.fuse(x, y, fused).vectorize(fused, 4)
+
+
 def s_split_tail(strategy):
     def s(hl, g, x, y):
         g.split(x, hl.Var("x_outer"), hl.Var("x_inner"), 3, getattr(hl.TailStrategy, strategy))
@@ -169,6 +175,8 @@ CASES = [
     ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2], []),  # the C++ lesson
     ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4], [FUSE]),
     ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8], [FUSE]),
+    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4], [FUSE]),
+    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3], [FUSE]),
     ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4], []),
     ("all_together_800x600", s_all_together, [800, 600], [FUSE]),      # the Python lesson
     ("all_together_350x250", s_all_together_64, [350, 250], [FUSE]),   # the C++ lesson
