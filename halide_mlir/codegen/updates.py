@@ -59,6 +59,12 @@ def _affine(e, dim_of: dict, base_of: dict):
     return None
 
 
+def _plain_dims(map_text: str) -> list[int]:
+    """Loop dims that are a whole result of an affine_map<(...) -> (...)> (``d3``, not ``d0 + d3``)."""
+    results = map_text.split("-> (", 1)[1].rsplit(")", 1)[0]
+    return [int(r.strip()[1:]) for r in results.split(",") if r.strip().startswith("d") and r.strip()[1:].isdigit()]
+
+
 def _affine_text(coef: dict, const: int) -> str:
     terms = []
     for d, c in sorted(coef.items()):
@@ -109,6 +115,17 @@ def emit_reduction(pb, stage, u, current: str) -> str:
                 operands.append((src, tensor_type(pb.shape_of[id(node.value)], node.type),
                                  affine_map(total, results), storage(node.type)))
             access_of[id(node)] = slot[key]
+
+    # linalg infers each loop's extent from an operand dimension indexed by that loop alone; an RVar that
+    # only appears in sums (x + r.x) or not at all gets a never-read "domain" operand to carry its extent
+    plain = {n_: True for o in operands for n_ in _plain_dims(o[2])} | {d: True for d in range(n)}
+    missing = [d for d in range(total) if d not in plain]
+    if missing:
+        extents = [b.rvar_range(u.rvars[n + k - 1 - d])[1] for d in missing]
+        dom = pb.fresh("domain")
+        pb.lines.append(f"{dom} = tensor.empty() : tensor<{'x'.join(map(str, extents))}xi8> {loc}")
+        operands.append((dom, f"tensor<{'x'.join(map(str, extents))}xi8>",
+                         affine_map(total, [f"d{d}" for d in missing]), "i8"))
 
     block_args = [f"%a{i}" for i in range(len(operands))]
     body_lines: list[str] = []
