@@ -20,6 +20,7 @@ a benchmark needing something halide_mlir does not have (``requires``) is listed
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import math
 import os
@@ -50,6 +51,9 @@ def parse_args(argv):
     p.add_argument("--no-chart", action="store_true", help="do not write ratios.png")
     p.add_argument("--ours-first", action="store_true",
                    help="compile halide_mlir before Halide for each benchmark (to test the crash of the other order)")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="seconds per benchmark before the process dumps its Python stacks and exits (a hang, e.g. a "
+                        "deadlocked parallel loop, must not stall CI)")
     p.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     return p.parse_args(argv)
 
@@ -321,6 +325,9 @@ def write_chart(out_dir: str) -> str:
             ax.text(j, 1.0, statuses[n], ha="center", va="bottom", rotation=90, fontsize=7, color="gray")
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v in (0.5, 0.7, 1.5, 2, 3, 5) else ""))
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("time ours / Halide 21 (log; < 1 = faster)")
@@ -376,8 +383,11 @@ def main(argv=None) -> int:
     results = []
     for b in selected:
         t = time.perf_counter()
+        print(f"  {b.name:20s} ...", end="\r", flush=True)
+        faulthandler.dump_traceback_later(args.timeout, exit=True)
         r = run_benchmark(b, halide, halide_mlir, scale, rounds, info["bandwidth_gbs"], info["fma_peak_gflops"],
                           args.ours_first, target_s=0.002 if args.smoke else 0.02)
+        faulthandler.cancel_dump_traceback_later()
         results.append(r)
         summary = r["message"] or (f"Halide {r['halide_best_ms']:.3f} ms, ours {r['ours_best_ms']:.3f} ms, "
                                    f"ratio {r['ratio']:.2f}, {r['agree_msg']}")

@@ -106,7 +106,49 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
 
     for holder, buf in zip(pipeline.inputs, input_buffers):
         _check_input(holder, buf, required[id(holder)], readers)
+    _check_allocations(pipeline, regions)
     return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges)
+
+
+# Halide refuses buffers of 2^31 bytes or more unless the target has large_buffers; so do we, before any
+# code runs (a failed malloc inside JIT code is a segfault, not an error).
+MAX_BUFFER_BYTES = (1 << 31) - 1
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _check_allocations(pipeline: Pipeline, regions: dict) -> None:
+    """Intermediates computed at the root are allocated whole: each must fit Halide's limit, and all of
+    them together must fit in the memory the machine has."""
+    total, biggest = 0, None
+    for stage in pipeline.stages:
+        if stage.func is pipeline.output or stage.func.schedule().compute.kind != "root":
+            continue
+        region = regions[id(stage.func)]
+        nbytes = math.prod(region.extents) * max(1, stage.func.output_type().bits // 8)
+        site = stage.func._definition().site
+        if nbytes > MAX_BUFFER_BYTES:
+            raise HalideError(f"Total allocation for buffer {stage.name} is {nbytes}, which exceeds the maximum "
+                              f"size of {MAX_BUFFER_BYTES}: Func '{stage.name}'{_at(site)} is computed at the root "
+                              f"over extents {list(region.extents)}")
+        total += nbytes
+        if biggest is None or nbytes > biggest[1]:
+            biggest = (stage, nbytes, site)
+    available = _available_memory() if total > (256 << 20) else None
+    if available is not None and total > available:
+        stage, nbytes, site = biggest
+        raise HalideError(f"The intermediates computed at the root need {total} bytes in total (Func "
+                          f"'{stage.name}'{_at(site)} alone {nbytes}), but only {available} bytes of memory "
+                          f"are available")
 
 
 def _update_region(stage, updates, env, region: Region, output: bool) -> Region:

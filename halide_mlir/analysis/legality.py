@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..error import HalideError
+from ..lang.traversal import walk
 from .loop_nest import stage_loops
 
 OUTERMOST = "__outermost"
@@ -40,9 +41,30 @@ def _inside(pipeline, stage, consumer, depth: int) -> bool:
         stage = outer
 
 
+def update_loops(stage, u, extents=None) -> list:
+    """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars."""
+    names = [r.name() for r in u.rvars] + list(stage.vars)
+    extents = extents or [1 << 30] * len(names)
+    return stage_loops(f"{stage.name}.update({u.index})", names, extents, u.schedule.directives)
+
+
+def _check_update_loops(stage, u) -> None:
+    """Halide refuses to run iterations of a reduction domain in parallel or as vector lanes: they may
+    depend on each other through the Func's value. (RVar loops are the first dims: r.x, r.y, ...)"""
+    for l in update_loops(stage, u):
+        if l.kind in ("parallel", "vectorized") and any(dim < len(u.rvars) for dim, _ in l.parts):
+            verb = "parallelize" if l.kind == "parallel" else "vectorize"
+            site = next((d.site for d in u.schedule.directives if d.args and d.args[0] == l.name), None)
+            raise HalideError(f"In schedule for {stage.name}.update({u.index}){f' (at {site})' if site else ''}: "
+                              f"can't {verb} loop '{l.name}' over the reduction domain: its iterations may "
+                              f"depend on each other through the Func's value (Halide refuses this too)")
+
+
 def check_schedules(pipeline) -> None:
     stages = {id(s.func): s for s in pipeline.stages}
     for s in pipeline.stages:
+        for u in s.updates:
+            _check_update_loops(s, u)
         sched = s.func.schedule()
         level = sched.compute
         if level.kind == "at":
@@ -59,6 +81,18 @@ def check_schedules(pipeline) -> None:
                                       f"but {consumer.name} has no loop '{level.var}' (its loops are "
                                       f"{', '.join(names)})")
                 depth = names.index(level.var)
+                # Halide computes the producer inside each definition of the consumer that uses it, so each
+                # of those must have the loop
+                for k, exprs in enumerate([[consumer.body]] + [u.exprs() for u in consumer.updates]):
+                    if k == 0 or not any(n.kind == "call" and n.value is s.func for e in exprs for n in walk(e)):
+                        continue
+                    u = consumer.updates[k - 1]
+                    if level.var not in [l.name for l in update_loops(consumer, u)]:
+                        raise HalideError(f"Func \"{s.name}\" is computed at the following invalid location: "
+                                          f"{s.name}.compute_at({consumer.name}, {level.var}){_where(level)}: "
+                                          f"update {u.index} of {consumer.name} uses it but has no loop "
+                                          f"'{level.var}'. Legal locations include compute_root() and "
+                                          f"compute_at({consumer.name}, Var.outermost())")
                 for c in s.consumers:
                     if not _inside(pipeline, c, consumer, depth):
                         raise HalideError(

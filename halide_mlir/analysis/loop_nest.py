@@ -52,6 +52,9 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: splitting the fused loop '{old}' is "
                                   f"not supported yet")
             (dim, stride), = l.parts
+            if outer == inner:
+                raise HalideError(f"{d.site}: In schedule for {stage_name}: can't split {old} into {outer} and "
+                                  f"{inner} because the new Vars have the same name")
             for new in (outer, inner):
                 if new != old and any(m.name == new for m in loops):
                     raise HalideError(f"{d.site}: In schedule for {stage_name}: split of '{old}' names '{new}', "
@@ -94,6 +97,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
 
 
 def loop_nest_text(func) -> str:
+    from .legality import update_loops
     """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""
     p = build_pipeline(func)
     big = 1 << 30  # extents are unknown before realize; a large stand-in keeps split arithmetic valid
@@ -107,10 +111,6 @@ def loop_nest_text(func) -> str:
             at.setdefault((id(level.func), level.var), []).append(s)
         elif s.func is not p.output:
             roots.append(s)
-
-    def update_loops(stage, u) -> list[Loop]:
-        names = [r.name() for r in u.rvars] + list(stage.vars)
-        return stage_loops(stage.name, names, [big] * len(names), u.schedule.directives)
 
     def produce(stage, indent: str, out: list) -> None:
         out.append(f"{indent}produce {stage.name}:")

@@ -128,6 +128,7 @@ def build_pipeline(output: Func) -> Pipeline:
         if id(f) in bodies:
             continue
         _check_schedulable(f, output)
+        _check_self_references(f)
         body = _inline(f._definition().value, output, memo)
         bodies[id(f)] = body
         updates[id(f)] = [Update(i, tuple(_inline(a, output, memo) for a in u.args), _inline(u.value, output, memo),
@@ -197,6 +198,26 @@ def build_pipeline(output: Func) -> Pipeline:
     _cache.clear()
     _cache[key] = p
     return p
+
+
+def _check_self_references(f: Func) -> None:
+    """Halide's rule for update definitions: where the left-hand side has a pure Var, every call of the Func
+    to itself has that same Var in that place (``g[x] = g[x - 1]`` is refused). Without it the update would
+    read outside the region bounds inference gives the Func (an out-of-bounds read in compiled code)."""
+    pure = [v.name() for v in f._definition().args]
+    for i, u in enumerate(f.updates()):
+        lhs = [a.value.name() if a.kind == "var" and a.value.name() in pure else None for a in u.args]
+        for e in [*u.args, u.value, *u.predicates()]:
+            for n in walk(e):
+                if n.kind != "call" or n.value is not f:
+                    continue
+                for j, v in enumerate(lhs):
+                    a = n.args[j]
+                    if v is not None and not (a.kind == "var" and a.value.name() == v):
+                        raise HalideError(f"{u.site}: In definition of Func \"{f.name()}\" (update definition {i}): "
+                                          f"All of a function's recursive references to itself must contain the "
+                                          f"same pure variables in the same places as on the left-hand-side "
+                                          f"('{v}' in argument {j})")
 
 
 def _check_schedulable(f: Func, output: Func) -> None:

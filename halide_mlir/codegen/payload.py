@@ -10,10 +10,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ..analysis.affine import linear_form
 from ..analysis.bounds import Bounded
 from ..lang.traversal import walk
 from ..lang.func import Func
+from ..analysis.tiling import tile_plan
 from .body import BodyEmitter
+from .tiled import emit_tiled_stage
 from .updates import emit_loops, emit_reduction, is_reduction
 from .mlir_text import affine_map, memref_type, mlir_string, storage, tensor_type
 
@@ -30,29 +33,27 @@ class SliceAccess:
     dims: tuple      # per callee Halide dim: consumer Halide dim or None
 
 
-def linear_form(e):
-    """``e`` as (var name or None, integer constant) if it is ``var + c`` / ``c`` after folding."""
-    k = e.kind
-    if k == "const" and not e.type.is_float():
-        return None, int(e.value)
-    if k == "param" and not e.type.is_float():
-        return None, int(e.value.get())  # index Params are compile-time values (see realize's cache key)
-    if k == "var":
-        return e.value.name(), 0
-    if k in ("add", "sub") and not e.type.is_float():
-        a, b = linear_form(e.args[0]), linear_form(e.args[1])
-        if a is None or b is None:
-            return None
-        if k == "sub":
-            if b[0] is not None:
-                return None
-            return a[0], a[1] - b[1]
-        if a[0] is not None and b[0] is not None:
-            return None
-        return a[0] or b[0], a[1] + b[1]
-    if k == "cast" and e.type.bits >= 32 and e.args[0].type.bits <= 32 and e.args[0].type.is_int():
-        return linear_form(e.args[0])
-    return None
+@dataclass(frozen=True)
+class Tile:
+    """The part of a stage's region one generic computes: per Halide dim, an absolute start (``mins`` plus
+    the SSA index ``dynamic[d]`` when inside payload loops) and a static extent."""
+    mins: tuple
+    extents: tuple
+    dynamic: tuple = None
+
+    def __post_init__(self):
+        if self.dynamic is None:
+            object.__setattr__(self, "dynamic", (None,) * len(self.mins))
+
+
+@dataclass(frozen=True)
+class View:
+    """A tensor standing for a producer inside payload loops: it holds the producer's points from
+    ``mins`` (+ SSA ``dynamic``) on, with static ``shape`` (numpy order)."""
+    tensor: str
+    shape: tuple
+    mins: tuple
+    dynamic: tuple
 
 
 class PayloadBuilder:
@@ -106,11 +107,33 @@ class PayloadBuilder:
         b = self.b
         func = stage.func
         region = b.region(func)
-        n = len(stage.vars)
         shape = tuple(reversed(region.extents))
-        body_expr = b.bodies[id(func)]
+        plan = tile_plan(b, stage)
+        if plan is None:
+            name = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
+        else:
+            name = emit_tiled_stage(self, index, stage, plan)
+        self.tensor_of[id(func)] = name
+        self.shape_of[id(func)] = shape
+        self.min_of[id(func)] = region.mins
+        for u in b.updates[id(func)]:
+            emit = emit_reduction if is_reduction(stage, u) else emit_loops
+            self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
+
+    def def_loc(self, func) -> str:
+        return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+
+    def emit_generic(self, index: int, stage, tile: "Tile", outs: str | None, views: dict | None = None) -> str:
+        """The stage's pure definition as one ``linalg.generic`` over ``tile`` (the whole region, or one
+        tile inside payload loops) into ``outs`` (None: a new tensor); ``views`` gives, per producer, a
+        tensor standing for it there."""
+        func = stage.func
+        n = len(stage.vars)
+        shape = tuple(reversed(tile.extents))
+        body_expr = self.b.bodies[id(func)]
         out_t = func.output_type()
-        loc = func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+        loc = self.def_loc(func)
+        views = views or {}
 
         operands: list[tuple[str, str, str, object]] = []  # (value, tensor type, map, element Type)
         slot: dict = {}          # SliceAccess -> operand index
@@ -118,20 +141,22 @@ class PayloadBuilder:
         for node in walk(body_expr):
             if node.kind != "call" or id(node) in access_of:
                 continue
-            acc = self.slice_access(node, stage, region)
+            acc = self.slice_access(node, stage, tile, views.get(id(node.value)))
             if acc is None:
                 access_of[id(node)] = "extract"
                 continue
             if acc not in slot:
                 slot[acc] = len(operands)
-                operands.append(self.emit_slice(acc, node.type, n, loc))
+                operands.append(self.emit_slice(acc, node.type, n, loc, views.get(id(node.value))))
             access_of[id(node)] = slot[acc]
 
-        init = self.fresh("init")
-        self.lines.append(f"{init} = tensor.empty() : {tensor_type(shape, out_t)} {loc}")
+        if outs is None:
+            outs = self.fresh("init")
+            self.lines.append(f"{outs} = tensor.empty() : {tensor_type(shape, out_t)} {loc}")
         block_args = [f"%a{i}" for i in range(len(operands))]
         body_lines: list[str] = []
         index_cache: dict[int, str] = {}
+        tile_start = {d: f"{self.index_to_i32(dyn, loc)}" for d, dyn in enumerate(tile.dynamic) if dyn}
 
         def leaf(e) -> str:
             if e.kind == "param":
@@ -141,8 +166,10 @@ class PayloadBuilder:
                 if d not in index_cache:
                     idx = em.op(f"linalg.index {n - 1 - d} : index", "i")
                     v = em.op(f"arith.index_cast {idx} : index to i32", "x")
-                    if region.mins[d] != 0:
-                        v = em.op(f"arith.addi {v}, {em.const(region.mins[d], e.type)} : i32", "x")
+                    if d in tile_start:
+                        v = em.op(f"arith.addi {v}, {tile_start[d]} : i32", "x")
+                    if tile.mins[d] != 0:
+                        v = em.op(f"arith.addi {v}, {em.const(tile.mins[d], e.type)} : i32", "x")
                     index_cache[d] = v
                 return index_cache[d]
             acc = access_of[id(e)]
@@ -164,17 +191,46 @@ class PayloadBuilder:
         bb_args = (bb_args + ", " if bb_args else "") + f"%o: {storage(out_t)}"
         self.lines.append(
             f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}}"
-            f"{ins} outs({init} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
+            f"{ins} outs({outs} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
         self.lines.append(f"^bb0({bb_args}):")
         self.lines.extend("  " + l for l in body_lines)
         self.lines.append(f"  linalg.yield {result} : {storage(out_t)} {loc}")
         self.lines.append(f"}} -> {tensor_type(shape, out_t)} {loc}")
-        self.tensor_of[id(func)] = name
-        self.shape_of[id(func)] = shape
-        self.min_of[id(func)] = region.mins
-        for u in b.updates[id(func)]:
-            emit = emit_reduction if is_reduction(stage, u) else emit_loops
-            self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
+        return name
+
+    def index_to_i32(self, value: str, loc: str) -> str:
+        v = self.fresh("x")
+        self.lines.append(f"{v} = arith.index_cast {value} : index to i32 {loc}")
+        return v
+
+    def index_sum(self, terms: list[tuple[int, str]], const: int, loc: str):
+        """``const + sum(sign * ssa)`` as an index value: an int when nothing is dynamic."""
+        for t in list(terms):  # x - x: the same SSA value added and subtracted cancels
+            if t in terms and (-t[0], t[1]) in terms:
+                terms.remove(t)
+                terms.remove((-t[0], t[1]))
+        if not terms:
+            return const
+        acc = None
+        for sign, v in terms:
+            if acc is None and sign > 0:
+                acc = v
+                continue
+            if acc is None:
+                acc = self.index_const(0, loc)
+            r = self.fresh("o")
+            self.lines.append(f"{r} = arith.{'addi' if sign > 0 else 'subi'} {acc}, {v} : index {loc}")
+            acc = r
+        if const:
+            r = self.fresh("o")
+            self.lines.append(f"{r} = arith.addi {acc}, {self.index_const(const, loc)} : index {loc}")
+            acc = r
+        return acc
+
+    def index_const(self, value: int, loc: str) -> str:
+        c = self.fresh("c")
+        self.lines.append(f"{c} = arith.constant {value} : index {loc}")
+        return c
 
     def param_value(self, em: BodyEmitter, e) -> str:
         i = next(i for i, q in enumerate(self.p.params) if q is e.value)
@@ -183,8 +239,9 @@ class PayloadBuilder:
     def name_of(self, func) -> str:
         return self.stage_names[next(i for i, s in enumerate(self.p.stages) if s.func is func)]
 
-    def slice_access(self, call, stage, region):
-        """The slice that feeds this call, if its coordinates are distinct Vars of the stage plus constants."""
+    def slice_access(self, call, stage, tile: "Tile", view=None):
+        """The slice that feeds this call, if its coordinates are distinct Vars of the stage plus constants.
+        Offsets are (dynamic terms, constant) pairs: a tile's start and a view's start may be SSA values."""
         if any(m.kind == "call" for a in call.args for m in walk(a)):
             return None
         forms = [linear_form(a) for a in call.args]
@@ -193,33 +250,37 @@ class PayloadBuilder:
         used = [v for v, _ in forms if v is not None]
         if len(set(used)) != len(used):
             return None
-        mins = self.min_of[id(call.value)]
+        mins = self.min_of[id(call.value)] if view is None else view.mins
+        vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)
         dims, offsets, sizes = [], [0] * m, [0] * m
         for j, (v, c) in enumerate(forms):
             t = m - 1 - j  # tensor dim of callee Halide dim j
+            neg = ((-1, vdyn[j]),) if vdyn[j] else ()
             if v is None:
                 dims.append(None)
-                offsets[t], sizes[t] = c - mins[j], 1
+                offsets[t], sizes[t] = (neg, c - mins[j]), 1
             else:
                 d = stage.vars.index(v)
                 dims.append(d)
-                offsets[t], sizes[t] = region.mins[d] + c - mins[j], region.extents[d]
+                pos = ((1, tile.dynamic[d]),) if tile.dynamic[d] else ()
+                offsets[t], sizes[t] = (pos + neg, tile.mins[d] + c - mins[j]), tile.extents[d]
         return SliceAccess(call.value, tuple(offsets), tuple(sizes), tuple(dims))
 
-    def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str):
-        src = self.tensor_of[id(acc.callee)]
-        full = self.shape_of[id(acc.callee)]
+    def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
+        src = self.tensor_of[id(acc.callee)] if view is None else view.tensor
+        full = self.shape_of[id(acc.callee)] if view is None else view.shape
         m = len(acc.dims)
         kept = [t for t in range(m) if acc.dims[m - 1 - t] is not None]
         result_shape = tuple(acc.sizes[t] for t in kept)
         results = [f"d{n - 1 - acc.dims[m - 1 - t]}" for t in kept]
-        if tuple(acc.sizes) == full and not any(acc.offsets):
+        offsets = [self.index_sum(list(terms), const, loc) for terms, const in acc.offsets]
+        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets):
             value = src
         else:
             value = self.fresh("s")
             self.lines.append(
-                f"{value} = tensor.extract_slice {src}[{', '.join(map(str, acc.offsets))}] "
+                f"{value} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
                 f"[{', '.join(map(str, acc.sizes))}] [{', '.join(['1'] * m)}] : {tensor_type(full, elem_t)} "
                 f"to {tensor_type(result_shape, elem_t)} {loc}")
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)

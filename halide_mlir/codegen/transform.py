@@ -13,11 +13,13 @@ import os
 import re
 
 from ..analysis.bounds import Bounded
-from ..analysis.legality import OUTERMOST
+from ..analysis.legality import OUTERMOST, update_loops
 from ..analysis.loop_nest import Loop, stage_loops
 from ..error import HalideError
 from .mlir_text import mlir_string
+from ..analysis.tiling import tile_plan
 from .payload import _unique_names
+from .tiled import loop_attr
 from .updates import is_reduction
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -85,6 +87,14 @@ class ScriptBuilder:
         """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
         self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
 
+    def match_loop(self, stage_name: str, loop: Loop) -> str:
+        """A loop the payload spelled out (codegen/tiled.py), by its ``hl.loop`` attribute."""
+        h = self.fresh("loop")
+        op = "scf.forall" if loop.kind == "parallel" else "scf.for"
+        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes {{{loop_attr(stage_name, loop.name)}}} "
+                  f"in %root : ({ANY}) -> {ANY}")
+        return h
+
     def merge_slices(self) -> None:
         f = self.fresh("fn")
         self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
@@ -121,7 +131,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     producers computed at that loop and returns the (possibly replaced) loop handle.
     """
     n = len(extents)
-    if not directives and op is None and not fuse_at.wanted():
+    if not directives and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
     vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
     if len(vec) > 1:
@@ -170,17 +180,20 @@ class FuseAt:
     def wanted(self) -> bool:
         return bool(self.producers)
 
-    def __call__(self, loop_name: str, loop: str) -> str:
-        for p, updates in self.producers:
+    def __call__(self, loop_name: str, loop: str, views: set = frozenset()) -> str:
+        """``views``: producers the payload already reads through one slice inside this loop."""
+        for p, updates in reversed(self.producers):  # consumers before the producers they read
             if p.schedule().compute.var != loop_name:
                 continue
             # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
             for i in [*reversed(range(len(updates))), None]:
                 key = (id(p), -1 if i is None else i)
                 producer = self.fused.get(key) or self.sb.match_stage(self.names[id(p)], i)
-                # the tap slices were taken outside the loop; folding them into the tile's slices puts the
-                # producer's uses inside the loop, where fuse_into_containing_op looks for them
-                self.sb.merge_slices()
+                if id(p) not in views:
+                    # the tap slices were taken outside the loop; folding them into the tile's slices puts
+                    # the producer's uses inside the loop, where fuse_into_containing_op looks for them
+                    # (one fused copy per tap: see analysis/tiling.py for the case that avoids this)
+                    self.sb.merge_slices()
                 fused, new_loop = self.sb.fresh("fused"), self.sb.fresh("loop")
                 self.sb.emit(f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
                              f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
@@ -196,17 +209,6 @@ class FuseAt:
                                   f"'{self.consumer.name()}', which has no such loop")
 
 
-def _check_rvar_loops(name: str, u, loops: list[Loop], rvars: set) -> None:
-    """Halide refuses to run iterations of a reduction domain in parallel or as vector lanes: they may
-    depend on each other through the Func's value. (RVar loops are the first dims: r.x, r.y, ...)"""
-    for l in loops:
-        if l.kind in ("parallel", "vectorized") and any(dim < len(rvars) for dim, _ in l.parts):
-            verb = "parallelize" if l.kind == "parallel" else "vectorize"
-            raise HalideError(f"In schedule for {name}.update({u.index}): can't {verb} loop '{l.name}' over "
-                              f"the reduction domain: its iterations may depend on each other through the "
-                              f"Func's value (Halide refuses this too)")
-
-
 def build_transform(bounded: Bounded) -> str:
     stages = bounded.pipeline.stages
     names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
@@ -218,24 +220,37 @@ def build_transform(bounded: Bounded) -> str:
         directives = stage.func.schedule().directives
         loops = stage_loops(name, stage.vars, extents, directives)
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
+        # A consumer with update definitions runs several loop nests; a producer computed at one of its
+        # loops is computed before all of them instead (same values; the locality is not reproduced yet)
         producers = [(s.func, s.updates) for s in stages if s.func.schedule().compute.kind == "at"
                      and s.func.schedule().compute.func is stage.func
-                     and s.func.schedule().compute.var != OUTERMOST]
+                     and s.func.schedule().compute.var != OUTERMOST and not stage.updates]
         for p, updates in producers:
             if any(not is_reduction(s, u) for s in stages if s.func is p for u in updates):
                 raise HalideError(f"Func '{p.name()}' has a scatter or scan update, so it can't be computed at "
                                   f"a loop of '{stage.name}' yet; use compute_root()")
-        schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives,
-                       FuseAt(sb, stage.func, producers, names, fused))
+        fuse_at = FuseAt(sb, stage.func, producers, names, fused)
+        plan = tile_plan(bounded, stage)
+        if plan is None:
+            schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at)
+        else:
+            # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
+            unrolled = []
+            for lev in plan.levels:
+                direct = {id(prod.func) for prods in plan.producers.values() for prod in prods}
+                loop = fuse_at(lev.loop.name, sb.match_loop(name, lev.loop), direct)
+                if lev.loop.kind == "unrolled":
+                    unrolled.append((loop, lev.trip))
+            inner = loops[len(plan.levels):]
+            schedule_stage(sb, name, sb.match_stage(name), inner, plan.tile_sizes, directives, fuse_at)
+            for loop, trip in reversed(unrolled):
+                sb.unroll(loop, trip)
         region = bounded.region(stage.func)
         for u in stage.updates:
             if not is_reduction(stage, u):
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
-            rvars = [r.name() for r in u.rvars]
-            uvars = rvars + list(stage.vars)      # innermost first: r.x, r.y, ..., x, y, ...
             uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(region.extents)
-            uloops = stage_loops(f"{name}.update({u.index})", uvars, uext, u.schedule.directives)
-            _check_rvar_loops(name, u, uloops, set(rvars))
+            uloops = update_loops(stage, u, uext)
             op = fused.get((id(stage.func), u.index))
             if op is None and u.schedule.directives:
                 op = sb.match_stage(name, u.index)

@@ -11,6 +11,8 @@ updating it with ``tensor.extract`` / ``tensor.insert``, which is exactly Halide
 """
 from __future__ import annotations
 
+import warnings
+
 from ..error import HalideError
 from ..lang.traversal import walk
 from .body import BodyEmitter
@@ -181,10 +183,13 @@ def emit_loops(pb, stage, u, current: str) -> str:
     b = pb.b
     func = stage.func
     region = b.region(func)
-    if u.schedule.directives:
-        raise HalideError(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
-                          f"data-dependent or shifted coordinates (a scatter or scan); scheduling it is not "
-                          f"supported yet")
+    if any(d.kind in ("vectorize", "parallel", "unroll") for d in u.schedule.directives):
+        # the schedule is legal (analysis/legality.py checked it) and the loops below compute the same values
+        # serially; say so rather than let a vectorize/parallel request silently do nothing
+        warnings.warn(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
+                      f"data-dependent or shifted coordinates (a scatter, a scan or a fixed row), so it runs as "
+                      f"serial scalar loops; its vectorize/parallel/unroll schedule is not applied yet",
+                      RuntimeWarning, stacklevel=2)
     out_t = func.output_type()
     ttype = tensor_type(tuple(reversed(region.extents)), out_t)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"

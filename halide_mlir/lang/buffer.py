@@ -44,7 +44,13 @@ class Buffer:
         elif isinstance(data, Type) or (sizes is not None and not isinstance(data, np.ndarray)):
             t = as_type(data)
             shape = tuple(reversed([int(s) for s in (sizes or [])]))
-            array = np.zeros(shape, dtype=t.numpy)
+            if any(s < 0 for s in shape):
+                raise HalideError(f"{user_site()}: Buffer sizes must not be negative, got {list(reversed(shape))}")
+            try:
+                array = np.zeros(shape, dtype=t.numpy)
+            except (MemoryError, ValueError) as e:
+                raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes "
+                                  f"{list(reversed(shape))}: {e}") from None
             mins = [0] * len(shape)
         elif data is None:
             array, mins = np.zeros((), np.int32), []

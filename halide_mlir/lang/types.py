@@ -85,7 +85,10 @@ def Bool(bits: int = 1) -> Type:
 
 
 def type_of_dtype(dtype) -> Type:
-    dtype = np.dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise HalideError(f"{dtype!r} is not a Halide type (use hl.Int(32), hl.UInt(8), hl.Float(32), ...)") from None
     if dtype == np.bool_:
         return Bool()
     code = {"i": "int", "u": "uint", "f": "float"}.get(dtype.kind)

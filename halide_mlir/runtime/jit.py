@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
+import re
+import threading
 
 from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, num_threads, to_llvm
 from ..error import HalideError
@@ -17,9 +20,21 @@ def mlir_errors(what: str):
     try:
         yield
     except MLIRError as e:
-        raise HalideError(f"{what}:\n{e}") from None
+        raise HalideError(f"{what}:\n{readable_locations(str(e))}") from None
     except ValueError as e:  # the transform interpreter reports failures as ValueError with the diagnostics
-        raise HalideError(f"{what}:\n{e}") from None
+        raise HalideError(f"{what}:\n{readable_locations(str(e))}") from None
+
+
+_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)')
+
+
+def readable_locations(text: str) -> str:
+    """``loc("/path/prog.py":12:0)`` → ``prog.py:12`` (as in our other messages); ``loc("-":20:23)`` is a line
+    of the generated transform script."""
+    def sub(m):
+        path, line = m.group(1), m.group(2)
+        return f"transform script line {line}" if path == "-" else f"{os.path.basename(path)}:{line}"
+    return _LOC.sub(sub, text)
 
 
 def apply_schedule(ctx, payload: str, transform: str):
@@ -88,6 +103,10 @@ class Compiled:
 
 
 _engines: dict = {}
+# Compiles are serialized: two threads asking for the same pipeline get one engine, and LLVM's process-wide
+# state (target registration, command-line options) is never initialized from two threads at once.
+# Calls into compiled code do not take it (ctypes releases the GIL, so they run in parallel).
+compile_lock = threading.RLock()
 
 
 def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
@@ -96,6 +115,9 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
     key = (payload, transform, threads)
     c = _engines.get(key)
     if c is None:
-        c = Compiled(payload, transform, arg_types, threads)
-        _engines[key] = c
+        with compile_lock:
+            c = _engines.get(key)
+            if c is None:
+                c = Compiled(payload, transform, arg_types, threads)
+                _engines[key] = c
     return c

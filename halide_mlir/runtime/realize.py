@@ -46,15 +46,31 @@ class Stages:
         return run_tool([llvm_tool("llc"), "-O3", *target], optimized)
 
 
-def _output_region(func, sizes, mins) -> Region:
+def _integers(values, what: str, func) -> list[int]:
+    """Sizes and mins must be Python/numpy integers (Halide's bindings refuse 4.5 or "abc" too)."""
+    try:
+        items = list(values)
+    except TypeError:
+        raise HalideError(f"{user_site()}: realize of Func '{func.name()}' takes a list of integer {what} or a "
+                          f"Buffer, not {values!r}") from None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        raise HalideError(f"{user_site()}: realize of Func '{func.name()}': {what} must be integers, got {items!r}")
+    return [int(v) for v in items]
+
+
+def _output_region(func, sizes, mins, allow_empty: bool = False) -> Region:
     dims = func.dimensions()
-    sizes = [int(s) for s in sizes]
+    sizes = _integers(sizes, "sizes", func)
     if len(sizes) != dims:
         raise HalideError(f"{user_site()}: Func '{func.name()}' has {dims} dimensions but realize was given "
                           f"{len(sizes)} sizes {sizes}")
-    if any(s <= 0 for s in sizes):
+    for d, s in enumerate(sizes):
+        if s < 0:
+            raise HalideError(f"{user_site()}: The extents for buffer Output buffer {func.name()} dimension {d} is "
+                              f"negative ({s}): realize sizes {sizes} for Func '{func.name()}'")
+    if not allow_empty and any(s == 0 for s in sizes):
         raise HalideError(f"{user_site()}: realize sizes must be positive, got {sizes} for Func '{func.name()}'")
-    mins = [0] * dims if mins is None else [int(m) for m in mins]
+    mins = [0] * dims if mins is None else _integers(mins, "mins", func)
     return Region(tuple(mins), tuple(sizes))
 
 
@@ -86,16 +102,23 @@ def realize(func, sizes, *rest):
         if out_type is not None and out.type() != out_type:
             raise HalideError(f"{user_site()}: Func '{func.name()}' has type {out_type}, but the output buffer "
                               f"'{out.name()}' has type {out.type()}")
-        region = _output_region(func, out.extents(), out.mins())
+        region = _output_region(func, out.extents(), out.mins(), allow_empty=True)
     else:
         if isinstance(sizes, (int, np.integer)):
             sizes = [sizes]
-        region = _output_region(func, sizes, None)
+        region = _output_region(func, sizes, None, allow_empty=True)
         if out_type is None:
             raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
-        out = Buffer(np.empty(tuple(reversed(region.extents)), dtype=out_type.numpy), name=func.name())
+        try:
+            array = np.empty(tuple(reversed(region.extents)), dtype=out_type.numpy)
+        except (MemoryError, ValueError) as e:
+            raise HalideError(f"{user_site()}: can't allocate the output of Func '{func.name()}' with sizes "
+                              f"{list(region.extents)}: {e}") from None
+        out = Buffer(array, name=func.name())
         out.set_min(*region.mins)
     p = build_pipeline(func)
+    if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
+        return out
     inputs = [input_buffer(h) for h in p.inputs]
     key = (id(func), generation[0], region, _input_signature(p), num_threads())
     compiled = _compiled.get(key)

@@ -23,8 +23,7 @@ by[x, y] = bx[x, y] + bx[x, y + 1] + bx[x, y + 2]
 bx.store_root().compute_at(by, y)
 emit(by, [64, 16])
 
-# SCRIPT:      %[[BY:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "by"}
-# SCRIPT-NEXT: %{{[A-Za-z0-9_]+}}, %[[Y:[A-Za-z0-9_]+]] = transform.structured.tile_using_for %[[BY]] tile_sizes [1, 0]
+# SCRIPT:      %[[Y:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.loop = "by.s0.y"}
 # SCRIPT:      %[[BX:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "bx"}
 # SCRIPT:      transform.structured.fuse_into_containing_op %[[BX]] into %[[Y]]
 
@@ -32,8 +31,7 @@ emit(by, [64, 16])
 # CHECK-DAG:     %[[C16:[A-Za-z0-9_]+]] = arith.constant 16 : index
 # CHECK-NOT:     hl.func = "bx"
 # CHECK:         scf.for %[[Y:[A-Za-z0-9_]+]] = %{{[A-Za-z0-9_]+}} to %[[C16]] step
-# CHECK:           scf.for {{.*}} -> (tensor<1x64xf32>)
-# CHECK:             linalg.generic {{.*}}hl.func = "bx"
-# CHECK:           scf.for {{.*}} -> (tensor<1x64xf32>)
-# CHECK:             linalg.generic {{.*}}hl.func = "by"
+# CHECK:           linalg.generic {{.*}}hl.func = "bx"
+# CHECK:           -> tensor<3x64xf32>
+# CHECK:           linalg.generic {{.*}}hl.func = "by"
 # CHECK:         bufferization.materialize_in_destination

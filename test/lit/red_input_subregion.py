@@ -1,0 +1,30 @@
+# A reduction that reads only part of an input (f[x] += in[x, r] with r over the first 2 of 6 rows, x over 3 of
+# 4 columns) must get its loop extents from the output and the RDom (3 and 2), never from the input's shape.
+# Today the generic reads the WHOLE input through the map (d0, d1) -> (d1, d0), so linalg infers x = 4, r = 6:
+# the payload fails verification when the shapes disagree (this test), and silently sums all 6 rows when they
+# happen to agree (realize over all 4 columns: a wrong result, see test_reductions_core.py). XFAIL until fixed.
+#
+# XFAIL: *
+# RUN: %python %s payload | mlir-opt | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+inp = hl.Buffer(np.zeros((6, 4), dtype=np.int32), name="input")
+x = hl.Var("x")
+r = hl.RDom([(0, 2)])
+f = hl.Func("f")
+f[x] = 0
+f[x] += inp[x, r]
+emit(f, [3])
+
+# CHECK-LABEL: func.func @pipeline
+# CHECK:         linalg.generic
+# CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+# CHECK-SAME:      outs(%{{[A-Za-z0-9_]+}} : tensor<3xi32>)

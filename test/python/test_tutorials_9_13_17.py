@@ -1,0 +1,638 @@
+"""Halide tutorial lessons 9 (update definitions), 13 (tuples) and 17 (predicated RDoms), in our own words.
+
+Every program runs under real Halide 21 (the oracle) and under halide_mlir (oracle.run_both); integer results
+must be bit-identical, float results equal to 1e-5 relative. Where the lesson's result has a simple closed form
+the oracle is also pinned to it (numpy), so the test checks the semantics we mean to test, not just agreement.
+
+Lesson 13 needs Tuples, which halide_mlir does not implement yet: those cases are xfail (not strict, so they
+start passing silently once tuples land; a wrong result is still reported as XPASS/FAIL by the comparison).
+"""
+
+import functools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import halide_mlir
+from oracle import image_f32, image_u8, run_both, run_program_both
+
+TUPLES = pytest.mark.xfail(reason="tuples not implemented", strict=False)
+
+
+def isolated(crash_reason):
+    """Run the test in a fresh interpreter: it is known to abort the process (an MLIR assertion), which
+    would take the whole pytest run down. A crash is an expected failure (xfail with `crash_reason`); a
+    normal failure in the child is a failure here; a pass is a pass."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if os.environ.get("HL_TEST_ISOLATED"):
+                return fn(*args, **kwargs)
+            node = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0]
+            here = os.path.dirname(os.path.abspath(__file__))
+            node = os.path.join(here, os.path.basename(node.split("::", 1)[0])) + "::" + node.split("::", 1)[1]
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider",
+                                node], env={**os.environ, "HL_TEST_ISOLATED": "1"}, capture_output=True, text=True,
+                               cwd=here, timeout=600)
+            out = r.stdout + r.stderr
+            if r.returncode == 0 and " passed" in out:
+                return
+            if "Fatal Python error" in out or "Assertion" in out and "failed." in out or r.returncode < 0:
+                pytest.xfail(f"{crash_reason} (process aborted)")
+            raise AssertionError(f"isolated run failed:\n{out[-4000:]}")
+        return wrapper
+    return deco
+
+
+# =============================================================================================================
+# Lesson 9: update definitions
+# =============================================================================================================
+
+def test_l9_basic_updates_in_order():
+    """A pure definition, then updates at a single point, over everything, on a row and on a column; each
+    update sees the result of the ones before it."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = x + y
+        f[3, 7] = 42              # one point
+        f[x, y] = f[x, y] + 17    # every point (an update: it reads f)
+        f[x, 3] = f[x, 0] * f[x, 10]  # row 3 from rows 0 and 10
+        f[0, y] = f[0, y] / f[3, y]   # column 0, integer (floor) division
+        return f
+
+    w, h = 100, 101
+    xs, ys = np.meshgrid(np.arange(w), np.arange(h))
+    e = (xs + ys).astype(np.int32)
+    e[7, 3] = 42
+    e += 17
+    e[3, :] = e[0, :] * e[10, :]
+    e[:, 0] = np.floor_divide(e[:, 0], e[:, 3])
+    run_both(build, [w, h], expected=e)
+
+
+def test_l9_update_over_rows_with_rdom():
+    """``f[x, r] = f[x, r] * f[x, r]``: a pure Var and an RVar on the left; squares the first 50 rows."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = x * y
+        r = hl.RDom([(0, 50)])
+        f[x, r] = f[x, r] * f[x, r]
+        return f
+
+    xs, ys = np.meshgrid(np.arange(100), np.arange(100))
+    e = (xs * ys).astype(np.int32)
+    e[:50] = e[:50] * e[:50]
+    run_both(build, [100, 100], expected=e)
+
+
+HIST_IMG = image_u8(97, 61, seed=9)
+
+
+def test_l9_histogram():
+    """``histogram[input[r.x, r.y]] += 1``: a scatter over the whole input."""
+    def build(hl):
+        inp = hl.Buffer(HIST_IMG, "input")
+        x = hl.Var("x")
+        histogram = hl.Func("histogram")
+        histogram[x] = 0
+        r = hl.RDom([(0, inp.width()), (0, inp.height())])
+        histogram[hl.cast(hl.Int(32), inp[r.x, r.y])] += 1
+        return histogram
+
+    run_both(build, [256], expected=np.bincount(HIST_IMG.ravel(), minlength=256).astype(np.int32))
+
+
+def test_l9_histogram_uint8_index_directly():
+    """The lesson indexes with the u8 value itself (``histogram[input[r.x, r.y]]``), no explicit cast."""
+    def build(hl):
+        inp = hl.Buffer(HIST_IMG, "input")
+        x = hl.Var("x")
+        histogram = hl.Func("histogram")
+        histogram[x] = 0
+        r = hl.RDom([(0, inp.width()), (0, inp.height())])
+        histogram[inp[r.x, r.y]] += 1
+        return histogram
+
+    run_both(build, [256], expected=np.bincount(HIST_IMG.ravel(), minlength=256).astype(np.int32))
+
+
+UPDATE_SCHED = pytest.mark.xfail(
+    reason="scheduling a non-reduction update (f[x, 0] = ..., f[0, y] = ...) not supported yet",
+    raises=halide_mlir.HalideError, strict=False)
+
+
+@pytest.mark.parametrize("schedule", ["none", "pure_only", pytest.param("lesson", marks=UPDATE_SCHED)])
+def test_l9_scheduling_update_steps(schedule):
+    """Each update has its own loops: the pure step and update 0 vectorized, update 1 split and parallel."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = x * y
+        f[x, 0] = f[x, 8]          # update 0: a row copy
+        f[0, y] = f[8, y] + 2      # update 1: a column
+        if schedule in ("lesson", "pure_only"):
+            f.vectorize(x, 4).parallel(y)
+        if schedule == "lesson":
+            f.update(0).vectorize(x, 4)
+            yo, yi = hl.Var("yo"), hl.Var("yi")
+            f.update(1).split(y, yo, yi, 4).parallel(yo)
+        return f
+
+    xs, ys = np.meshgrid(np.arange(16), np.arange(16))
+    e = (xs * ys).astype(np.int32)
+    e[0, :] = e[8, :]
+    e[:, 0] = e[:, 8] + 2
+    run_both(build, [16, 16], expected=e)
+
+
+def test_l9_producer_with_update_computed_at_consumer():
+    """A producer with its own update definition, computed per x of its consumer."""
+    def build(hl):
+        x = hl.Var("x")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x] = x * 2
+        producer[x] += 10
+        consumer[x] = 2 * producer[x]
+        producer.compute_at(consumer, x)
+        return consumer
+
+    run_both(build, [10], expected=(2 * (np.arange(10) * 2 + 10)).astype(np.int32))
+
+
+COMPUTE_AT_UPDATE = pytest.mark.xfail(
+    reason="compute_at(consumer, x) of a producer read by the consumer's update: transform script fails "
+           "('could not find next producer to fuse into container')", raises=halide_mlir.HalideError, strict=False)
+
+
+@COMPUTE_AT_UPDATE
+def test_l9_producer_used_only_in_consumer_update():
+    def build(hl):
+        x = hl.Var("x")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x] = x * 17
+        consumer[x] = 2 * x
+        consumer[x] += producer[x]
+        producer.compute_at(consumer, x)
+        return consumer
+
+    run_both(build, [10], expected=(2 * np.arange(10) + 17 * np.arange(10)).astype(np.int32))
+
+
+@isolated("compute_at(consumer, x) of a producer read by both the pure step and the update aborts in MLIR: "
+          "llvm::cast<scf::ForallOp> assertion")
+def test_l9_producer_used_in_pure_and_update():
+    def build(hl):
+        x = hl.Var("x")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x] = x * 17
+        consumer[x] = 170 - producer[x]
+        consumer[x] += producer[x] / 2
+        producer.compute_at(consumer, x)
+        return consumer
+
+    p = np.arange(10) * 17
+    run_both(build, [10], expected=(170 - p + p // 2).astype(np.int32))
+
+
+@pytest.mark.parametrize("where", ["inline", "root"])
+def test_l9_producer_in_row_and_column_updates(where):
+    """Two updates of a 2-D consumer read one producer at data-dependent-looking (but affine) coordinates.
+    (compute_at(consumer, y) is invalid in Halide: update 0 has no y loop.)"""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x, y] = (x * y) / 10 + 8
+        consumer[x, y] = x + y
+        consumer[x, 0] += producer[x, x]
+        consumer[0, y] += producer[y, 9 - y]
+        if where == "root":
+            producer.compute_root()
+        return consumer
+
+    xs, ys = np.meshgrid(np.arange(10), np.arange(10))
+    p = lambda a, b: (a * b) // 10 + 8  # noqa: E731
+    e = (xs + ys).astype(np.int32)
+    e[0, :] += p(np.arange(10), np.arange(10))
+    e[:, 0] += p(np.arange(10), 9 - np.arange(10))
+    run_both(build, [10, 10], expected=e)
+
+
+@pytest.mark.parametrize("where", ["inline", "root", pytest.param("at_x", marks=COMPUTE_AT_UPDATE)])
+def test_l9_producer_read_over_an_rdom(where):
+    """``consumer[x] += r + producer[x, r]``: a reduction over r reading a 2-D producer."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x, y] = x * y
+        consumer[x] = x + 10
+        r = hl.RDom([(0, 100)])
+        consumer[x] += r + producer[x, r]
+        if where == "root":
+            producer.compute_root()
+        elif where == "at_x":
+            producer.compute_at(consumer, x)
+        return consumer
+
+    xs = np.arange(10)
+    e = (xs + 10 + np.arange(100).sum() + xs * np.arange(100).sum()).astype(np.int32)
+    run_both(build, [10], expected=e)
+
+
+@pytest.mark.xfail(reason="compute_at a consumer's RVar loop not implemented", strict=False)
+def test_l9_producer_computed_at_rvar():
+    """The lesson also computes the producer inside the consumer's loop over r (compute_at(consumer, r))."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        producer, consumer = hl.Func("producer"), hl.Func("consumer")
+        producer[x, y] = x * y
+        consumer[x] = x + 10
+        r = hl.RDom([(0, 100)])
+        consumer[x] += r + producer[x, r]
+        producer.compute_at(consumer, r)
+        return consumer
+
+    run_both(build, [10])
+
+
+def test_l9_inline_sum_equals_explicit_reduction():
+    """``hl.sum(r + x) * 7`` is an anonymous Func with a += update; both spellings give the same numbers."""
+    def build_sum(hl):
+        x = hl.Var("x")
+        r = hl.RDom([(0, 100)])
+        f1 = hl.Func("f1")
+        f1[x] = hl.sum(r + x) * 7
+        return f1
+
+    def build_explicit(hl):
+        x = hl.Var("x")
+        r = hl.RDom([(0, 100)])
+        anon, f2 = hl.Func("anon"), hl.Func("f2")
+        anon[x] = 0
+        anon[x] += r + x
+        f2[x] = anon[x] * 7
+        return f2
+
+    e = ((np.arange(100).sum() + 100 * np.arange(10)) * 7).astype(np.int32)
+    run_both(build_sum, [10], expected=e)
+    run_both(build_explicit, [10], expected=e)
+
+
+def test_l9_inline_reductions_all_kinds():
+    """sum, product, maximum, minimum over one RDom, combined in one Func (the lesson's list of helpers)."""
+    def build(hl):
+        x = hl.Var("x")
+        r = hl.RDom([(1, 6)])
+        f = hl.Func("f")
+        f[x] = (hl.sum(x * r) + hl.product(r + x % 3) + hl.maximum(hl.sin(hl.f32(x + r)) * 100.0) * 0 +
+                hl.cast(hl.Int(32), hl.maximum(hl.f32(x - r * r))) - hl.minimum(x * x - r * 7))
+        return f
+
+    run_both(build, [20])
+
+
+def test_l9_nested_inline_reductions():
+    """An inline reduction inside another (the inner one over r2 only: Halide refuses an inner reduction that
+    mentions the outer RDom)."""
+    def build(hl):
+        x = hl.Var("x")
+        r1 = hl.RDom([(0, 5)], "r1")
+        r2 = hl.RDom([(0, 7)], "r2")
+        f = hl.Func("f")
+        f[x] = hl.sum(hl.maximum(r2 * 3 - x) * r1 + r1)
+        return f
+
+    e = np.array([sum(max(b * 3 - x for b in range(7)) * a + a for a in range(5)) for x in range(12)], np.int32)
+    run_both(build, [12], expected=e)
+
+
+@pytest.mark.xfail(reason="halide_mlir does not check that an inline reduction uses a single RDom",
+                   strict=False)
+def test_l9_nested_reductions_refuse_mixed_domains():
+    """``hl.maximum(r1 * r2)`` inside ``hl.sum(... r1 ...)``: Halide refuses an inline reduction over two
+    RDoms."""
+    from oracle import raises_both
+
+    def program(hl):
+        x = hl.Var("x")
+        r1 = hl.RDom([(0, 5)], "r1")
+        r2 = hl.RDom([(0, 7)], "r2")
+        f = hl.Func("f")
+        f[x] = hl.sum(hl.maximum(r1 * r2 - x) + r1)
+        return f.realize([12])
+
+    raises_both(program)
+
+
+def test_l9_inline_reduction_over_2d_rdom_of_floats():
+    IMG = image_f32(20, 20, seed=3)
+
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x, y = hl.Var("x"), hl.Var("y")
+        r = hl.RDom([(-2, 5), (-2, 5)])
+        f = hl.Func("f")
+        f[x, y] = hl.sum(inp[x + r.x + 2, y + r.y + 2]) / 25.0
+        return f
+
+    run_both(build, [16, 16])
+
+
+LESSON9_COMPLEX_IMG = image_u8(80, 60, seed=17, lo=40, hi=160)
+
+
+VEC_OVER_RVARS = pytest.mark.xfail(
+    reason="update().vectorize(x) with the RVars inside x (Halide's default order) is refused by halide_mlir "
+           "('the vectorized loop must be the innermost'); Halide accepts it", raises=halide_mlir.HalideError,
+    strict=False)
+
+
+@pytest.mark.parametrize("schedule", ["roots", "parallel", pytest.param("vector_outer", marks=VEC_OVER_RVARS)])
+def test_l9_complex_example(schedule):
+    """The lesson's closing example: clamp, a 5x5 local sum over an RDom, a blurry u8 image, its histogram
+    (scatter), the cumulative histogram (scan), and a remap of the blurry image through it (gather).
+    (No "default schedule" case: with everything at its default, real Halide recomputes the histogram for
+    every output pixel and takes minutes.)"""
+    def build(hl):
+        inp = hl.Buffer(LESSON9_COMPLEX_IMG, "input")
+        x, y, i = hl.Var("x"), hl.Var("y"), hl.Var("i")
+        clamped = hl.Func("clamped")
+        clamped[x, y] = inp[hl.clamp(x, 0, inp.width() - 1), hl.clamp(y, 0, inp.height() - 1)]
+
+        local_sum = hl.Func("local_sum")
+        r = hl.RDom([(-2, 5), (-2, 5)])
+        local_sum[x, y] = 0
+        local_sum[x, y] += hl.cast(hl.Int(32), clamped[x + r.x, y + r.y])
+
+        blurry = hl.Func("blurry")
+        blurry[x, y] = hl.cast(hl.UInt(8), local_sum[x, y] / 25)
+
+        histogram = hl.Func("histogram")
+        histogram[i] = 0
+        ri = hl.RDom([(0, inp.width()), (0, inp.height())])
+        histogram[hl.cast(hl.Int(32), blurry[ri.x, ri.y])] += 1
+
+        cdf = hl.Func("cdf")
+        cdf[i] = 0
+        b = hl.RDom([(0, 256)])
+        cdf[b.x] = cdf[b.x - 1] + histogram[b.x]  # b.x - 1 = -1 reads the pure value at -1 (0)
+
+        output = hl.Func("output")
+        output[x, y] = hl.cast(hl.UInt(8), cdf[hl.cast(hl.Int(32), blurry[x, y])] * 255 /
+                               (inp.width() * inp.height()))
+        local_sum.compute_root()
+        blurry.compute_root()
+        histogram.compute_root()
+        cdf.compute_root()
+        if schedule == "vector_outer":
+            local_sum.update(0).vectorize(x, 16).parallel(y)
+        if schedule in ("parallel", "vector_outer"):
+            local_sum.vectorize(x, 16).parallel(y)
+            if schedule == "parallel":
+                local_sum.update(0).reorder(x, r.x, r.y, y).vectorize(x, 16).parallel(y)
+            blurry.vectorize(x, 16).parallel(y)
+            output.vectorize(x, 16).parallel(y)
+        return output
+
+    run_both(build, [80, 60])
+
+
+# =============================================================================================================
+# Lesson 13: tuples
+# =============================================================================================================
+
+@TUPLES
+def test_l13_tuple_valued_func_realizes_to_list():
+    def program(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("multi_valued")
+        f[x, y] = (x + y, hl.sin(hl.f32(x * y)))
+        res = f.realize([80, 60])
+        assert len(res) == 2
+        return list(res)
+
+    run_program_both(program)
+
+
+@TUPLES
+def test_l13_tuple_elements_read_by_consumer():
+    def program(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("multi_valued")
+        f[x, y] = (x + y, hl.sin(hl.f32(x * y)))
+        g = hl.Func("consumer")
+        g[x, y] = hl.f32(f[x, y][0]) + f[x, y][1]
+        return g.realize([80, 60])
+
+    run_program_both(program)
+
+
+@TUPLES
+def test_l13_explicit_tuple_constructor():
+    def program(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = hl.Tuple([x * y, hl.cast(hl.UInt(8), x + y)])
+        return list(f.realize([16, 8]))
+
+    run_program_both(program)
+
+
+@TUPLES
+def test_l13_argmax_by_hand():
+    """A tuple-valued reduction: index and value of the maximum, updated together."""
+    def program(hl):
+        x = hl.Var("x")
+        inp = hl.Func("input_func")
+        inp[x] = hl.sin(hl.f32(x))
+        arg_max = hl.Func("arg_max")
+        arg_max[()] = (0, inp[0])
+        r = hl.RDom([(1, 99)])
+        old_index, old_max = arg_max[()][0], arg_max[()][1]
+        new_index = hl.select(old_max < inp[r], r, old_index)
+        new_max = hl.max(inp[r], old_max)
+        arg_max[()] = (new_index, new_max)
+        return list(arg_max.realize([]))
+
+    ref, _ = run_program_both(program)
+    assert int(ref[0]) == int(np.argmax(np.sin(np.arange(100, dtype=np.float32))))
+
+
+@TUPLES
+def test_l13_builtin_argmax_argmin():
+    def program(hl):
+        x = hl.Var("x")
+        inp = hl.Func("input_func")
+        inp[x] = hl.sin(hl.f32(x))
+        r = hl.RDom([(0, 100)])
+        f = hl.Func("f")
+        f[()] = (hl.argmax(inp[r])[0], hl.argmin(inp[r])[0])
+        return list(f.realize([]))
+
+    run_program_both(program)
+
+
+@TUPLES
+def test_l13_complex_numbers_mandelbrot():
+    """User-defined complex numbers as 2-tuples; a few Mandelbrot iterations counted with an RDom update."""
+    def program(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        t = hl.Var("t")
+        mandelbrot = hl.Func("mandelbrot")
+        initial = (x / 15.0 - 2.5, y / 6.0 - 2.0)
+        mandelbrot[x, y, t] = (0.0, 0.0)
+        r = hl.RDom([(1, 12)])
+        cur = mandelbrot[x, y, r - 1]
+        re, im = cur[0], cur[1]
+        mandelbrot[x, y, r] = (re * re - im * im + initial[0], 2.0 * re * im + initial[1])
+        count = hl.Func("count")
+        escape = hl.RDom([(0, 13)])
+        z = mandelbrot[x, y, escape]
+        count[x, y] = hl.argmin(z[0] * z[0] + z[1] * z[1] < 4.0)[0]
+        return count.realize([61, 25])
+
+    run_program_both(program)
+
+
+# =============================================================================================================
+# Lesson 17: predicated RDoms
+# =============================================================================================================
+
+def test_l17_circle_mask():
+    """Double the points of a 7x7 square that lie in a circle of radius^2 10 around (3, 3)."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        circle = hl.Func("circle")
+        circle[x, y] = x + y
+        r = hl.RDom([(0, 7), (0, 7)])
+        r.where((r.x - 3) * (r.x - 3) + (r.y - 3) * (r.y - 3) <= 10)
+        circle[r.x, r.y] *= 2
+        return circle
+
+    xs, ys = np.meshgrid(np.arange(7), np.arange(7))
+    e = (xs + ys).astype(np.int32)
+    inside = (xs - 3) ** 2 + (ys - 3) ** 2 <= 10
+    e[inside] *= 2
+    run_both(build, [7, 7], expected=e)
+
+
+def test_l17_circle_mask_in_larger_output():
+    """The same circle, realized over a larger region: points outside the RDom keep the pure value."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        circle = hl.Func("circle")
+        circle[x, y] = x + y
+        r = hl.RDom([(0, 7), (0, 7)])
+        r.where((r.x - 3) * (r.x - 3) + (r.y - 3) * (r.y - 3) <= 10)
+        circle[r.x, r.y] *= 2
+        return circle
+
+    run_both(build, [12, 9], mins=[-2, -1])
+
+
+def test_l17_several_predicates_triangle():
+    """Three where() clauses are and-ed: the update runs on a triangle inside an 8x10 box."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        triangle = hl.Func("triangle")
+        triangle[x, y] = 10
+        r = hl.RDom([(0, 8), (0, 10)])
+        r.where(r.x + r.y > 5)
+        r.where(3 * r.y - 2 * r.x < 15)
+        r.where(4 * r.x - r.y < 20)
+        triangle[r.x, r.y] *= 2
+        return triangle
+
+    xs, ys = np.meshgrid(np.arange(10), np.arange(10))
+    e = np.full((10, 10), 10, np.int32)
+    m = (xs < 8) & (xs + ys > 5) & (3 * ys - 2 * xs < 15) & (4 * xs - ys < 20)
+    e[m] *= 2
+    run_both(build, [10, 10], expected=e)
+
+
+def test_l17_two_predicates_on_both_rvars():
+    """Two where() calls, each with a predicate mixing both RVars."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = x - y
+        r = hl.RDom([(1, 6), (0, 8)])
+        r.where(r.x != r.y)
+        r.where(r.x * 2 > r.y)
+        f[r.x, r.y] = f[r.x, r.y] * 3 + 1
+        return f
+
+    run_both(build, [9, 9])
+
+
+def test_l17_predicate_reads_another_func():
+    """A predicate that reads a Func: update g where f (of the same point) is below a threshold."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f, g = hl.Func("f"), hl.Func("g")
+        f[x, y] = 2 * x + y
+        g[x, y] = 10
+        r = hl.RDom([(0, 5), (0, 5)])
+        r.where(f[r.x, r.y] < 10)
+        g[r.x, r.y] += 1 + f[r.x, r.y]
+        return g
+
+    xs, ys = np.meshgrid(np.arange(5), np.arange(5))
+    fv = 2 * xs + ys
+    e = np.full((5, 5), 10, np.int32)
+    e[fv < 10] += 1 + fv[fv < 10]
+    run_both(build, [5, 5], expected=e)
+
+
+def test_l17_predicate_reads_the_updated_func():
+    """A predicate reading the Func being updated sees its current value (only where the update writes)."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = (x * 7 + y * 3) % 11
+        r = hl.RDom([(0, 12), (0, 10)])
+        r.where(f[r.x, r.y] > 4)
+        f[r.x, r.y] = f[r.x, r.y] - 5
+        return f
+
+    xs, ys = np.meshgrid(np.arange(12), np.arange(10))
+    e = ((xs * 7 + ys * 3) % 11).astype(np.int32)
+    e[e > 4] -= 5
+    run_both(build, [12, 10], expected=e)
+
+
+PRED_IMG = image_u8(32, 24, seed=17)
+
+
+def test_l17_predicate_reads_a_buffer_sum():
+    """An inline sum over a predicated RDom whose predicate reads an input Buffer: the sum of the bright
+    pixels of each row."""
+    def build(hl):
+        inp = hl.Buffer(PRED_IMG, "input")
+        y = hl.Var("y")
+        r = hl.RDom([(0, 32)])
+        r.where(inp[r, y] > 128)
+        f = hl.Func("f")
+        f[y] = hl.sum(hl.cast(hl.UInt(32), inp[r, y]))
+        return f
+
+    img = PRED_IMG.astype(np.uint32)
+    run_both(build, [24], expected=np.where(img > 128, img, 0).sum(axis=1).astype(np.uint32))
+
+
+def test_l17_predicated_pure_reduction_with_pure_var_in_predicate():
+    """A predicate that mentions a pure Var of the update (the RDom domain depends on x)."""
+    def build(hl):
+        x = hl.Var("x")
+        f = hl.Func("f")
+        f[x] = 0
+        r = hl.RDom([(0, 20)])
+        r.where(r < x)
+        f[x] += r * r
+        return f
+
+    run_both(build, [25], expected=np.array([sum(i * i for i in range(min(x, 20))) for x in range(25)], np.int32))
