@@ -69,9 +69,12 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
                 lo, ext = r.domain().bounds()[r.index()]
                 what = f"The bounds of RDom '{r.domain().name()}' (used by Func '{s.name}')"
                 rng = (constant_value(lo, what), constant_value(ext, what))
-                if rng[1] <= 0:
-                    raise HalideError(f"{what} have a non-positive extent {rng[1]}")
+                if rng[1] < 0:
+                    raise HalideError(f"{what} have a negative extent {rng[1]}")
                 rdom_ranges[id(r)] = rng
+    # an update over an empty RDom runs zero times, as in Halide: drop it
+    updates = {k: [u for u in us if all(rdom_ranges[id(r)][1] > 0 for r in u.rvars)]
+               for k, us in updates.items()}
     regions = {id(pipeline.output): out_region}
     required: dict[int, list] = {}       # id(callee) -> per-dimension Interval
     readers: dict[int, tuple] = {}       # id(input) -> (consumer stage, site) per dimension, for messages
@@ -105,7 +108,8 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
                 readers.setdefault((id(n.value), d, "hi", iv.hi), (stage, n.site))
 
     for holder, buf in zip(pipeline.inputs, input_buffers):
-        _check_input(holder, buf, required[id(holder)], readers)
+        if id(holder) in required:  # (only read by updates over empty RDoms: not read at all)
+            _check_input(holder, buf, required[id(holder)], readers)
     _check_allocations(pipeline, regions)
     return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges)
 

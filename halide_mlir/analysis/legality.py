@@ -21,7 +21,7 @@ def _where(level) -> str:
 def _enclosing(pipeline, stage):
     """The (consumer stage, loop index) that ``stage`` is computed inside, or None at the root."""
     level = stage.func.schedule().compute
-    if level.kind != "at" or level.var == OUTERMOST:
+    if level.kind != "at" or level.var == OUTERMOST or stage.func is pipeline.output:
         return None
     consumer = next(s for s in pipeline.stages if s.func is level.func)
     return consumer, _loop_names(consumer).index(level.var)
@@ -67,7 +67,7 @@ def check_schedules(pipeline) -> None:
             _check_update_loops(s, u)
         sched = s.func.schedule()
         level = sched.compute
-        if level.kind == "at":
+        if level.kind == "at" and s.func is not pipeline.output:
             consumer = stages.get(id(level.func))
             if consumer is None:
                 why = ("is scheduled inline" if level.func.defined() and level.func.schedule().compute.kind ==

@@ -96,6 +96,20 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
     return loops
 
 
+def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[Loop]:
+    """Only the outermost parallel loop runs in parallel; parallel loops nested in it (in the same stage, or in
+    a producer computed inside it) run serially. MLIR's async runtime blocks a worker on each nested
+    parallel loop, and with as many workers as cores nested loops deadlock."""
+    out = []
+    for l in loops:
+        if l.kind == "parallel":
+            if inside_parallel:
+                l = replace(l, kind="serial")
+            inside_parallel = True
+        out.append(l)
+    return out
+
+
 def loop_nest_text(func) -> str:
     from .legality import update_loops
     """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""

@@ -127,7 +127,6 @@ def build_pipeline(output: Func) -> Pipeline:
         f = work.pop()
         if id(f) in bodies:
             continue
-        _check_schedulable(f, output)
         _check_self_references(f)
         body = _inline(f._definition().value, output, memo)
         bodies[id(f)] = body
@@ -218,13 +217,6 @@ def _check_self_references(f: Func) -> None:
                                           f"All of a function's recursive references to itself must contain the "
                                           f"same pure variables in the same places as on the left-hand-side "
                                           f"('{v}' in argument {j})")
-
-
-def _check_schedulable(f: Func, output: Func) -> None:
-    level = f.schedule().compute
-    if level.kind == "at" and f is output:
-        raise HalideError(f"Func '{f.name()}' is the output of the pipeline; it can't be computed at another "
-                          f"Func's loop")
 
 
 def resolve_buffer_dims(e: Expr) -> Expr:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..lang.traversal import walk
 from .affine import linear_form
 from .legality import OUTERMOST
-from .loop_nest import Loop, stage_loops
+from .loop_nest import Loop, serialize_nested_parallel, stage_loops
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,9 @@ class Level:
 class TilePlan:
     levels: list           # Level per payload loop, outermost first
     producers: dict        # level index -> [producer Stage] fused there
+    direct: set            # id(Func) of the producers the consumer reads itself: they get one slice per level
     tile_sizes: tuple      # per Halide dim: the tile the generic inside the innermost level computes
+    loops: list            # all the consumer's loops (nested parallel loops made serial)
 
 
 def tile_plan(bounded, stage) -> TilePlan | None:
@@ -42,13 +44,17 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     level = stage.func.schedule().compute
     if stage.func is not p.output and level.kind == "at" and level.var != OUTERMOST:
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.func.schedule().compute.kind == "at"
+    producers = [s for s in p.stages if s.func.schedule().compute.kind == "at" and s.func is not p.output
                  and s.func.schedule().compute.func is stage.func and s.func.schedule().compute.var != OUTERMOST]
     if not producers:
         return None
+    body = bounded.bodies[id(stage.func)]
+    direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func for n in walk(body))]
+    if not direct:
+        return None
     dim_var: dict = {}
-    for prod in producers:  # every read of the producer must be a slice (Vars plus constants)
-        for n in walk(bounded.bodies[id(stage.func)]):
+    for prod in direct:  # every read of the producer must be a slice (Vars plus constants)
+        for n in walk(body):
             if n.kind == "call" and n.value is prod.func:
                 forms = [linear_form(a) for a in n.args]
                 if any(f is None for f in forms) or any(m.kind == "call" for a in n.args for m in walk(a)):
@@ -60,7 +66,8 @@ def tile_plan(bounded, stage) -> TilePlan | None:
                     if dim_var.setdefault((id(prod), j), v) != v:
                         return None
     region = bounded.region(stage.func)
-    loops = stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives)
+    loops = serialize_nested_parallel(
+        stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
     names = [l.name for l in loops]
     depth = max(names.index(prod.func.schedule().compute.var) for prod in producers)
     if any(len(l.parts) > 1 or l.kind == "vectorized" for l in loops[:depth + 1]):
@@ -75,4 +82,4 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     at = {}
     for prod in producers:
         at.setdefault(names.index(prod.func.schedule().compute.var), []).append(prod)
-    return TilePlan(levels, at, tuple(sizes))
+    return TilePlan(levels, at, {id(prod.func) for prod in direct}, tuple(sizes), loops)

@@ -91,7 +91,9 @@ class BodyEmitter:
         if simple is None:
             raise HalideError(f"internal: no lowering for Expr kind '{k}'")
         name = simple[0] if t.is_float() else simple[1] if t.is_signed() else simple[2]
-        return self.op(f"arith.{name} {a}, {b} : {t.mlir}")
+        # like Halide, let LLVM fuse a * b + c into one FMA (contract only: no reassociation)
+        flags = " fastmath<contract>" if name in ("addf", "subf", "mulf") else ""
+        return self.op(f"arith.{name} {a}, {b}{flags} : {t.mlir}")
 
     def signed_shift(self, k: str, a: str, b: str, t: Type) -> str:
         """Halide: a negative shift amount shifts the other way."""

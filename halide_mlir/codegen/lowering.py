@@ -32,14 +32,36 @@ def num_threads() -> int:
     return os.cpu_count() or 1
 
 
-def to_llvm(threads: int) -> str:
-    # 4 blocks per thread balances uneven rows without drowning in task overhead
-    loops = SERIAL if threads <= 1 else PARALLEL_ASYNC % (4 * threads)
-    return ",".join([
+# Temporaries (a compute_at producer's tile) must not cost a malloc/free per tile (issue 6), must not be shared
+# between parallel tasks (a race), and must not grow the stack per loop iteration. Three steps:
+#  1. buffer-loop-hoisting moves allocations out of serial loops only: it stops at scf.forall (checked), so a
+#     tile buffer ends at the top of its parallel iteration (or of the function when nothing is parallel).
+#  2. promote-buffers-to-stack turns the small ones (static shape, <= STACK_LIMIT bytes) into memref.alloca;
+#     bigger ones stay on the heap, allocated once per parallel iteration (or once per call).
+#  3. after async-parallel-for has outlined each parallel body into a function (one call per task),
+#     hoist_static_allocas() moves every static alloca to its function's entry block: one stack slot per task
+#     frame, reused across that task's iterations (an alloca left inside a loop would grow the stack every
+#     iteration). Stack use is then bounded by the schedule (STACK_LIMIT per buffer), not by the image size.
+STACK_LIMIT = 64 * 1024
+
+HOIST = ",".join([
+    "func.func(buffer-loop-hoisting)",
+    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=%d max-rank-of-allocated-memref=16})" % STACK_LIMIT,
+])
+
+
+def lowering_passes(threads: int) -> tuple[str, str]:
+    """The pipeline in two parts; ``hoist_static_allocas`` runs between them."""
+    # serially, the foralls become plain loops first, so allocations are hoisted out of them too
+    loops_first, loops_later = ([SERIAL], []) if threads <= 1 else ([], [PARALLEL_ASYNC % (4 * threads)])
+    before = ",".join(loops_first + [
+        HOIST,
         "buffer-deallocation-pipeline",
         "convert-linalg-to-loops",
-        loops,
+    ] + loops_later + [
         "convert-vector-to-scf",
+    ])
+    after = ",".join([
         "expand-strided-metadata",
         "lower-affine",
         "finalize-memref-to-llvm",
@@ -54,3 +76,54 @@ def to_llvm(threads: int) -> str:
         "convert-func-to-llvm",
         "reconcile-unrealized-casts",
     ])
+    return before, after
+
+
+def to_llvm(threads: int) -> str:
+    """The whole pipeline as one string (for display and cache keys); see lowering_passes."""
+    before, after = lowering_passes(threads)
+    return f"{before},hoist-static-allocas,{after}"
+
+
+def hoist_static_allocas(module) -> int:
+    """Per function: move every ``memref.alloca`` without operands (static shape) to the start of the entry
+    block, and move every heap ``memref.alloc`` without operands that is freed by one ``memref.dealloc`` in its
+    own block out of the enclosing ``scf.for`` loops (alloc before the loop, dealloc after it).
+
+    Legal: such an op has no operands to dominate, and a fresh buffer's contents are undefined anyway, so
+    reusing one buffer for all iterations of the enclosing serial loops changes nothing. Race-free: this runs
+    after async-parallel-for, when the only loops left inside a function are serial (``scf.for``; the
+    ``scf.while`` of the dispatcher is never crossed), and each task of a parallel loop is its own call of the
+    outlined body, hence its own frame and its own heap buffer. Returns how many ops moved."""
+    from mlir import ir
+    allocas, allocs = [], []
+
+    def visit(op):
+        if op.name == "memref.alloca" and len(op.operands) == 0:
+            allocas.append(op)
+        elif op.name == "memref.alloc" and len(op.operands) == 0:
+            allocs.append(op)
+        return ir.WalkResult.ADVANCE
+
+    count = 0
+    for func in module.body.operations:
+        if func.operation.name != "func.func" or not func.regions[0].blocks:
+            continue
+        entry = func.regions[0].blocks[0]
+        allocas.clear()
+        allocs.clear()
+        func.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        for alloca in allocas:
+            if alloca.block != entry:
+                alloca.move_before(entry.operations[0])
+                count += 1
+        for alloc in allocs:
+            while True:
+                loop = alloc.parent
+                deallocs = [u.owner.operation for u in alloc.result.uses if u.owner.operation.name == "memref.dealloc"]
+                if loop.name != "scf.for" or len(deallocs) != 1 or deallocs[0].block != alloc.block:
+                    break
+                alloc.move_before(loop)
+                deallocs[0].move_after(loop)
+                count += 1
+    return count

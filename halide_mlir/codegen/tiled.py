@@ -64,7 +64,8 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
                      f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")
         for prod in plan.producers.get(li, []):
-            views[id(prod.func)] = _union_view(pb, stage, prod, region, offs, sizes, loc, View)
+            if id(prod.func) in plan.direct:
+                views[id(prod.func)] = _union_view(pb, stage, prod, region, offs, sizes, loc, View)
         closers.append((l, res, inner, rel, list(sizes), parent_sizes))
         carried = tile
 

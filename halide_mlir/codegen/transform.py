@@ -14,8 +14,9 @@ import re
 
 from ..analysis.bounds import Bounded
 from ..analysis.legality import OUTERMOST, update_loops
-from ..analysis.loop_nest import Loop, stage_loops
+from ..analysis.loop_nest import Loop, serialize_nested_parallel, stage_loops
 from ..error import HalideError
+from ..lang.func import MAX_UNROLL
 from .mlir_text import mlir_string
 from ..analysis.tiling import tile_plan
 from .payload import _unique_names
@@ -137,9 +138,19 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     if len(vec) > 1:
         raise HalideError(f"Func '{name}': only one loop can be vectorized (got "
                           f"{', '.join(loops[i].name for i in vec)})")
+    def site(loop_name: str) -> str:
+        d = next((d for d in directives if d.args and d.args[0] == loop_name), None)
+        return f"{d.site}: " if d is not None and d.site is not None else ""
+
     if vec and vec[0] != len(loops) - 1:
-        raise HalideError(f"Func '{name}': the vectorized loop '{loops[vec[0]].name}' must be the innermost "
-                          f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])})")
+        l = loops[vec[0]]
+        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+                          f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])}); reorder it "
+                          f"innermost or vectorize an inner split of it")
+    for l in loops:
+        if l.kind == "unrolled" and l.extent > MAX_UNROLL:
+            raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
+                              f"iterations (at most {MAX_UNROLL}); split it first")
     op = op or sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
     materialize = loops[:-1] if vec else loops
@@ -209,20 +220,38 @@ class FuseAt:
                                   f"'{self.consumer.name()}', which has no such loop")
 
 
+def inside_parallel(stages, stage, loop_lists) -> bool:
+    """Is this stage computed inside a parallel loop of a consumer (at any depth)?"""
+    level = stage.func.schedule().compute
+    if level.kind != "at" or level.var == OUTERMOST or id(level.func) not in loop_lists or \
+            not any(s.func is level.func for s in stages):
+        return False
+    consumer = next(s for s in stages if s.func is level.func)
+    loops = loop_lists[id(level.func)]
+    names = [l.name for l in loops]
+    if level.var in names and any(l.kind == "parallel" for l in loops[:names.index(level.var) + 1]):
+        return True
+    return inside_parallel(stages, consumer, loop_lists)
+
+
 def build_transform(bounded: Bounded) -> str:
     stages = bounded.pipeline.stages
     names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
     sb = ScriptBuilder()
     fused: dict = {}   # id(producer Func) -> handle of its copies fused into a consumer loop
+    loop_lists: dict = {}  # id(Func) -> its loops, consumers first
     for stage in reversed(stages):
         name = names[id(stage.func)]
         extents = bounded.region(stage.func).extents
         directives = stage.func.schedule().directives
-        loops = stage_loops(name, stage.vars, extents, directives)
+        inside = inside_parallel(stages, stage, loop_lists)
+        loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+        loop_lists[id(stage.func)] = loops
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
         # A consumer with update definitions runs several loop nests; a producer computed at one of its
         # loops is computed before all of them instead (same values; the locality is not reproduced yet)
-        producers = [(s.func, s.updates) for s in stages if s.func.schedule().compute.kind == "at"
+        producers = [(s.func, bounded.updates[id(s.func)]) for s in stages if s.func.schedule().compute.kind == "at"
+                     and s.func is not bounded.pipeline.output
                      and s.func.schedule().compute.func is stage.func
                      and s.func.schedule().compute.var != OUTERMOST and not stage.updates]
         for p, updates in producers:
@@ -237,8 +266,7 @@ def build_transform(bounded: Bounded) -> str:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
             unrolled = []
             for lev in plan.levels:
-                direct = {id(prod.func) for prods in plan.producers.values() for prod in prods}
-                loop = fuse_at(lev.loop.name, sb.match_loop(name, lev.loop), direct)
+                loop = fuse_at(lev.loop.name, sb.match_loop(name, lev.loop), plan.direct)
                 if lev.loop.kind == "unrolled":
                     unrolled.append((loop, lev.trip))
             inner = loops[len(plan.levels):]
@@ -246,11 +274,11 @@ def build_transform(bounded: Bounded) -> str:
             for loop, trip in reversed(unrolled):
                 sb.unroll(loop, trip)
         region = bounded.region(stage.func)
-        for u in stage.updates:
+        for u in bounded.updates[id(stage.func)]:
             if not is_reduction(stage, u):
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
             uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(region.extents)
-            uloops = update_loops(stage, u, uext)
+            uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
             op = fused.get((id(stage.func), u.index))
             if op is None and u.schedule.directives:
                 op = sb.match_stage(name, u.index)

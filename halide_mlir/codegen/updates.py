@@ -94,6 +94,8 @@ def emit_reduction(pb, stage, u, current: str) -> str:
     shape = tuple(reversed(region.extents))
     out_t = func.output_type()
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
+    extent_of = {n - 1 - d: region.extents[d] for d in range(n)}
+    extent_of.update({n + k - 1 - i: b.rvar_range(r)[1] for i, r in enumerate(u.rvars)})
 
     operands, slot, access_of = [], {}, {}
     for e in [u.value, *u.predicates]:
@@ -108,14 +110,40 @@ def emit_reduction(pb, stage, u, current: str) -> str:
                 access_of[id(node)] = "extract"
                 continue
             mins = pb.min_of[id(node.value)]
+            full = pb.shape_of[id(node.value)]
             m = len(node.args)
-            results = [_affine_text(forms[j][0], forms[j][1] - mins[j]) for j in reversed(range(m))]
-            key = (id(node.value), tuple(results))
+            # A coordinate that is one loop dim plus a constant reads a slice of exactly that loop's extent
+            # through a plain dim (linalg takes loop extents from plain dims, so a wider tensor would make the
+            # loop wider; it also keeps the read vectorizable); sums of dims keep the whole tensor dim.
+            offsets, sizes, results = [], [], []
+            for j in reversed(range(m)):
+                coef, c = forms[j]
+                dims = [d for d, k in coef.items() if k]
+                if len(dims) == 1 and coef[dims[0]] == 1:
+                    offsets.append(c - mins[j])
+                    sizes.append(extent_of[dims[0]])
+                    results.append(f"d{dims[0]}")
+                elif not dims:
+                    offsets.append(c - mins[j])
+                    sizes.append(1)
+                    results.append("0")
+                else:
+                    offsets.append(0)
+                    sizes.append(full[m - 1 - j])
+                    results.append(_affine_text(coef, c - mins[j]))
+            key = (id(node.value), tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)
                 src = pb.tensor_of[id(node.value)]
-                operands.append((src, tensor_type(pb.shape_of[id(node.value)], node.type),
-                                 affine_map(total, results), storage(node.type)))
+                if tuple(sizes) != tuple(full) or any(offsets):
+                    sliced = pb.fresh("s")
+                    pb.lines.append(
+                        f"{sliced} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
+                        f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * m)}] : "
+                        f"{tensor_type(full, node.type)} to {tensor_type(tuple(sizes), node.type)} {loc}")
+                    src = sliced
+                operands.append((src, tensor_type(tuple(sizes), node.type), affine_map(total, results),
+                                 storage(node.type)))
             access_of[id(node)] = slot[key]
 
     # linalg infers each loop's extent from an operand dimension indexed by that loop alone; an RVar that

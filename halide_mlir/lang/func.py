@@ -15,6 +15,7 @@ from .types import Type, as_type
 from .var import Var
 
 _fresh = itertools.count()
+MAX_UNROLL = 256
 
 
 def call_args(args, callee, dims: int) -> tuple:
@@ -347,6 +348,9 @@ class Func:
         return self._directive("vectorize", _var_name(var))
 
     def unroll(self, var, factor=None, tail=None) -> "Func":
+        if factor is not None and int(factor) > MAX_UNROLL:
+            raise HalideError(f"{user_site()}: unroll factor {factor} of Func '{self._name}' is too large "
+                              f"(at most {MAX_UNROLL}): the loop body would be copied {factor} times")
         if factor is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
@@ -361,6 +365,13 @@ class Func:
 
     def serial(self, var) -> "Func":
         return self._directive("serial", _var_name(var))
+
+    def reorder_storage(self, *vars_) -> "Func":
+        """Accepted for compatibility: intermediates are always stored in dimension order here. The storage
+        order never changes results, only memory layout."""
+        for v in vars_:
+            _var_name(v)
+        return self
 
     def bound(self, var, min_, extent) -> "Func":
         return self._directive("bound", _var_name(var), int(min_), int(extent))

@@ -35,8 +35,8 @@ def product(e, name: str | None = None) -> Expr:
 
 
 def maximum(e, name: str | None = None) -> Expr:
-    return _reduce("maximum", e, lambda t: t.min_value(), lambda acc, v: hl_max(acc, v), name)
+    return _reduce("maximum", e, lambda t: t.min(), lambda acc, v: hl_max(acc, v), name)
 
 
 def minimum(e, name: str | None = None) -> Expr:
-    return _reduce("minimum", e, lambda t: t.max_value(), lambda acc, v: hl_min(acc, v), name)
+    return _reduce("minimum", e, lambda t: t.max(), lambda acc, v: hl_min(acc, v), name)

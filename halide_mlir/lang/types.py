@@ -52,6 +52,13 @@ class Type:
             return np.inf
         return (1 << self.bits) - 1 if self.code == "uint" else (1 << (self.bits - 1)) - 1
 
+    def max(self):
+        """Halide's Type.max(): the largest finite value (FLT_MAX for floats, not inf)."""
+        return float(np.finfo(self.numpy).max) if self.is_float() else self.max_value()
+
+    def min(self):
+        return float(np.finfo(self.numpy).min) if self.is_float() else self.min_value()
+
     def can_represent(self, value) -> bool:
         if self.is_float():
             return True

@@ -7,7 +7,7 @@ import os
 import re
 import threading
 
-from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, num_threads, to_llvm
+from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, hoist_static_allocas, lowering_passes, num_threads, to_llvm
 from ..error import HalideError
 
 _PARSE_OPTS = {}
@@ -62,7 +62,11 @@ def lower(ctx, payload: str, transform: str, threads: int):
     """Scheduled, bufferized and lowered to the LLVM dialect."""
     module = apply_schedule(ctx, payload, transform)
     run_passes(ctx, module, BUFFERIZE, "bufferization failed")
-    run_passes(ctx, module, to_llvm(threads), "lowering to LLVM failed")
+    before, after = lowering_passes(threads)
+    run_passes(ctx, module, before, "lowering to LLVM failed")
+    with ctx:
+        hoist_static_allocas(module)
+    run_passes(ctx, module, after, "lowering to LLVM failed")
     return module
 
 
@@ -74,26 +78,72 @@ def new_context():
 
 
 class Compiled:
-    """A JIT-compiled pipeline; call it with descriptor addresses and scalars."""
+    """A JIT-compiled pipeline; call it with descriptor addresses and scalars.
 
-    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int):
-        from mlir import execution_engine
+    With ``cache_key`` (see disk_cache.py) the machine code comes from the on-disk cache when an entry exists
+    (linked in memory, no compilation: ``from_disk`` is True); otherwise it is compiled and the object stored.
+    """
+
+    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int,
+                 cache_key: str | None = None):
+        from . import disk_cache
         from .memory import keep_freed_memory
+        from .memref import scalar_ctype
         from .tools import mlir_lib
         keep_freed_memory()
+        self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
+        self.ctx = self.module = self.engine = self.loaded = None
+        self.from_disk = False
+        libraries = [mlir_lib(l) for l in RUNTIME_LIBRARIES]
+        address = None
+        obj = disk_cache.read(cache_key) if cache_key else None
+        if obj is not None:
+            try:
+                self.loaded = disk_cache.LoadedObject(obj, libraries)
+                address = self.loaded.address
+                self.from_disk = True
+                disk_cache.stats["hits"] += 1
+                disk_cache._log(f"hit {cache_key}")
+            except (disk_cache.LinkError, OSError) as e:
+                self.loaded = None
+                disk_cache.discard(cache_key, f"can't link the cached object ({e})")
+        if address is None:
+            if cache_key:
+                disk_cache.stats["misses"] += 1
+                disk_cache._log(f"miss {cache_key}")
+            address = self._compile(payload, transform, threads, libraries)
+            if cache_key:
+                self._store(cache_key)
+        self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+
+    def _compile(self, payload: str, transform: str, threads: int, libraries: list[str]) -> int:
+        from mlir import execution_engine
         self.ctx = new_context()
         module = lower(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed"):
-            self.engine = execution_engine.ExecutionEngine(
-                module, opt_level=3, shared_libs=[mlir_lib(l) for l in RUNTIME_LIBRARIES])
+            self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=libraries)
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
         if not address:
             raise HalideError("internal: the JIT did not produce the pipeline entry point")
-        from .memref import scalar_ctype
-        self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
-        self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        return address
+
+    def _store(self, cache_key: str) -> None:
+        """The object the JIT just built (after raw_lookup compiled it) goes to the disk cache."""
+        import tempfile
+        from . import disk_cache
+        try:
+            with tempfile.TemporaryDirectory(prefix="halide_mlir-") as d:
+                path = os.path.join(d, "pipeline.o")
+                self.engine.dump_to_object_file(path)
+                with open(path, "rb") as f:
+                    obj = f.read()
+        except Exception as e:  # noqa: BLE001 -- the cache is an optimisation: never fail a realize for it
+            disk_cache.stats["errors"] += 1
+            disk_cache._log(f"can't dump the object: {e}")
+            return
+        disk_cache.write(cache_key, obj)
 
     def __call__(self, *args) -> None:
         """Memref arguments are addresses of descriptors; scalars are Python numbers."""
@@ -110,7 +160,8 @@ compile_lock = threading.RLock()
 
 
 def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
-    """Two Funcs that compile to the same text share one engine."""
+    """Two Funcs that compile to the same text share one engine; across processes, the disk cache
+    (disk_cache.py) supplies the compiled object so a second process compiles nothing."""
     threads = num_threads()
     key = (payload, transform, threads)
     c = _engines.get(key)
@@ -118,6 +169,11 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
         with compile_lock:
             c = _engines.get(key)
             if c is None:
-                c = Compiled(payload, transform, arg_types, threads)
+                from . import disk_cache
+                cache_key = None
+                if disk_cache.enabled():
+                    cache_key = disk_cache.key(payload, transform, threads, arg_types,
+                                               f"{BUFFERIZE}|{to_llvm(threads)}|opt_level=3")
+                c = Compiled(payload, transform, arg_types, threads, cache_key)
                 _engines[key] = c
     return c

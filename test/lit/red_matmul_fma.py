@@ -27,5 +27,5 @@ c.update().reorder(x, r).vectorize(x, 16).parallel(y)
 emit(c, [128, 64])
 
 # CHECK-LABEL: llvm.func @pipeline(
-# CHECK-NOT:     llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<1xf32>
+# CHECK-NOT:     llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<1xf32>
 # CHECK:         {{llvm.intr.fma|llvm.intr.fmuladd}}({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>

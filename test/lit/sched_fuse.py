@@ -43,7 +43,7 @@ emit(out, [64, 16])
 # CHECK:           %[[IN:[A-Za-z0-9_]+]] = tensor.extract_slice %{{[A-Za-z0-9_]+}}[%[[Y0]], %[[X0]]] [4, 16] [1, 1] : tensor<16x64xf32> to tensor<4x16xf32>
 # CHECK:           %[[TILE:[A-Za-z0-9_]+]] = scf.for %{{[A-Za-z0-9_]+}} = {{.*}} -> (tensor<4x16xf32>)
 # CHECK:             vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# CHECK:             arith.mulf {{.*}} : vector<1x16xf32>
+# CHECK:             arith.mulf {{.*}}{{.*}}: vector<1x16xf32>
 # CHECK:           scf.forall.in_parallel
 # CHECK-NEXT:        tensor.parallel_insert_slice %[[TILE]] into %[[ACC]][%[[Y0]], %[[X0]]] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<16x64xf32>
 # CHECK:         bufferization.materialize_in_destination %[[RES]]

@@ -46,8 +46,8 @@ emit(f, [32, 16])
 # CHECK-SAME:      outs(%[[INIT]] : tensor<16x32xf32>)
 # CHECK-SAME:      hl.func = "f"
 # CHECK-NEXT:    ^bb0(%[[A0:[A-Za-z0-9_]+]]: f32, %[[A1:[A-Za-z0-9_]+]]: f32, %[[A2:[A-Za-z0-9_]+]]: f32, %{{[A-Za-z0-9_]+}}: f32):
-# CHECK-NEXT:      %[[V0:[A-Za-z0-9_]+]] = arith.addf %[[A0]], %[[A1]] : f32
-# CHECK-NEXT:      %[[V1:[A-Za-z0-9_]+]] = arith.addf %[[V0]], %[[A2]] : f32
+# CHECK-NEXT:      %[[V0:[A-Za-z0-9_]+]] = arith.addf %[[A0]], %[[A1]]{{.*}}: f32
+# CHECK-NEXT:      %[[V1:[A-Za-z0-9_]+]] = arith.addf %[[V0]], %[[A2]]{{.*}}: f32
 # CHECK-NEXT:      linalg.yield %[[V1]] : f32
 # CHECK-NEXT:    } -> tensor<16x32xf32>
 # CHECK-NEXT:    bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]]

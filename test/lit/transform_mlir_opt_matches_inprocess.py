@@ -43,9 +43,9 @@ emit(out, [32, 16])
 # CHECK:             %[[V0:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
 # CHECK-NEXT:        %[[V1:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
 # CHECK-NEXT:        %[[V2:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# CHECK-NEXT:        %[[S0:[A-Za-z0-9_]+]] = arith.addf %[[V0]], %[[V1]] : vector<1x16xf32>
-# CHECK-NEXT:        %[[S1:[A-Za-z0-9_]+]] = arith.addf %[[S0]], %[[V2]] : vector<1x16xf32>
-# CHECK-NEXT:        %[[P:[A-Za-z0-9_]+]] = arith.mulf %[[S1]], %[[HALF]] : vector<1x16xf32>
+# CHECK-NEXT:        %[[S0:[A-Za-z0-9_]+]] = arith.addf %[[V0]], %[[V1]]{{.*}}: vector<1x16xf32>
+# CHECK-NEXT:        %[[S1:[A-Za-z0-9_]+]] = arith.addf %[[S0]], %[[V2]]{{.*}}: vector<1x16xf32>
+# CHECK-NEXT:        %[[P:[A-Za-z0-9_]+]] = arith.mulf %[[S1]], %[[HALF]]{{.*}}: vector<1x16xf32>
 # CHECK-NEXT:        vector.transfer_write %[[P]], {{.*}} : vector<1x16xf32>, tensor<1x16xf32>
 # CHECK:             scf.yield
 # CHECK:           scf.forall.in_parallel

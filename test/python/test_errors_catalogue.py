@@ -516,8 +516,6 @@ def test_split_into_a_name_already_used(schedule):
     check(msg, "sched_f", at=line_of(schedule))
 
 
-@pytest.mark.xfail(reason="the innermost-vectorize check is raised in codegen/transform.py schedule_stage "
-                          "without the vectorize() call's site", strict=True)
 def test_vectorize_of_a_non_innermost_loop():
     schedule = lambda f, x, y, z, xo, xi: f.vectorize(y)  # noqa: E731
     ref, msg = raises_both(_scheduled(schedule))
@@ -554,9 +552,6 @@ def test_compute_at_a_loop_the_consumer_does_not_have():
     check(msg, "prod", "cons", "z", at="compute-at-loop")
 
 
-@pytest.mark.xfail(reason="Halide ignores compute_at on the pipeline's output; ours refuses it in "
-                          "analysis/pipeline.py _check_schedulable and analysis/legality.py check_schedules",
-                   strict=True)
 def test_compute_at_on_the_output_is_ignored_as_in_halide():
     def build(hl):
         x = hl.Var("x")

@@ -1,0 +1,273 @@
+"""Compiled pipelines persisted on disk, so a second process skips compilation entirely (Halide cannot: halide#5605).
+
+What is stored is the relocatable object the JIT produced (``ExecutionEngine.dump_to_object_file``). A later process
+links it in memory with LLVM's ORC JIT (``LLJIT`` through the LLVM-C API of the ``libLLVM.so`` that the MLIR wheels
+already load): no MLIR parsing, no transform interpreter, no pass pipeline, no LLVM code generation, no external
+linker, and ``mlir`` is not even imported. Linking a pipeline's object takes a few milliseconds.
+
+Where:   ``$HALIDE_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/halide_mlir``, else ``~/.cache/halide_mlir``.
+Off:     ``HALIDE_MLIR_CACHE=0`` (nothing is read or written; the in-memory cache still works).
+Verbose: ``HALIDE_MLIR_CACHE_VERBOSE=1`` prints one line per lookup/store to stderr.
+
+Key: sha256 of the payload and transform text, the thread count, the argument types, the lowering pass pipeline,
+this file's format version, the halide_mlir sources that run after the payload is built (jit.py, lowering.py,
+this file), the MLIR/LLVM wheels (their libraries' size and mtime), and the host CPU name and feature flags as LLVM
+sees them (the object is compiled for this CPU).
+
+An entry is ``MAGIC | key | sha256(object) | len(object) | object``. It is written to a temporary file in the cache
+directory and renamed into place (atomic on POSIX), so concurrent processes storing the same entry are safe: each
+rename installs a complete file. An entry that is truncated, has the wrong checksum, or that ORC refuses to link is
+counted in ``stats["corrupt"]``, deleted and rebuilt by the caller.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import struct
+import sys
+import tempfile
+import threading
+
+FORMAT = b"halide_mlir object cache v1"
+MAGIC = b"HLMLIRO1"
+_HEADER = struct.Struct("<8s32s32sQ")   # magic, key digest, object digest, object length
+ENTRY_POINT = b"_mlir__mlir_ciface_pipeline"   # the packed wrapper: void(void **args)
+
+# Counters for tests and diagnostics (never timing): a second process that loads from disk shows hits == 1.
+stats = {"hits": 0, "misses": 0, "stores": 0, "corrupt": 0, "errors": 0}
+_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    return os.environ.get("HALIDE_MLIR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def cache_dir() -> str:
+    d = os.environ.get("HALIDE_MLIR_CACHE_DIR")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "halide_mlir")
+
+
+def _log(msg: str) -> None:
+    if os.environ.get("HALIDE_MLIR_CACHE_VERBOSE", "") not in ("", "0"):
+        print(f"halide_mlir cache: {msg}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------- libLLVM (LLVM-C)
+
+_llvm = [None]
+
+
+def _libllvm():
+    """The wheel's libLLVM.so (the same instance the MLIR bindings link against), with the ORC prototypes set."""
+    if _llvm[0] is not None:
+        return _llvm[0]
+    with _lock:
+        if _llvm[0] is not None:
+            return _llvm[0]
+        from .tools import _package_dir
+        lib = ctypes.CDLL(os.path.join(_package_dir("llvm"), "lib", "libLLVM.so"))
+        vp, P = ctypes.c_void_p, ctypes.POINTER
+
+        def proto(name, res, *args):
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, list(args)
+
+        proto("LLVMGetHostCPUName", vp)
+        proto("LLVMGetHostCPUFeatures", vp)
+        proto("LLVMDisposeMessage", None, vp)
+        proto("LLVMGetErrorMessage", vp, vp)
+        proto("LLVMDisposeErrorMessage", None, vp)
+        proto("LLVMOrcCreateLLJIT", vp, P(vp), vp)
+        proto("LLVMOrcDisposeLLJIT", vp, vp)
+        proto("LLVMOrcLLJITGetMainJITDylib", vp, vp)
+        proto("LLVMOrcLLJITGetGlobalPrefix", ctypes.c_char, vp)
+        proto("LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess", vp, P(vp), ctypes.c_char, vp, vp)
+        proto("LLVMOrcCreateDynamicLibrarySearchGeneratorForPath", vp, P(vp), ctypes.c_char_p, ctypes.c_char,
+              vp, vp)
+        proto("LLVMOrcJITDylibAddGenerator", None, vp, vp)
+        proto("LLVMCreateMemoryBufferWithMemoryRangeCopy", vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p)
+        proto("LLVMOrcLLJITAddObjectFile", vp, vp, vp, vp)
+        proto("LLVMOrcLLJITLookup", vp, vp, P(ctypes.c_uint64), ctypes.c_char_p)
+        for target in ("TargetInfo", "Target", "TargetMC", "AsmPrinter"):
+            getattr(lib, f"LLVMInitializeX86{target}")()
+        _llvm[0] = lib
+        return lib
+
+
+def _message(lib, ptr, dispose) -> str:
+    text = ctypes.string_at(ptr).decode(errors="replace")
+    dispose(ptr)
+    return text
+
+
+class LinkError(Exception):
+    pass
+
+
+def _check(lib, err) -> None:
+    if err:
+        raise LinkError(_message(lib, lib.LLVMGetErrorMessage(err), lib.LLVMDisposeErrorMessage))
+
+
+_host = [None]
+
+
+def host_cpu() -> str:
+    """LLVM's host CPU name and feature string: what the JIT compiled for."""
+    if _host[0] is None:
+        try:
+            lib = _libllvm()
+            name = _message(lib, lib.LLVMGetHostCPUName(), lib.LLVMDisposeMessage)
+            features = _message(lib, lib.LLVMGetHostCPUFeatures(), lib.LLVMDisposeMessage)
+            _host[0] = f"{name};{features}"
+        except (OSError, AttributeError) as e:   # no usable libLLVM: a key nothing else produces
+            _host[0] = f"unknown cpu: {e}"
+    return _host[0]
+
+
+# ------------------------------------------------------------------------------------------------ the key
+
+_versions = [None]
+
+
+def _environment() -> str:
+    """What else decides the machine code: the MLIR/LLVM wheels (identified by their libraries' size and mtime,
+    which change on any reinstall: cheaper than importlib.metadata, which costs ~25 ms) and the halide_mlir code
+    that runs after the payload/transform text is built (hashed)."""
+    if _versions[0] is None:
+        from .tools import _package_dir
+        here = os.path.dirname(os.path.abspath(__file__))
+        parts = [FORMAT.decode(), f"{sys.platform} {sys.byteorder}"]
+        for path in (os.path.join(_package_dir("llvm"), "lib", "libLLVM.so"),
+                     os.path.join(_package_dir("mlir"), "_mlir_libs", "libMLIRPythonCAPI.so"),
+                     os.path.join(_package_dir("mlir"), "lib", "libmlir_async_runtime.so"),
+                     os.path.join(_package_dir("mlir"), "lib", "libmlir_c_runner_utils.so")):
+            try:
+                st = os.stat(path)
+                parts.append(f"{os.path.basename(path)} {st.st_size} {st.st_mtime_ns}")
+            except OSError:
+                parts.append(f"{os.path.basename(path)} missing")
+        for source in (os.path.join(here, "jit.py"), os.path.join(here, "disk_cache.py"),
+                       os.path.join(here, os.pardir, "codegen", "lowering.py")):
+            try:
+                with open(source, "rb") as f:
+                    parts.append(hashlib.sha256(f.read()).hexdigest())
+            except OSError:
+                parts.append(f"{source} unreadable")
+        _versions[0] = "\n".join(parts)
+    return _versions[0]
+
+
+def key(payload: str, transform: str, threads: int, arg_types, passes: str) -> str:
+    h = hashlib.sha256()
+    for part in (_environment(), host_cpu(), passes, str(threads), ",".join(arg_types), payload, transform):
+        data = part.encode()
+        h.update(struct.pack("<Q", len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _path(k: str) -> str:
+    return os.path.join(cache_dir(), k[:2], k + ".o")
+
+
+# ------------------------------------------------------------------------------------------- read / write
+
+def read(k: str) -> bytes | None:
+    """The object of entry ``k``, or None when absent; a damaged entry is deleted (and counted) and gives None."""
+    path = _path(k)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    try:
+        magic, kd, od, n = _HEADER.unpack_from(data)
+        obj = data[_HEADER.size:]
+        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and hashlib.sha256(obj).digest() == od
+              and obj[:4] == b"\x7fELF")
+    except struct.error:
+        ok = False
+    if not ok:
+        discard(k, "damaged entry")
+        return None
+    return obj
+
+
+def discard(k: str, why: str) -> None:
+    stats["corrupt"] += 1
+    _log(f"{why}, rebuilding {k}")
+    try:
+        os.unlink(_path(k))
+    except OSError:
+        pass
+
+
+def write(k: str, obj: bytes) -> None:
+    """Install entry ``k`` atomically (temp file in the same directory + rename). Failures only cost the cache."""
+    if obj[:4] != b"\x7fELF":
+        stats["errors"] += 1
+        _log(f"not storing {k}: the JIT's object dump is not an ELF object")
+        return
+    path = _path(k)
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".o")
+        with os.fdopen(fd, "wb") as f:
+            f.write(_HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj).digest(), len(obj)))
+            f.write(obj)
+        os.replace(tmp, path)
+        tmp = None
+        stats["stores"] += 1
+        _log(f"stored {k} ({len(obj)} bytes)")
+    except OSError as e:
+        stats["errors"] += 1
+        _log(f"can't store {k}: {e}")
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+# --------------------------------------------------------------------------------------------- linking
+
+class LoadedObject:
+    """A cached object linked into its own ORC LLJIT; ``address`` is the packed entry point."""
+
+    def __init__(self, obj: bytes, runtime_libraries: list[str]):
+        lib = self._lib = _libllvm()
+        jit = ctypes.c_void_p()
+        _check(lib, lib.LLVMOrcCreateLLJIT(ctypes.byref(jit), None))
+        self._jit = jit
+        jd = lib.LLVMOrcLLJITGetMainJITDylib(jit)
+        prefix = lib.LLVMOrcLLJITGetGlobalPrefix(jit)
+        # the async runtime / runner utils first (as the ExecutionEngine's shared_libs), then libc & co
+        for path in runtime_libraries:
+            gen = ctypes.c_void_p()
+            _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(ctypes.byref(gen), path.encode(),
+                                                                                prefix, None, None))
+            lib.LLVMOrcJITDylibAddGenerator(jd, gen)
+        gen = ctypes.c_void_p()
+        _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(ctypes.byref(gen), prefix, None, None))
+        lib.LLVMOrcJITDylibAddGenerator(jd, gen)
+        buf = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len(obj), b"halide_mlir_pipeline")
+        _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, jd, buf))   # takes ownership of buf
+        address = ctypes.c_uint64()
+        _check(lib, lib.LLVMOrcLLJITLookup(jit, ctypes.byref(address), ENTRY_POINT))   # links (resolves) here
+        if not address.value:
+            raise LinkError("the cached object has no pipeline entry point")
+        self.address = address.value
+
+    def __del__(self, _finalizing=sys.is_finalizing):
+        # at interpreter exit the code may still run (atexit, other threads): leave it mapped
+        jit = getattr(self, "_jit", None)
+        if jit and jit.value and not _finalizing():
+            self._jit = None
+            self._lib.LLVMOrcDisposeLLJIT(jit)

@@ -1,0 +1,109 @@
+"""The schedule fuzzer (issue 6) in CI: a bounded, reproducible budget of random pipelines x random legal schedules.
+
+Every example must give real Halide's numbers, scheduled and unscheduled; a failing example is shrunk by
+Hypothesis and the assertion message is a standalone Python reproducer (add it to test_fuzz_regressions.py).
+Examples real Halide rejects are discarded (``assume``); examples ours refuses with ``hl.HalideError`` are
+counted as unsupported, not failures. Larger budgets: ``python -m halide_mlir.fuzz --examples N --seed S``.
+"""
+import collections
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from halide_mlir import fuzz
+
+CI_EXAMPLES = int(os.environ.get("HALIDE_MLIR_FUZZ_EXAMPLES", "150"))
+STATS = collections.Counter()
+
+
+@settings(max_examples=CI_EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=False,
+          suppress_health_check=list(HealthCheck))
+@given(fuzz.programs())
+def test_schedules_never_change_results(prog):
+    source = prog.source()
+    outcome = fuzz.check(source)
+    STATS[outcome.status] += 1
+    if outcome.failed:
+        raise AssertionError(f"{outcome.status}: {outcome.detail}\n\nreproducer:\n"
+                             f"{fuzz.reproducer(source, outcome)}")
+    assume(outcome.status != "skip")  # real Halide rejects this program or schedule
+
+
+def test_fuzz_budget_summary():
+    """Runs after the property (file order): the budget really ran, and mostly on supported schedules."""
+    if not STATS:
+        pytest.skip("the fuzz property did not run in this session")
+    ran = STATS["pass"] + STATS["unsupported"]
+    print(f"\nfuzz: {dict(STATS)}")
+    assert ran >= CI_EXAMPLES
+    assert STATS["pass"] >= 0.5 * ran, f"most examples should be supported: {dict(STATS)}"
+
+
+# --- the harness itself ---------------------------------------------------------------------------------------
+
+def _program(lines, sched=()):
+    alg = ['in0 = hl.Buffer(IN0, "in0")', 'f0 = hl.Func("f0")', 'f0[x, y] = in0[x, y] + 1'] + list(lines)
+    return fuzz.Program([("in0", "uint8", 0, False)], alg, list(sched), "f0", "").source()
+
+
+def test_harness_reports_a_segfault_as_a_crash_and_recovers():
+    crash = _program(['if hl.__name__ == "halide_mlir" and schedule:',
+                      '    import ctypes; ctypes.string_at(0)'])
+    o = fuzz.check(crash)
+    assert o.status == "crash" and "signal 11" in o.detail, o
+    assert fuzz.check(_program([], ["f0.vectorize(x, 8)"])).status == "pass"  # the worker was restarted
+
+
+def test_harness_reports_a_wrong_answer_as_a_mismatch():
+    wrong = _program(['if hl.__name__ == "halide_mlir" and schedule:',
+                      '    f0 = hl.Func("g"); f0[x, y] = in0[x, y] + 2'])
+    o = fuzz.check(wrong)
+    assert o.status == "mismatch" and "expected" in o.detail, o
+
+
+def test_harness_classifies_exceptions():
+    other = _program(['if hl.__name__ == "halide_mlir" and schedule:', '    raise KeyError(3)'])
+    assert fuzz.check(other).status == "error"
+    refused = _program(['if hl.__name__ == "halide_mlir" and schedule:', '    raise hl.HalideError("no")'])
+    assert fuzz.check(refused).status == "unsupported"
+    halide_rejects = _program([], ["f0.vectorize(hl.Var(\"zz\"), 4)"])  # ours rejects too: skipped
+    assert fuzz.check(halide_rejects).status == "skip"
+
+
+def test_generator_covers_pipelines_and_schedules():
+    """300 drawn programs (not run): they are valid Python and use every kind of stage and schedule call."""
+    kinds, calls = collections.Counter(), collections.Counter()
+
+    @settings(max_examples=300, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(fuzz.programs())
+    def collect(prog):
+        source = prog.source()
+        compile(source, "<fuzz case>", "exec")
+        for k in prog.description.split():
+            kinds[k.split(":")[1]] += 1
+            kinds[k.split(":")[2]] += 1
+        text = "\n".join(prog.algorithm + prog.schedule)
+        for word in ("compute_root", "compute_at", "store_at", "store_root", "compute_inline", ".split(", ".tile(",
+                     ".reorder(", ".vectorize(", ".unroll(", ".parallel(", ".update(0).", "TailStrategy",
+                     "outermost", "repeat_edge", "constant_exterior", "mirror_image", "hl.sum(", "hl.maximum(",
+                     "hl.minimum(", "+= ", "hl.clamp(", " - 2,", "hl.RDom"):
+            calls[word] += word in text
+
+    collect()
+    assert {"point", "stencil", "sum", "max", "hist", "u8", "u16", "i16", "i32", "f32"} <= set(kinds), kinds
+    missing = [w for w, c in calls.items() if c == 0]
+    assert not missing, f"never drawn: {missing}"
+
+
+def test_command_line_prints_the_summary(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([fuzz.__file__.rsplit(os.sep, 2)[0],
+                                                      os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "halide_mlir.fuzz", "--examples", "3", "--seed", "7"],
+                       capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "3 examples, 0 mismatches, 0 crashes" in r.stdout, textwrap.shorten(r.stdout, 2000)
