@@ -96,7 +96,7 @@ def plot(res: dict, out_dir: str) -> str:
     ax.set_xlabel("search time (s)")
     ax.set_ylabel("time per realize (ms)")
     if hist:
-        top = max(h for _, h in hist[:1] + [(0, res.get("given_search", 0) * 1e3)])
+        top = max([hist[0][1]] + ([res["given_search"] * 1e3] if res.get("given_search") else []))
         ax.set_ylim(0, top * 1.6)
     ax.set_title(f"autotune {res['name']} {'x'.join(map(str, res['sizes']))}, budget {res['budget_s']:.0f} s")
     ax.legend(fontsize=7)
@@ -163,9 +163,9 @@ def main(argv=None) -> int:
         res = run_one(name, float(overrides.get(name, args.scale)), args.budget, args.rounds, args.seed,
                       args.cache_dir)
         all_res[name] = res
-        plot(res, args.out)
         with open(path, "w") as f:
             json.dump(all_res, f, indent=1, default=str)
+        plot(res, args.out)
         ms = lambda k: "-" if res[k] is None else f"{res[k] * 1e3:.3f}"  # noqa: E731
         report(all_res, args.out, args.budget)
         print(f"{name}: hand {ms('hand_best')} tuned {ms('tuned_best')} Halide {ms('halide_best')} ms", file=sys.stderr)

@@ -30,8 +30,8 @@ emit(out, [inp.width(), inp.height()])
 
 # F32-LABEL: llvm.func @pipeline(
 # F32:       %[[L:[A-Za-z0-9_]+]] = llvm.load {{.*}} -> vector<16xf32>
-# F32:       %[[M:[A-Za-z0-9_]+]] = llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<16xf32>
-# F32:       %[[A:[A-Za-z0-9_]+]] = llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<16xf32>
+# F32:       %[[M:[A-Za-z0-9_]+]] = llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<16xf32>
+# F32:       %[[A:[A-Za-z0-9_]+]] = llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<16xf32>
 # F32:       llvm.store {{.*}} : vector<16xf32>, !llvm.ptr
 # F32:       llvm.return
 # F32-LABEL: llvm.func @_mlir_ciface_pipeline(

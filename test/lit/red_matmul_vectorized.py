@@ -39,9 +39,9 @@ emit(c, [128, 64])
 # VEC:             scf.for %{{[A-Za-z0-9_]+}} = %{{[A-Za-z0-9_]+}} to %c128 step %c16
 # VEC-NOT:           scf.for
 # VEC:               %[[ACC:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# VEC:               %[[SUM:[A-Za-z0-9_]+]] = arith.addf %[[ACC]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# VEC:               %[[SUM:[A-Za-z0-9_]+]] = arith.addf %[[ACC]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
 # VEC:               vector.transfer_write %[[SUM]], {{.*}} : vector<1x16xf32>, tensor<1x16xf32>
 # VEC-NOT:     linalg.generic {{.*}}"reduction"
 
 # LLVM-LABEL: llvm.func @pipeline(
-# LLVM:         llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<16xf32>
+# LLVM:         llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<16xf32>

@@ -63,10 +63,10 @@ emit(out, [64, 16])
 # VEC-NOT:       scf.for
 # VEC:           %[[A:[A-Za-z0-9_]+]] = tensor.extract_slice %[[T:[A-Za-z0-9_]+]][0, 0] [1, 16] [1, 1] : tensor<1x32xf32> to tensor<1x16xf32>
 # VEC:           %[[R0:[A-Za-z0-9_]+]] = vector.transfer_read %[[A]]{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# VEC:           arith.mulf %[[R0]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# VEC:           arith.mulf %[[R0]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
 # VEC-NOT:       scf.for
 # VEC:           %[[B:[A-Za-z0-9_]+]] = tensor.extract_slice %[[T]][0, 16] [1, 16] [1, 1] : tensor<1x32xf32> to tensor<1x16xf32>
 # VEC:           %[[R1:[A-Za-z0-9_]+]] = vector.transfer_read %[[B]]{{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# VEC:           arith.mulf %[[R1]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# VEC:           arith.mulf %[[R1]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
 # VEC-NOT:       vector.transfer_read
 # VEC:           scf.yield

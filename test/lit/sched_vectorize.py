@@ -48,8 +48,8 @@ emit(out, [inp.width(), inp.height()])
 # F32-NOT:         scf.for
 # F32-NOT:         linalg.generic
 # F32:             %[[V:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# F32:             %[[M:[A-Za-z0-9_]+]] = arith.mulf %[[V]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
-# F32:             %[[A:[A-Za-z0-9_]+]] = arith.addf %[[M]], %{{[A-Za-z0-9_]+}} : vector<1x16xf32>
+# F32:             %[[M:[A-Za-z0-9_]+]] = arith.mulf %[[V]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
+# F32:             %[[A:[A-Za-z0-9_]+]] = arith.addf %[[M]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
 # F32:             vector.transfer_write %[[A]], {{.*}} : vector<1x16xf32>, tensor<1x16xf32>
 # F32-NOT:     linalg.generic
 
@@ -66,8 +66,8 @@ emit(out, [inp.width(), inp.height()])
 
 # LLVM-F32-LABEL: llvm.func @pipeline(
 # LLVM-F32:         llvm.load {{.*}} -> vector<16xf32>
-# LLVM-F32:         llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<16xf32>
-# LLVM-F32:         llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<16xf32>
+# LLVM-F32:         llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<16xf32>
+# LLVM-F32:         llvm.fadd %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<16xf32>
 # LLVM-F32:         llvm.store {{.*}} : vector<16xf32>, !llvm.ptr
 
 # LLVM-U8-LABEL: llvm.func @pipeline(
