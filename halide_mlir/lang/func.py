@@ -174,7 +174,12 @@ class Func:
         if stray:
             raise HalideError(f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
                               f"side; use an RDom to iterate over values")
-        self._updates.append(Definition(exprs, value, site, FuncSchedule()))
+        d = Definition(exprs, value, site, FuncSchedule())
+        doms = {id(r.domain()) for r in d.rvars()}
+        if len(doms) > 1:
+            raise HalideError(f"{where}: it uses RVars from {len(doms)} different RDoms; all the RVars of an "
+                              f"update definition must come from one RDom")
+        self._updates.append(d)
         touch()
 
     def _define(self, args: tuple, value: Expr, implicit: bool = False) -> None:
