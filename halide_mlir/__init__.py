@@ -13,8 +13,9 @@ from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
+from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
-__all__ = ["HalideError", "TailStrategy", "BoundaryConditions", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
+__all__ = ["HalideError", "TailStrategy", "autotune", "BoundaryConditions", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
            "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]

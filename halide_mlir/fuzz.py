@@ -855,6 +855,27 @@ def _digest(source: str) -> str:
     return hashlib.sha1(source.encode()).hexdigest()
 
 
+def reduce_schedule(source: str, signature: str, w: Worker | None = None) -> tuple[str, Outcome]:
+    """Greedy clean-up after Hypothesis' shrinking: drop schedule lines (and then unused Var declarations) one
+    at a time while the example still fails with the same signature."""
+    lines = source.split("\n")
+    start = lines.index("    if schedule:") + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("        "))
+    best = check(source, w)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(end - 1, start - 1, -1):
+            cand = lines[:i] + lines[i + 1:]
+            if end - 1 == start:  # keep the block non-empty
+                cand = lines[:i] + ["        pass"] + lines[i + 1:]
+            o = check("\n".join(cand), w)
+            if o.signature == signature:
+                lines, best, changed = cand, o, True
+                end = next(j for j in range(start, len(lines)) if not lines[j].startswith("        "))
+    return "\n".join(lines), best
+
+
 class FuzzFailure(Exception):
     def __init__(self, source, outcome):
         super().__init__(f"{outcome.status}: {outcome.detail}")
@@ -979,7 +1000,8 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
         try:
             replay()
         except FuzzFailure as e:
-            rep = reproducer(e.source, e.outcome)
+            small, o = reduce_schedule(e.source, sig, w)
+            rep = reproducer(small, o)
             minimized.append((sig, rep))
             print(f"minimal reproducer ({time.time() - t0:.0f} s):\n{'-' * 78}\n{rep}{'-' * 78}", file=stream,
                   flush=True)

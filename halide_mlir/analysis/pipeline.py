@@ -60,18 +60,15 @@ class Pipeline:
         return next(s for s in self.stages if s.func is func)
 
 
-def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
-    """Replace Vars by Exprs."""
-    memo = {} if memo is None else memo
+def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
+    """Rebuild ``e`` bottom-up; ``leaf(node, new_args)`` returns a replacement or None to keep the node.
+    The memo holds each visited node, so its id cannot be reused by a new object meanwhile."""
     hit = memo.get(id(e))
-    if hit is not None and hit[0] is e:  # the memo keeps e alive, so its id cannot be reused meanwhile
+    if hit is not None and hit[0] is e:
         return hit[1]
-    if e.kind == "var":
-        r = env.get(e.value.name(), e)
-    elif not e.args:
-        r = e
-    else:
-        args = tuple(substitute(a, env, memo) for a in e.args)
+    args = tuple(_rewrite(a, leaf, memo) for a in e.args)
+    r = leaf(e, args)
+    if r is None:
         if all(a is b for a, b in zip(args, e.args)):
             r = e
         else:
@@ -81,6 +78,12 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     return r
 
 
+def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
+    """Replace Vars by Exprs."""
+    return _rewrite(e, lambda n, args: env.get(n.value.name()) if n.kind == "var" else None,
+                    {} if memo is None else memo)
+
+
 def _is_stage(f: Func, output: Func) -> bool:
     """Funcs with update definitions can't be inlined (Halide computes them where they are used)."""
     return f is output or f.schedule().compute.kind != "inline" or f.has_update_definition()
@@ -88,22 +91,12 @@ def _is_stage(f: Func, output: Func) -> bool:
 
 def _inline(e: Expr, output: Func, memo: dict) -> Expr:
     """Substitute every call to an inline Func by its definition (recursively)."""
-    hit = memo.get(id(e))
-    if hit is not None and hit[0] is e:
-        return hit[1]
-    args = tuple(_inline(a, output, memo) for a in e.args)
-    if e.kind == "call" and isinstance(e.value, Func) and not _is_stage(e.value, output):
-        f = e.value
-        d = f._definition()
-        body = substitute(d.value, {v.name(): a for v, a in zip(d.args, args)})
-        r = _inline(body, output, memo)
-    elif all(a is b for a, b in zip(args, e.args)):
-        r = e
-    else:
-        r = Expr(e.kind, e.type, args, e.value)
-        r.site = e.site
-    memo[id(e)] = (e, r)
-    return r
+    def leaf(n, args):
+        if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
+            d = n.value._definition()
+            return _inline(substitute(d.value, {v.name(): a for v, a in zip(d.args, args)}), output, memo)
+        return None
+    return _rewrite(e, leaf, memo)
 
 
 _cache: dict = {}

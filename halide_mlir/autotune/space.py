@@ -108,7 +108,9 @@ def apply_plan(infos: list[FuncInfo], plan: list) -> None:
     reset_schedules(infos)
     for fi, ui, method, args in plan:
         target = infos[fi].func if ui is None else infos[fi].func.update(ui)
-        real = [infos[a[1]].func if isinstance(a, (tuple, list)) and a and a[0] == "func" else a for a in args]
+        real = [infos[a[1]].func if isinstance(a, (tuple, list)) and a and a[0] == "func" else
+                infos[fi].updates[ui][1][a[1]] if isinstance(a, (tuple, list)) and a and a[0] == "rvar" else a
+                for a in args]
         getattr(target, method)(*real)
     touch()
 
@@ -315,8 +317,8 @@ class Space:
             plan += [(i, None, m, a) for m, a in calls]
             for j, (ug, (pure, rvs)) in enumerate(zip(g["updates"], info.updates)):
                 ucalls = []
-                if ug["rv_outer"] and pure and rvs:
-                    ucalls.append(("reorder", tuple(pure) + tuple(rvs)))
+                if ug["rv_outer"] and pure and rvs:   # RVars by position: anonymous RDom names vary per build
+                    ucalls.append(("reorder", tuple(pure) + tuple(("rvar", k) for k in range(len(rvs)))))
                 if ug["vec"] and pure:
                     ucalls.append(("vectorize", (pure[0], ug["vec"])))
                 if ug["par"] and c == "root" and len(pure) > 1:
@@ -356,6 +358,8 @@ def plan_code(infos: list[FuncInfo], plan: list, hl_name: str = "hl") -> str:
     def arg(x):
         if isinstance(x, (tuple, list)) and x and x[0] == "func":
             return _ident(infos[x[1]].name)
+        if isinstance(x, (tuple, list)) and x and x[0] == "rvar":
+            return _var_code(infos[fi].updates[ui][1][x[1]])
         if isinstance(x, str):
             if "$" not in x and x not in known and x not in new_vars:
                 new_vars.append(x)

@@ -37,11 +37,13 @@ def num_threads() -> int:
 #  1. buffer-loop-hoisting moves allocations out of serial loops only: it stops at scf.forall (checked), so a
 #     tile buffer ends at the top of its parallel iteration (or of the function when nothing is parallel).
 #  2. promote-buffers-to-stack turns the small ones (static shape, <= STACK_LIMIT bytes) into memref.alloca;
-#     bigger ones stay on the heap, allocated once per parallel iteration (or once per call).
+#     bigger ones stay on the heap.
 #  3. after async-parallel-for has outlined each parallel body into a function (one call per task),
 #     hoist_static_allocas() moves every static alloca to its function's entry block: one stack slot per task
 #     frame, reused across that task's iterations (an alloca left inside a loop would grow the stack every
-#     iteration). Stack use is then bounded by the schedule (STACK_LIMIT per buffer), not by the image size.
+#     iteration); heap buffers (alloc + dealloc in one block) leave the task's serial loops: one malloc per task.
+#     Stack use is then bounded by the schedule (STACK_LIMIT per buffer), not by the image size.
+# Checked by test/python/test_no_heap_in_loops.py (CFG analysis of the lowered IR) and lit lowered_tile_on_stack.
 STACK_LIMIT = 64 * 1024
 
 HOIST = ",".join([

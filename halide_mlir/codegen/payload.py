@@ -181,16 +181,20 @@ class PayloadBuilder:
         result = em.to_storage(em.emit(body_expr), out_t)
 
         maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])]
-        iterators = ", ".join(['"parallel"'] * n)
-        name = self.fresh("t")
-        ins = ""
-        if operands:
-            ins = (f" ins({', '.join(o[0] for o in operands)} : {', '.join(o[1] for o in operands)})")
         attrs = f"hl.func = {mlir_string(self.stage_names[index])}, hl.stage = {index} : i64"
+        return self.generic_op(maps, ["parallel"] * n, operands, block_args, outs, shape, out_t, attrs,
+                               body_lines, result, loc)
+
+    def generic_op(self, maps, iterators, operands, block_args, outs, shape, out_t, attrs, body_lines, result,
+                   loc) -> str:
+        """Write one ``linalg.generic`` whose region is ``body_lines`` yielding ``result``."""
+        name = self.fresh("t")
+        ins = f" ins({', '.join(o[0] for o in operands)} : {', '.join(o[1] for o in operands)})" if operands else ""
         bb_args = ", ".join(f"{a}: {o[3]}" for a, o in zip(block_args, operands))
         bb_args = (bb_args + ", " if bb_args else "") + f"%o: {storage(out_t)}"
+        kinds = ", ".join(f'"{k}"' for k in iterators)
         self.lines.append(
-            f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}}"
+            f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{kinds}]}}"
             f"{ins} outs({outs} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
         self.lines.append(f"^bb0({bb_args}):")
         self.lines.extend("  " + l for l in body_lines)

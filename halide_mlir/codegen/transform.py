@@ -21,7 +21,9 @@ from .mlir_text import mlir_string
 from ..analysis.tiling import tile_plan
 from .payload import _unique_names
 from .tiled import loop_attr
-from .updates import is_reduction
+from .updates import _affine, is_reduction
+from ..analysis.affine import linear_form
+from ..lang.traversal import walk
 
 HEADER = "module attributes {transform.with_named_sequence} {"
 _LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
@@ -52,6 +54,7 @@ class ScriptBuilder:
         self.lines: list[str] = []
         self.n = 0
         self.libraries: dict[str, str] = {}
+        self.unrolls: list = []
 
     def fresh(self, prefix="h") -> str:
         self.n += 1
@@ -85,6 +88,17 @@ class ScriptBuilder:
         return tiled, loops[-1]
 
     def unroll(self, loop: str, factor: int) -> None:
+        """Deferred to the end of the script (see ``flush_unrolls``)."""
+        self.unrolls.append((loop, factor))
+
+    def flush_unrolls(self) -> None:
+        """Unrolling clones a loop's body and invalidates handles to everything inside it, so it runs after
+        every stage is scheduled; innermost loops first (they were recorded consumers-first, outer-first)."""
+        for loop, factor in reversed(self.unrolls):
+            self.emit_unroll(loop, factor)
+        self.unrolls = []
+
+    def emit_unroll(self, loop: str, factor: int) -> None:
         """Edge tiles have a dynamic trip count: unroll-by-factor adds the epilogue loop for them."""
         self.emit(f"transform.loop.unroll {loop} {{factor = {factor}}} : {ANY}")
 
@@ -104,8 +118,23 @@ class ScriptBuilder:
         self.emit(f"}} : {ANY}")
 
     def vectorize(self, op: str, sizes: list[int]) -> None:
-        self.emit(f"transform.structured.vectorize {op} vector_sizes [{', '.join(map(str, sizes))}] "
-                  f"{{vectorize_nd_extract}} : {ANY}")
+        vs = f" vector_sizes [{', '.join(map(str, sizes))}]" if sizes else ""
+        self.emit(f"transform.structured.vectorize {op}{vs} {{vectorize_nd_extract}} : {ANY}")
+
+    def fold_unit_dims(self, op: str, loop: str | None) -> str:
+        """Drop the unit dims of the (only) generic in ``loop`` (the innermost loop around ``op``); returns
+        a handle to the folded generic. The patterns replace the op and drop its attributes, so it is matched
+        again by kind inside the loop. Reshapes, not rank-reducing slices: DESIGN.md note 4 saw a miscompile
+        with _via_slices (LLVM makes the same register-tiled loop of either)."""
+        if loop is None:
+            loop = self.fresh("fn")
+            self.emit(f"{loop} = transform.get_parent_op {op} {{op_name = \"func.func\"}} : ({ANY}) -> {ANY}")
+        self.emit(f"transform.apply_patterns to {loop} {{")
+        self.emit("  transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes")
+        self.emit(f"}} : {ANY}")
+        folded = self.fresh("folded")
+        self.emit(f"{folded} = transform.structured.match ops{{[\"linalg.generic\"]}} in {loop} : ({ANY}) -> {ANY}")
+        return folded
 
     def cleanup(self) -> None:
         f = self.fresh("fn")
@@ -125,13 +154,19 @@ class ScriptBuilder:
 
 
 def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
-                   fuse_at) -> None:
+                   fuse_at, compound: bool = False) -> None:
     """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
 
     ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
     producers computed at that loop and returns the (possibly replaced) loop handle.
+
+    ``compound``: the op reads through sums of loop dims (``input[x + r.y]``, updates.py), which the
+    vectorizer refuses (DESIGN.md note 1). Every loop but the vectorized one is materialized first, so each
+    such sum is of unit dims (RVar loops tile their dim to 1): folding the unit dims away leaves projected
+    permutations, and the folded op is vectorized over the dims that remain.
     """
     n = len(extents)
+    fused_producer = op is not None  # its loops cover one consumer tile, not the extents given here
     if not directives and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
     vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
@@ -148,13 +183,14 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
                           f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])}); reorder it "
                           f"innermost or vectorize an inner split of it")
     for l in loops:
-        if l.kind == "unrolled" and l.extent > MAX_UNROLL:
+        if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     op = op or sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
     materialize = loops[:-1] if vec else loops
     unrolled = []
+    last_loop = None
     for l in materialize:
         sizes = [0] * n
         for dim, stride in l.parts:
@@ -167,6 +203,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
             interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
         op, loop = sb.tile(op, sizes, l.kind == "parallel", interchange)
         loop = fuse_at(l.name, loop)
+        last_loop = loop
         if l.kind == "unrolled":
             unrolled.append((loop, l.extent))
     fuse_at.check_done()
@@ -174,9 +211,13 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         l = loops[-1]
         if covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
-        sb.vectorize(op, [covered[d] for d in reversed(range(n))])
+        sizes = [covered[d] for d in reversed(range(n))]
+        if compound:
+            op = sb.fold_unit_dims(op, last_loop)
+            sizes = [s for s in sizes if s != 1]
+        sb.vectorize(op, sizes)
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
-    for loop, extent in reversed(unrolled):
+    for loop, extent in unrolled:
         sb.unroll(loop, extent)
 
 
@@ -234,15 +275,72 @@ def inside_parallel(stages, stage, loop_lists) -> bool:
     return inside_parallel(stages, consumer, loop_lists)
 
 
+def compound_reads(stage, u) -> bool:
+    """Does the update read an input at a sum of loop dims (``input[x + r.y]``) or a scaled one?
+    updates.py gives such reads a compound indexing map (``d1 + d4``)."""
+    names = list(stage.vars) + [r.name() for r in u.rvars]
+    dim_of, base_of = {v: i for i, v in enumerate(names)}, dict.fromkeys(names, 0)
+    for e in [u.value, *u.predicates]:
+        for node in walk(e):
+            if node.kind != "call" or node.value is stage.func:
+                continue
+            for a in node.args:
+                form = _affine(a, dim_of, base_of)
+                if form is not None and (sum(1 for c in form[0].values() if c) > 1 or
+                                         any(c not in (0, 1) for c in form[0].values())):
+                    return True
+    return False
+
+
+def fused_extents(bounded, consumer, plan, producer):
+    """The extents of one tile of ``producer`` fused into a loop of ``consumer`` whose payload loops
+    analysis/tiling.py planned: the consumer's tile at that level grown by the producer's stencil, i.e.
+    the one slice codegen/tiled.py reads (None when the producer is not read through such a slice).
+    Loop extents (unroll factors) and vector sizes of the fused copy come from these, not from the
+    producer's whole region."""
+    if plan is None or id(producer.func) not in plan.direct:
+        return None
+    names = [lev.loop.name for lev in plan.levels]
+    var = producer.func.schedule().compute.var
+    if var not in names:
+        return None
+    sizes = list(bounded.region(consumer.func).extents)
+    for lev in plan.levels[:names.index(var) + 1]:
+        sizes[lev.loop.dim] = lev.size
+    m = len(producer.vars)
+    lo, hi, var_dim = [None] * m, [None] * m, [None] * m
+    for node in walk(bounded.bodies[id(consumer.func)]):
+        if node.kind != "call" or node.value is not producer.func:
+            continue
+        for j, a in enumerate(node.args):
+            form = linear_form(a)
+            if form is None:
+                return None
+            v, c = form
+            if v is not None:
+                var_dim[j] = consumer.vars.index(v)
+            lo[j] = c if lo[j] is None else min(lo[j], c)
+            hi[j] = c if hi[j] is None else max(hi[j], c)
+    if any(l is None for l in lo):
+        return None
+    full = bounded.region(producer.func).extents
+    return tuple(min(full[j], (hi[j] - lo[j] + 1) if var_dim[j] is None else sizes[var_dim[j]] + hi[j] - lo[j])
+                 for j in range(m))
+
+
 def build_transform(bounded: Bounded) -> str:
     stages = bounded.pipeline.stages
     names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
     sb = ScriptBuilder()
     fused: dict = {}   # id(producer Func) -> handle of its copies fused into a consumer loop
     loop_lists: dict = {}  # id(Func) -> its loops, consumers first
+    plans: dict = {}  # id(Func) -> (its Stage, its tile plan)
     for stage in reversed(stages):
         name = names[id(stage.func)]
         extents = bounded.region(stage.func).extents
+        level = stage.func.schedule().compute
+        if level.kind == "at" and id(level.func) in plans:
+            extents = fused_extents(bounded, *plans[id(level.func)], stage) or extents
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -260,6 +358,7 @@ def build_transform(bounded: Bounded) -> str:
                                   f"a loop of '{stage.name}' yet; use compute_root()")
         fuse_at = FuseAt(sb, stage.func, producers, names, fused)
         plan = tile_plan(bounded, stage)
+        plans[id(stage.func)] = (stage, plan)
         if plan is None:
             schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at)
         else:
@@ -271,18 +370,18 @@ def build_transform(bounded: Bounded) -> str:
                     unrolled.append((loop, lev.trip))
             inner = loops[len(plan.levels):]
             schedule_stage(sb, name, sb.match_stage(name), inner, plan.tile_sizes, directives, fuse_at)
-            for loop, trip in reversed(unrolled):
+            for loop, trip in unrolled:
                 sb.unroll(loop, trip)
-        region = bounded.region(stage.func)
         for u in bounded.updates[id(stage.func)]:
             if not is_reduction(stage, u):
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
-            uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(region.extents)
+            uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
             uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
             op = fused.get((id(stage.func), u.index))
             if op is None and u.schedule.directives:
                 op = sb.match_stage(name, u.index)
             schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, u.schedule.directives,
-                           FuseAt(sb, stage.func, [], names, fused))
+                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u))
+    sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -190,20 +190,9 @@ def emit_reduction(pb, stage, u, current: str) -> str:
     result = em.to_storage(result, out_t)
 
     maps = [o[2] for o in operands] + [affine_map(total, [f"d{i}" for i in range(n)])]
-    iterators = ", ".join(['"parallel"'] * n + ['"reduction"'] * k)
-    name = pb.fresh("t")
-    ins = f" ins({', '.join(o[0] for o in operands)} : {', '.join(o[1] for o in operands)})" if operands else ""
-    bb_args = ", ".join(f"{a}: {o[3]}" for a, o in zip(block_args, operands))
-    bb_args = (bb_args + ", " if bb_args else "") + f"%o: {storage(out_t)}"
     attrs = f"hl.update_of = {mlir_string(pb.name_of(func))}, hl.update = {u.index} : i64"
-    pb.lines.append(
-        f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}}"
-        f"{ins} outs({current} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
-    pb.lines.append(f"^bb0({bb_args}):")
-    pb.lines.extend("  " + l for l in body_lines)
-    pb.lines.append(f"  linalg.yield {result} : {storage(out_t)} {loc}")
-    pb.lines.append(f"}} -> {tensor_type(shape, out_t)} {loc}")
-    return name
+    return pb.generic_op(maps, ["parallel"] * n + ["reduction"] * k, operands, block_args, current, shape, out_t,
+                         attrs, body_lines, result, loc)
 
 
 def emit_loops(pb, stage, u, current: str) -> str:
