@@ -381,7 +381,7 @@ def build_transform(bounded: Bounded) -> str:
             if op is None and u.schedule.directives:
                 op = sb.match_stage(name, u.index)
             schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, u.schedule.directives,
-                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u))
+                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars))
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -1,10 +1,7 @@
-# What the vectorized matmul update SHOULD become: 16-wide fused multiply-adds. Halide 21 emits vfmadd on zmm for
-# this schedule. halide_mlir does not yet: the vectorizer produces arith.mulf on vector<1x16x1xf32> (the
-# reduction dim r stays a unit vector dim), which the LLVM lowering unrolls into 16 llvm.fmul on vector<1xf32>,
-# followed by one llvm.fadd on vector<16xf32>; no fma (no contraction) anywhere. Expected to pass once the update
-# is vectorized as a vector.contract / vector.fma (or mul+add with contraction).
+# The vectorized matmul update becomes 16-wide multiply-adds that LLVM contracts into vfmadd on zmm, as Halide
+# 21's code: the unit dims of the update tile are folded away before vectorizing (no vector<1xf32> pieces), and
+# the mul/add carry the `contract` fast-math flag.
 #
-# XFAIL: *
 # RUN: %python %s lowered | FileCheck %s
 
 import os
@@ -28,4 +25,5 @@ emit(c, [128, 64])
 
 # CHECK-LABEL: llvm.func @pipeline(
 # CHECK-NOT:     llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}}{{.*}}: vector<1xf32>
-# CHECK:         {{llvm.intr.fma|llvm.intr.fmuladd}}({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+# CHECK:         %[[P:[A-Za-z0-9_]+]] = llvm.fmul %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} {fastmathFlags = #llvm.fastmath<contract>} : vector<16xf32>
+# CHECK-NEXT:    llvm.fadd %{{[A-Za-z0-9_]+}}, %[[P]] {fastmathFlags = #llvm.fastmath<contract>} : vector<16xf32>

@@ -1,8 +1,8 @@
 # Matrix multiplication as an update with an RDom: C[x, y] += A[r, y] * B[x, r], scheduled as
 # C.update().reorder(x, r).vectorize(x, 16).parallel(y). The transform script tiles y onto an scf.forall
 # (parallel), r onto a sequential loop outside x (the reduction dim in its own scf.for: reorder puts r outside x),
-# then x by 16 and vectorizes the [1, 16, 1] tile. The scheduled IR accumulates 16 columns of C as one
-# vector<1x16xf32>; the lowered LLVM dialect adds vector<16xf32>.
+# then x by 16; the unit dims of the 1x16x1 tile are folded away and the rest vectorized 16 wide. The scheduled
+# IR accumulates 16 columns of C as one vector<16xf32> (mul + add, contractable into an FMA).
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
 # RUN: %python %s scheduled | FileCheck %s --check-prefix=VEC
@@ -31,16 +31,19 @@ emit(c, [128, 64])
 # SCRIPT-NEXT: %[[Y:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_forall %[[U]] tile_sizes [1, 0, 0]
 # SCRIPT-NEXT: %[[R:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_for %[[Y]] tile_sizes [0, 0, 1]
 # SCRIPT-NEXT: %[[X:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_for %[[R]] tile_sizes [0, 16, 0]
-# SCRIPT-NEXT: transform.structured.vectorize %[[X]] vector_sizes [1, 16, 1]
+# SCRIPT:      transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
+# SCRIPT:      %[[F:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} in
+# SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
 
 # VEC-LABEL: func.func @pipeline
 # VEC:         scf.forall (%{{[A-Za-z0-9_]+}}) in (64)
 # VEC:           scf.for %{{[A-Za-z0-9_]+}} = %{{[A-Za-z0-9_]+}} to %c32 step %c1
 # VEC:             scf.for %{{[A-Za-z0-9_]+}} = %{{[A-Za-z0-9_]+}} to %c128 step %c16
 # VEC-NOT:           scf.for
-# VEC:               %[[ACC:[A-Za-z0-9_]+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
-# VEC:               %[[SUM:[A-Za-z0-9_]+]] = arith.addf %[[ACC]], %{{[A-Za-z0-9_]+}}{{.*}}: vector<1x16xf32>
-# VEC:               vector.transfer_write %[[SUM]], {{.*}} : vector<1x16xf32>, tensor<1x16xf32>
+# VEC:               vector.transfer_read {{.*}} : tensor<16xf32>, vector<16xf32>
+# VEC:               %[[PROD:[A-Za-z0-9_]+]] = arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+# VEC:               %[[SUM:[A-Za-z0-9_]+]] = arith.addf %{{[A-Za-z0-9_]+}}, %[[PROD]] fastmath<contract> : vector<16xf32>
+# VEC:               vector.transfer_write %[[SUM]], {{.*}} : vector<16xf32>, tensor<16xf32>
 # VEC-NOT:     linalg.generic {{.*}}"reduction"
 
 # LLVM-LABEL: llvm.func @pipeline(
