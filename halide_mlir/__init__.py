@@ -2,12 +2,13 @@
 from .error import HalideError
 from .lang.buffer import Buffer
 from .lang.expr import Expr
-from .lang.func import Func, FuncRef
+from .lang.func import Func, FuncRef, Tuple
+from .runtime.realize import Realization
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
                              floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
                              tanh, trunc, u8, u16, u32, u64)
 from .lang.boundary import BoundaryConditions
-from .lang.inline_reductions import maximum, minimum, product, sum
+from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
@@ -15,7 +16,7 @@ from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
-__all__ = ["HalideError", "TailStrategy", "autotune", "BoundaryConditions", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
+__all__ = ["HalideError", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
            "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]

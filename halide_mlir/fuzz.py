@@ -648,6 +648,8 @@ class Worker:
         pp = os.environ.get("PYTHONPATH", "")
         if here not in pp.split(os.pathsep):
             os.environ["PYTHONPATH"] = here + (os.pathsep + pp if pp else "")
+        # every example is a new pipeline: don't fill the on-disk compile cache with them (and always compile)
+        os.environ.setdefault("HALIDE_MLIR_CACHE", "0")
         parent, child = self.ctx.Pipe()
         self.proc = self.ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
@@ -927,7 +929,11 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
             msg = o.detail.split(": ", 1)[-1]
             if internal:  # the MLIR diagnostic is the interesting part
                 msg = " | ".join(l.strip() for l in msg.splitlines()[:4] if l.strip())
-            unsupported[("[MLIR failure] " if internal else "") + _first_line(msg)] += 1
+            import re  # group messages that differ only in names, numbers and source lines
+            key = re.sub(r"\(at <fuzz case>:\d+\)|<fuzz case>\S*|\d+", "#", _first_line(msg))
+            key = re.sub(r"'(f\d|constant_exterior_in|repeat_edge_in|mirror_image_in)[^']*'", r"'\1..'", key)
+            key = re.sub(r"(f\d|r\d)[\w$.]*", r"\1..", key)
+            unsupported[("[MLIR failure] " if internal else "") + key] += 1
             if out_dir:
                 os.makedirs(out_dir, exist_ok=True)
                 with open(os.path.join(out_dir, f"unsupported_{i:05d}{'_internal' if internal else ''}.py"),

@@ -30,7 +30,7 @@ class Region:
 class Bounded:
     """A pipeline specialized to an output region and to the buffers bound to its inputs."""
     pipeline: Pipeline
-    bodies: dict             # id(Func) -> body Expr with ImageParam dims resolved
+    bodies: dict             # id(Func) -> its Tuple of values (usually one), ImageParam dims resolved
     regions: dict            # id(Func) -> Region
     input_buffers: list      # Buffer bound to each of pipeline.inputs
     updates: dict            # id(Func) -> [Update] with ImageParam dims resolved
@@ -57,9 +57,9 @@ def input_buffer(holder) -> Buffer:
 
 def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
-    bodies = {id(s.func): resolve_buffer_dims(s.body) for s in pipeline.stages}
+    bodies = {id(s.func): tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
     updates = {id(s.func): [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
-                                    value=resolve_buffer_dims(u.value),
+                                    values=tuple(resolve_buffer_dims(v) for v in u.values),
                                     predicates=[resolve_buffer_dims(p) for p in u.predicates])
                             for u in s.updates] for s in pipeline.stages}
     rdom_ranges = {}
@@ -93,7 +93,7 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
         region = _update_region(stage, updates[id(stage.func)], env, region, stage.func is pipeline.output)
         regions[id(stage.func)] = region
         env.update({v: region.interval(d) for d, v in enumerate(stage.vars)})
-        calls = [n for e in [bodies[id(stage.func)]] + [x for u in updates[id(stage.func)] for x in u.exprs()]
+        calls = [n for e in [*bodies[id(stage.func)]] + [x for u in updates[id(stage.func)] for x in u.exprs()]
                  for n in walk(e)]
         for n in calls:
             if n.kind != "call" or n.value is stage.func:

@@ -21,27 +21,35 @@ class Update:
     """One update definition, with inline Funcs substituted."""
     index: int
     args: tuple              # LHS coordinates (Exprs of pure Vars, RVars, data)
-    value: Expr
+    values: tuple            # one Expr per Tuple element (one for an ordinary Func)
     rvars: list              # the RVars it iterates, r.x first
     predicates: list         # RDom.where conditions
     schedule: object         # FuncSchedule of f.update(index)
     site: object
 
+    @property
+    def value(self) -> Expr:
+        return self.values[0]
+
     def exprs(self) -> list[Expr]:
-        return [*self.args, self.value, *self.predicates]
+        return [*self.args, *self.values, *self.predicates]
 
 
 @dataclass
 class Stage:
     func: Func
     vars: list[str]          # pure var names, Halide order (dimension 0 first)
-    body: Expr               # the definition with inline Funcs substituted
+    values: tuple            # the definition's Tuple elements with inline Funcs substituted
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
 
+    @property
+    def body(self) -> Expr:
+        return self.values[0]
+
     def exprs(self) -> list[Expr]:
-        """Every Expr the stage evaluates: the pure value, then each update's."""
-        return [self.body, *(e for u in self.updates for e in u.exprs())]
+        """Every Expr the stage evaluates: the pure values, then each update's."""
+        return [*self.values, *(e for u in self.updates for e in u.exprs())]
 
     @property
     def name(self) -> str:
@@ -72,8 +80,7 @@ def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
         if all(a is b for a, b in zip(args, e.args)):
             r = e
         else:
-            r = Expr(e.kind, e.type, args, e.value)
-            r.site = e.site
+            r = e.copy_with(args)
     memo[id(e)] = (e, r)
     return r
 
@@ -94,7 +101,8 @@ def _inline(e: Expr, output: Func, memo: dict) -> Expr:
     def leaf(n, args):
         if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
             d = n.value._definition()
-            return _inline(substitute(d.value, {v.name(): a for v, a in zip(d.args, args)}), output, memo)
+            return _inline(substitute(d.values[n.index], {v.name(): a for v, a in zip(d.args, args)}), output,
+                           memo)
         return None
     return _rewrite(e, leaf, memo)
 
@@ -121,13 +129,14 @@ def build_pipeline(output: Func) -> Pipeline:
         if id(f) in bodies:
             continue
         _check_self_references(f)
-        body = _inline(f._definition().value, output, memo)
-        bodies[id(f)] = body
-        updates[id(f)] = [Update(i, tuple(_inline(a, output, memo) for a in u.args), _inline(u.value, output, memo),
+        values = tuple(_inline(v, output, memo) for v in f._definition().values)
+        bodies[id(f)] = values
+        updates[id(f)] = [Update(i, tuple(_inline(a, output, memo) for a in u.args),
+                                 tuple(_inline(v, output, memo) for v in u.values),
                                  u.rvars(), [_inline(p, output, memo) for p in u.predicates()], u.schedule, u.site)
                           for i, u in enumerate(f.updates())]
         funcs.append(f)
-        for e in [body, *(x for u in updates[id(f)] for x in u.exprs())]:
+        for e in [*values, *(x for u in updates[id(f)] for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
                     if not n.value.defined():
@@ -147,7 +156,7 @@ def build_pipeline(output: Func) -> Pipeline:
         if s == 1:
             raise HalideError(f"Funcs call each other in a cycle: {' -> '.join(path + [f.name()])}")
         state[id(f)] = 1
-        for e in [bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]:
+        for e in [*bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
                     visit(by_id[id(n.value)], path + [f.name()])
@@ -224,9 +233,7 @@ def resolve_buffer_dims(e: Expr) -> Expr:
         d = buf.dim(dim)
         from ..lang.expr import const
         return const(d.min() if field_ == "min" else d.extent(), e.type)
-    r = Expr(e.kind, e.type, tuple(resolve_buffer_dims(a) for a in e.args), e.value)
-    r.site = e.site
-    return r
+    return e.copy_with(tuple(resolve_buffer_dims(a) for a in e.args))
 
 
 __all__ = ["Stage", "Pipeline", "build_pipeline", "substitute", "resolve_buffer_dims", "cast"]

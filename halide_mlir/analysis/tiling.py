@@ -48,7 +48,9 @@ def tile_plan(bounded, stage) -> TilePlan | None:
                  and s.func.schedule().compute.func is stage.func and s.func.schedule().compute.var != OUTERMOST]
     if not producers:
         return None
-    body = bounded.bodies[id(stage.func)]
+    if len(bounded.bodies[id(stage.func)]) > 1 or any(len(bounded.bodies[id(prod.func)]) > 1 for prod in producers):
+        return None  # Tuple-valued Funcs keep the plain compute_at path
+    body = bounded.bodies[id(stage.func)][0]
     direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func for n in walk(body))]
     if not direct:
         return None

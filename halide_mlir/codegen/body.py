@@ -58,7 +58,9 @@ class BodyEmitter:
             return self.op(f"math.{_MATH[k]} {self.emit(e.args[0])} : {t.mlir}")
         if k == "abs":
             src = e.args[0].type
-            return self.op(f"math.{'absf' if src.is_float() else 'absi'} {self.emit(e.args[0])} : {src.mlir}")
+            if src.is_float():
+                return self.op(f"math.absf {self.emit(e.args[0])} : {src.mlir}")
+            return self.iabs(self.emit(e.args[0]), src)
         if k == "not":
             a = self.emit(e.args[0])
             ones = self.const(True, t) if t.is_bool() else self.const(-1, t)
@@ -94,6 +96,13 @@ class BodyEmitter:
         # like Halide, let LLVM fuse a * b + c into one FMA (contract only: no reassociation)
         flags = " fastmath<contract>" if name in ("addf", "subf", "mulf") else ""
         return self.op(f"arith.{name} {a}, {b}{flags} : {t.mlir}")
+
+    def iabs(self, a: str, t: Type) -> str:
+        """|a| as a select: math.absi has no LLVM lowering on the 2-D vectors the vectorizer makes."""
+        zero = self.const(0, t)
+        neg = self.op(f"arith.cmpi slt, {a}, {zero} : {t.mlir}")
+        minus = self.op(f"arith.subi {zero}, {a} : {t.mlir}")
+        return self.op(f"arith.select {neg}, {minus}, {a} : {t.mlir}")
 
     def signed_shift(self, k: str, a: str, b: str, t: Type) -> str:
         """Halide: a negative shift amount shifts the other way."""
@@ -171,7 +180,7 @@ class BodyEmitter:
             return self.op(f"arith.remui {a}, {safe} : {t.mlir}")
         r = self.op(f"arith.remsi {a}, {safe} : {t.mlir}")
         neg = self.op(f"arith.cmpi slt, {r}, {zero} : {t.mlir}")
-        mag = self.op(f"math.absi {safe} : {t.mlir}")
+        mag = self.iabs(safe, t)
         r_adj = self.op(f"arith.addi {r}, {mag} : {t.mlir}")
         return self.op(f"arith.select {neg}, {r_adj}, {r} : {t.mlir}")
 

@@ -52,3 +52,13 @@ def mlir_string(s: str) -> str:
 def affine_map(n_dims: int, results) -> str:
     dims = ", ".join(f"d{i}" for i in range(n_dims))
     return f"affine_map<({dims}) -> ({', '.join(results)})>"
+
+
+def output_arg(k: int) -> str:
+    """The entry point's k-th output memref (one per Tuple element of the output Func)."""
+    return "%out" if k == 0 else f"%out{k}"
+
+
+def out_block_arg(k: int) -> str:
+    """Inside a generic, the current value of its k-th output."""
+    return "%o" if k == 0 else f"%o{k}"

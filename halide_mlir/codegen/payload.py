@@ -18,7 +18,7 @@ from ..analysis.tiling import tile_plan
 from .body import BodyEmitter
 from .tiled import emit_tiled_stage
 from .updates import emit_loops, emit_reduction, is_reduction
-from .mlir_text import affine_map, memref_type, mlir_string, storage, tensor_type
+from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
 
 ENTRY = "pipeline"
 
@@ -28,6 +28,7 @@ class SliceAccess:
     """A call read as a slice of the callee's tensor: ``dims[j]`` is the consumer dim feeding callee dim j
     (None where the coordinate is a constant and the slice drops that dim)."""
     callee: object
+    element: int     # which Tuple element of the callee
     offsets: tuple   # per callee tensor dim (numpy order)
     sizes: tuple
     dims: tuple      # per callee Halide dim: consumer Halide dim or None
@@ -62,7 +63,7 @@ class PayloadBuilder:
         self.p = bounded.pipeline
         self.counter = itertools.count()
         self.lines: list[str] = []
-        self.tensor_of: dict[int, str] = {}    # id(callee) -> SSA name of its full tensor
+        self.tensor_of: dict[int, list] = {}   # id(callee) -> SSA names of its full tensors (one per Tuple element)
         self.shape_of: dict[int, tuple] = {}   # id(callee) -> numpy-order shape
         self.min_of: dict[int, tuple] = {}     # id(callee) -> Halide-order mins
         self.stage_names = _unique_names([s.name for s in self.p.stages])
@@ -82,7 +83,9 @@ class PayloadBuilder:
             args.append((f"%p{i}", "i8" if prm.type().is_bool() else prm.type().mlir))
         out_region = b.region(p.output)
         out_shape = tuple(reversed(out_region.extents))
-        args.append(("%out", memref_type(out_shape, p.output.output_type())))
+        out_types = p.output.output_types()
+        for k, t in enumerate(out_types):
+            args.append((output_arg(k), memref_type(out_shape, t)))
         sig = ", ".join(f"{n}: {t}" for n, t in args)
         head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         for i, holder in enumerate(p.inputs):
@@ -91,13 +94,12 @@ class PayloadBuilder:
             ty = b.input_buffers[i].type()
             self.lines.append(f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
                               f"to {tensor_type(shape, ty)}")
-            self.tensor_of[id(holder)] = name
+            self.tensor_of[id(holder)] = [name]
         for index, stage in enumerate(p.stages):
             self.emit_stage(index, stage)
-        final = self.tensor_of[id(p.output)]
-        ty = p.output.output_type()
-        self.lines.append(f"bufferization.materialize_in_destination {final} in restrict writable %out : "
-                          f"({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()")
+        for k, (final, ty) in enumerate(zip(self.tensor_of[id(p.output)], out_types)):
+            self.lines.append(f"bufferization.materialize_in_destination {final} in restrict writable "
+                              f"{output_arg(k)} : ({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()")
         self.lines.append("return")
         body = "\n".join("    " + l for l in self.lines)
         return "module {\n  " + head[0] + "\n" + body + "\n  }\n}\n"
@@ -110,10 +112,10 @@ class PayloadBuilder:
         shape = tuple(reversed(region.extents))
         plan = tile_plan(b, stage)
         if plan is None:
-            name = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
+            names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
         else:
-            name = emit_tiled_stage(self, index, stage, plan)
-        self.tensor_of[id(func)] = name
+            names = [emit_tiled_stage(self, index, stage, plan)]
+        self.tensor_of[id(func)] = names
         self.shape_of[id(func)] = shape
         self.min_of[id(func)] = region.mins
         for u in b.updates[id(func)]:
@@ -123,22 +125,22 @@ class PayloadBuilder:
     def def_loc(self, func) -> str:
         return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
 
-    def emit_generic(self, index: int, stage, tile: "Tile", outs: str | None, views: dict | None = None) -> str:
+    def emit_generic(self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None) -> list:
         """The stage's pure definition as one ``linalg.generic`` over ``tile`` (the whole region, or one
-        tile inside payload loops) into ``outs`` (None: a new tensor); ``views`` gives, per producer, a
-        tensor standing for it there."""
+        tile inside payload loops) into ``outs`` (None: new tensors); ``views`` gives, per producer, a
+        tensor standing for it there. Returns one tensor per Tuple element."""
         func = stage.func
         n = len(stage.vars)
         shape = tuple(reversed(tile.extents))
-        body_expr = self.b.bodies[id(func)]
-        out_t = func.output_type()
+        values = self.b.bodies[id(func)]
+        out_types = func.output_types()
         loc = self.def_loc(func)
         views = views or {}
 
         operands: list[tuple[str, str, str, object]] = []  # (value, tensor type, map, element Type)
         slot: dict = {}          # SliceAccess -> operand index
         access_of: dict[int, object] = {}  # id(call Expr) -> operand index or "extract"
-        for node in walk(body_expr):
+        for node in (m for v in values for m in walk(v)):
             if node.kind != "call" or id(node) in access_of:
                 continue
             acc = self.slice_access(node, stage, tile, views.get(id(node.value)))
@@ -151,8 +153,9 @@ class PayloadBuilder:
             access_of[id(node)] = slot[acc]
 
         if outs is None:
-            outs = self.fresh("init")
-            self.lines.append(f"{outs} = tensor.empty() : {tensor_type(shape, out_t)} {loc}")
+            outs = [self.fresh("init") for _ in out_types]
+            for o, t in zip(outs, out_types):
+                self.lines.append(f"{o} = tensor.empty() : {tensor_type(shape, t)} {loc}")
         block_args = [f"%a{i}" for i in range(len(operands))]
         body_lines: list[str] = []
         index_cache: dict[int, str] = {}
@@ -178,29 +181,32 @@ class PayloadBuilder:
             return self.emit_extract(em, e)
 
         em = BodyEmitter(body_lines, self.fresh, loc, leaf)
-        result = em.to_storage(em.emit(body_expr), out_t)
+        results = [em.to_storage(em.emit(v), t) for v, t in zip(values, out_types)]
 
-        maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])]
+        maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])] * len(out_types)
         attrs = f"hl.func = {mlir_string(self.stage_names[index])}, hl.stage = {index} : i64"
-        return self.generic_op(maps, ["parallel"] * n, operands, block_args, outs, shape, out_t, attrs,
-                               body_lines, result, loc)
+        return self.generic_op(maps, ["parallel"] * n, operands, block_args, outs, shape, out_types, attrs,
+                               body_lines, results, loc)
 
-    def generic_op(self, maps, iterators, operands, block_args, outs, shape, out_t, attrs, body_lines, result,
-                   loc) -> str:
-        """Write one ``linalg.generic`` whose region is ``body_lines`` yielding ``result``."""
+    def generic_op(self, maps, iterators, operands, block_args, outs: list, shape, out_types: list, attrs,
+                   body_lines, results: list, loc) -> list:
+        """Write one ``linalg.generic`` whose region is ``body_lines`` yielding ``results`` (one per output:
+        block arguments ``%o`` (first output), ``%o1``, ``%o2``... hold the outputs' current values)."""
         name = self.fresh("t")
         ins = f" ins({', '.join(o[0] for o in operands)} : {', '.join(o[1] for o in operands)})" if operands else ""
-        bb_args = ", ".join(f"{a}: {o[3]}" for a, o in zip(block_args, operands))
-        bb_args = (bb_args + ", " if bb_args else "") + f"%o: {storage(out_t)}"
+        bb_args = [f"{a}: {o[3]}" for a, o in zip(block_args, operands)]
+        bb_args += [f"{out_block_arg(k)}: {storage(t)}" for k, t in enumerate(out_types)]
         kinds = ", ".join(f'"{k}"' for k in iterators)
+        ttypes = [tensor_type(shape, t) for t in out_types]
         self.lines.append(
-            f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{kinds}]}}"
-            f"{ins} outs({outs} : {tensor_type(shape, out_t)}) attrs = {{{attrs}}} {{")
-        self.lines.append(f"^bb0({bb_args}):")
+            f"{name}{f':{len(outs)}' if len(outs) > 1 else ''} = linalg.generic {{indexing_maps = "
+            f"[{', '.join(maps)}], iterator_types = [{kinds}]}}{ins} outs({', '.join(outs)} : {', '.join(ttypes)}) "
+            f"attrs = {{{attrs}}} {{")
+        self.lines.append(f"^bb0({', '.join(bb_args)}):")
         self.lines.extend("  " + l for l in body_lines)
-        self.lines.append(f"  linalg.yield {result} : {storage(out_t)} {loc}")
-        self.lines.append(f"}} -> {tensor_type(shape, out_t)} {loc}")
-        return name
+        self.lines.append(f"  linalg.yield {', '.join(results)} : {', '.join(storage(t) for t in out_types)} {loc}")
+        self.lines.append(f"}} -> {ttypes[0] if len(ttypes) == 1 else '(' + ', '.join(ttypes) + ')'} {loc}")
+        return [name] if len(outs) == 1 else [f"{name}#{k}" for k in range(len(outs))]
 
     def index_to_i32(self, value: str, loc: str) -> str:
         v = self.fresh("x")
@@ -269,10 +275,10 @@ class PayloadBuilder:
                 dims.append(d)
                 pos = ((1, tile.dynamic[d]),) if tile.dynamic[d] else ()
                 offsets[t], sizes[t] = (pos + neg, tile.mins[d] + c - mins[j]), tile.extents[d]
-        return SliceAccess(call.value, tuple(offsets), tuple(sizes), tuple(dims))
+        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims))
 
     def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
-        src = self.tensor_of[id(acc.callee)] if view is None else view.tensor
+        src = self.tensor_of[id(acc.callee)][acc.element] if view is None else view.tensor
         full = self.shape_of[id(acc.callee)] if view is None else view.shape
         m = len(acc.dims)
         kept = [t for t in range(m) if acc.dims[m - 1 - t] is not None]
@@ -303,7 +309,7 @@ class PayloadBuilder:
         shape = self.shape_of[id(holder)] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc
         name = self.fresh("g")
-        tensor = self.tensor_of[id(holder)] if tensor is None else tensor
+        tensor = self.tensor_of[id(holder)][call.index] if tensor is None else tensor
         em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : "
                         f"{tensor_type(shape, call.type)} {loc}")
         return em.from_storage(name, call.type)

@@ -70,7 +70,7 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         carried = tile
 
     dynamic = tuple(pb.index_sum([(1, o) for o in offs[d]], 0, loc) if offs[d] else None for d in range(n))
-    result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), dynamic), carried, views)
+    result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), dynamic), [carried], views)[0]
     for l, res, inner, rel, tile_sizes, parent_sizes in reversed(closers):
         slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
                     f"{ttype(parent_sizes)}"
@@ -96,7 +96,7 @@ def _union_view(pb, stage, prod, region, offs, sizes, loc, View):
     func = prod.func
     m = len(prod.vars)
     lo, hi, var_dim = [None] * m, [None] * m, [None] * m
-    for node in walk(pb.b.bodies[id(stage.func)]):
+    for node in walk(pb.b.bodies[id(stage.func)][0]):
         if node.kind != "call" or node.value is not func:
             continue
         from ..analysis.affine import linear_form
@@ -124,6 +124,6 @@ def _union_view(pb, stage, prod, region, offs, sizes, loc, View):
     np_shape = tuple(reversed(shape))
     view = pb.fresh("view")
     t = func.output_type()
-    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[id(func)]}{_dims(starts)} {_dims(shape)} "
+    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[id(func)][0]}{_dims(starts)} {_dims(shape)} "
                     f"{_dims([1] * m)} : {tensor_type(full, t)} to {tensor_type(np_shape, t)} {loc}")
     return View(view, np_shape, tuple(mins), tuple(dyn))

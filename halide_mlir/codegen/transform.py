@@ -209,6 +209,9 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     fuse_at.check_done()
     if vec:
         l = loops[-1]
+        if l.stride != 1:
+            raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose iterations step "
+                              f"{l.stride} elements apart, is not supported yet; vectorize a unit-stride loop")
         if covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
         sizes = [covered[d] for d in reversed(range(n))]
@@ -309,7 +312,7 @@ def fused_extents(bounded, consumer, plan, producer):
         sizes[lev.loop.dim] = lev.size
     m = len(producer.vars)
     lo, hi, var_dim = [None] * m, [None] * m, [None] * m
-    for node in walk(bounded.bodies[id(consumer.func)]):
+    for node in walk(bounded.bodies[id(consumer.func)][0]):
         if node.kind != "call" or node.value is not producer.func:
             continue
         for j, a in enumerate(node.args):

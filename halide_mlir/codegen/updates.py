@@ -16,7 +16,7 @@ import warnings
 from ..error import HalideError
 from ..lang.traversal import walk
 from .body import BodyEmitter
-from .mlir_text import affine_map, mlir_string, storage, tensor_type
+from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
 
 
 def is_reduction(stage, u) -> bool:
@@ -78,7 +78,7 @@ def _affine_text(coef: dict, const: int) -> str:
     return " + ".join(terms).replace("+ -", "- ")
 
 
-def emit_reduction(pb, stage, u, current: str) -> str:
+def emit_reduction(pb, stage, u, current: list) -> list:
     """A ``linalg.generic`` with reduction iterators over the update's RVars."""
     b = pb.b
     func = stage.func
@@ -92,13 +92,13 @@ def emit_reduction(pb, stage, u, current: str) -> str:
     for i, r in enumerate(u.rvars):
         dim_of[r.name()], base_of[r.name()] = n + k - 1 - i, b.rvar_range(r)[0]
     shape = tuple(reversed(region.extents))
-    out_t = func.output_type()
+    out_types = func.output_types()
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
     extent_of = {n - 1 - d: region.extents[d] for d in range(n)}
     extent_of.update({n + k - 1 - i: b.rvar_range(r)[1] for i, r in enumerate(u.rvars)})
 
     operands, slot, access_of = [], {}, {}
-    for e in [u.value, *u.predicates]:
+    for e in [*u.values, *u.predicates]:
         for node in walk(e):
             if node.kind != "call" or id(node) in access_of:
                 continue
@@ -131,10 +131,10 @@ def emit_reduction(pb, stage, u, current: str) -> str:
                     offsets.append(0)
                     sizes.append(full[m - 1 - j])
                     results.append(_affine_text(coef, c - mins[j]))
-            key = (id(node.value), tuple(offsets), tuple(results))
+            key = (id(node.value), node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)
-                src = pb.tensor_of[id(node.value)]
+                src = pb.tensor_of[id(node.value)][node.index]
                 if tuple(sizes) != tuple(full) or any(offsets):
                     sliced = pb.fresh("s")
                     pb.lines.append(
@@ -175,27 +175,28 @@ def emit_reduction(pb, stage, u, current: str) -> str:
             return index_cache[name]
         acc = access_of[id(e)]
         if acc == "self":
-            return em.from_storage("%o", e.type)
+            return em.from_storage(out_block_arg(e.index), e.type)
         if acc == "extract":
             return pb.emit_extract(em, e)
         return em.from_storage(block_args[acc], e.type)
 
     em = BodyEmitter(body_lines, pb.fresh, loc, leaf)
-    result = em.emit(u.value)
+    results = [em.emit(v) for v in u.values]
     if u.predicates:
         cond = em.emit(u.predicates[0])
         for p in u.predicates[1:]:
             cond = em.op(f"arith.andi {cond}, {em.emit(p)} : i1")
-        result = em.op(f"arith.select {cond}, {result}, {em.from_storage('%o', out_t)} : {out_t.mlir}")
-    result = em.to_storage(result, out_t)
+        results = [em.op(f"arith.select {cond}, {r}, {em.from_storage(out_block_arg(j), t)} : {t.mlir}")
+                   for j, (r, t) in enumerate(zip(results, out_types))]
+    results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
 
-    maps = [o[2] for o in operands] + [affine_map(total, [f"d{i}" for i in range(n)])]
+    maps = [o[2] for o in operands] + [affine_map(total, [f"d{i}" for i in range(n)])] * len(out_types)
     attrs = f"hl.update_of = {mlir_string(pb.name_of(func))}, hl.update = {u.index} : i64"
-    return pb.generic_op(maps, ["parallel"] * n + ["reduction"] * k, operands, block_args, current, shape, out_t,
-                         attrs, body_lines, result, loc)
+    return pb.generic_op(maps, ["parallel"] * n + ["reduction"] * k, operands, block_args, current, shape,
+                         out_types, attrs, body_lines, results, loc)
 
 
-def emit_loops(pb, stage, u, current: str) -> str:
+def emit_loops(pb, stage, u, current: list) -> list:
     """Explicit sequential loops for scatters and scans (see the module docstring for why)."""
     b = pb.b
     func = stage.func
@@ -207,28 +208,35 @@ def emit_loops(pb, stage, u, current: str) -> str:
                       f"data-dependent or shifted coordinates (a scatter, a scan or a fixed row), so it runs as "
                       f"serial scalar loops; its vectorize/parallel/unroll schedule is not applied yet",
                       RuntimeWarning, stacklevel=2)
-    out_t = func.output_type()
-    ttype = tensor_type(tuple(reversed(region.extents)), out_t)
+    ttypes = [tensor_type(tuple(reversed(region.extents)), t) for t in func.output_types()]
+    m = len(ttypes)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
     lhs_vars = [(d, a.value.name()) for d, a in enumerate(u.args) if a.kind == "var"]
     # Halide's default order: pure Vars outermost (highest dimension first), then RVars with r.x innermost
     loops = [(name, region.mins[d], region.extents[d]) for d, name in reversed(lhs_vars)]
     loops += [(r.name(), *b.rvar_range(r)) for r in reversed(u.rvars)]
+    types_txt = ", ".join(ttypes)
+
+    def results_of(name: str) -> list:
+        return [name] if m == 1 else [f"{name}#{k}" for k in range(m)]
 
     lines = pb.lines
     c0, c1 = pb.fresh("c"), pb.fresh("c")
     lines.append(f"{c0} = arith.constant 0 : index {loc}")
     lines.append(f"{c1} = arith.constant 1 : index {loc}")
-    acc = current
+    acc = list(current)
     values: dict = {}
     results = []
     for name, lo, ext in loops:
-        iv, it, res, ub = pb.fresh("iv"), pb.fresh("acc"), pb.fresh("t"), pb.fresh("c")
+        iv, res, ub = pb.fresh("iv"), pb.fresh("t"), pb.fresh("c")
+        its = [pb.fresh("acc") for _ in range(m)]
         lines.append(f"{ub} = arith.constant {ext} : index {loc}")
-        lines.append(f"{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({it} = {acc}) -> ({ttype}) {{")
+        carried = ", ".join(f"{it} = {a}" for it, a in zip(its, acc))
+        lines.append(f"{res}{f':{m}' if m > 1 else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
+                     f"iter_args({carried}) -> ({types_txt}) {{")
         values[name] = (iv, lo)
         results.append(res)
-        acc = it
+        acc = its
 
     body: list[str] = []
     ivs: dict = {}
@@ -246,7 +254,8 @@ def emit_loops(pb, stage, u, current: str) -> str:
                 ivs[name] = v
             return ivs[name]
         if e.value is func:
-            return pb.emit_extract(em, e, tensor=acc, mins=region.mins, shape=tuple(reversed(region.extents)))
+            return pb.emit_extract(em, e, tensor=acc[e.index], mins=region.mins,
+                                   shape=tuple(reversed(region.extents)))
         return pb.emit_extract(em, e)
 
     em = BodyEmitter(body, pb.fresh, loc, leaf)
@@ -256,24 +265,26 @@ def emit_loops(pb, stage, u, current: str) -> str:
         cond = c if cond is None else em.op(f"arith.andi {cond}, {c} : i1")
     if cond is not None:  # RDom.where: the update is not evaluated at all where the predicate is false
         new = pb.fresh("t")
-        body.append(f"{new} = scf.if {cond} -> ({ttype}) {{")
-        updated = _insert(pb, em, u, acc, region, ttype, loc)
-        body.append(f"scf.yield {updated} : {ttype} {loc}")
+        body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
+        updated = _insert(pb, em, u, acc, region, ttypes, loc)
+        body.append(f"scf.yield {', '.join(updated)} : {types_txt} {loc}")
         body.append("} else {")
-        body.append(f"scf.yield {acc} : {ttype} {loc}")
+        body.append(f"scf.yield {', '.join(acc)} : {types_txt} {loc}")
         body.append(f"}} {loc}")
+        new = results_of(new)
     else:
-        new = _insert(pb, em, u, acc, region, ttype, loc)
+        new = _insert(pb, em, u, acc, region, ttypes, loc)
     lines.extend(body)
     for res in reversed(results):
-        lines.append(f"scf.yield {new} : {ttype} {loc}")
+        lines.append(f"scf.yield {', '.join(new)} : {types_txt} {loc}")
         lines.append(f"}} {loc}")
-        new = res
-    return results[0] if results else new
+        new = results_of(res)
+    return new
 
 
-def _insert(pb, em, u, acc, region, ttype, loc) -> str:
-    value = em.to_storage(em.emit(u.value), u.value.type)
+def _insert(pb, em, u, acc: list, region, ttypes: list, loc) -> list:
+    """All the Tuple's new values are computed from the old ones before any is stored (Halide's semantics)."""
+    values = [em.to_storage(em.emit(v), v.type) for v in u.values]
     m = len(u.args)
     idx = [None] * m
     for j, a in enumerate(u.args):
@@ -281,6 +292,9 @@ def _insert(pb, em, u, acc, region, ttype, loc) -> str:
         if region.mins[j]:
             v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
         idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
-    name = pb.fresh("t")
-    em.lines.append(f"{name} = tensor.insert {value} into {acc}[{', '.join(idx)}] : {ttype} {loc}")
-    return name
+    out = []
+    for value, tensor, ttype in zip(values, acc, ttypes):
+        name = pb.fresh("t")
+        em.lines.append(f"{name} = tensor.insert {value} into {tensor}[{', '.join(idx)}] : {ttype} {loc}")
+        out.append(name)
+    return out

@@ -80,7 +80,7 @@ class ExprOps:
 
 
 class Expr(ExprOps):
-    __slots__ = ("kind", "_type", "args", "value", "site")
+    __slots__ = ("kind", "_type", "args", "value", "site", "index")
 
     def __init__(self, kind, type_: Type | None = None, args: tuple = (), value: Any = None):
         if type_ is None:  # hl.Expr(v): the user's conversion of a number, Var, Param or Func call
@@ -91,10 +91,17 @@ class Expr(ExprOps):
         self.args = tuple(args)
         self.value = value
         self.site = None
+        self.index = 0  # for calls to a Tuple-valued Func: which element
 
     @property
     def type(self) -> Type:  # type: ignore[override]
         return self._type
+
+    def copy_with(self, args) -> "Expr":
+        """The same node over new operands (keeps the source site and Tuple element)."""
+        r = Expr(self.kind, self._type, args, self.value)
+        r.site, r.index = self.site, self.index
+        return r
 
     def __repr__(self) -> str:
         from .printer import expr_str

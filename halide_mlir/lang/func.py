@@ -51,9 +51,48 @@ class FuncRef(ExprOps):
         f = self.func
         if not f.defined():
             raise HalideError(f"{user_site()}: can't call Func '{f.name()}' because it has not yet been defined")
+        if f.num_values() > 1:
+            raise HalideError(f"{user_site()}: Func '{f.name()}' returns a Tuple of {f.num_values()} elements; "
+                              f"use {f.name()}[...][i] to read one")
         e = Expr("call", f.output_type(), call_args(self.args, f, f.dimensions()), f)
         e.site = capture_site()
         return e
+
+    def __getitem__(self, i) -> Expr:
+        """``f[x][i]``: element ``i`` of a Tuple-valued Func."""
+        f = self.func
+        if not f.defined():
+            raise HalideError(f"{user_site()}: can't call Func '{f.name()}' because it has not yet been defined")
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < f.num_values():
+            raise HalideError(f"{user_site()}: Func '{f.name()}' has {f.num_values()} Tuple elements; "
+                              f"there is no element {i!r}")
+        e = Expr("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
+        e.site, e.index = capture_site(), int(i)
+        return e
+
+    def __len__(self) -> int:
+        return self.func.num_values()
+
+
+class Tuple:
+    """``hl.Tuple(a, b, ...)``: several values of one Func at the same point."""
+
+    def __init__(self, *values):
+        if len(values) == 1 and isinstance(values[0], (list, tuple)):
+            values = tuple(values[0])
+        self._values = tuple(to_expr(v) for v in values)
+
+    def __getitem__(self, i):
+        return self._values[i]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Tuple of {len(self._values)}>"
 
 
 class InPlace:
@@ -66,15 +105,17 @@ class InPlace:
 class Definition:
     """``f[args] = value``; ``site`` is the user's line, carried into MLIR locations and errors."""
 
-    def __init__(self, args: tuple, value: Expr, site, schedule: FuncSchedule | None = None):
-        self.args, self.value, self.site = args, value, site
+    def __init__(self, args: tuple, value, site, schedule: FuncSchedule | None = None):
+        # ``value`` is an Expr, or a tuple of them for a Tuple-valued Func (``values`` is always the tuple)
+        self.values = tuple(value) if isinstance(value, tuple) else (value,)
+        self.args, self.value, self.site = args, self.values[0], site
         self.schedule = schedule  # updates have their own loop schedule (f.update(i))
 
     def rvars(self) -> list:
         """Every RVar of every RDom the update uses: the whole domain is iterated, r.x innermost."""
         from .traversal import free_rvars
         doms: dict = {}
-        for e in (*self.args, self.value):
+        for e in (*self.args, *self.values):
             for r in free_rvars(e):
                 doms.setdefault(id(r.domain()), r.domain())
         return [r for d in doms.values() for r in (d[i] for i in range(d.dimensions()))]
@@ -120,11 +161,18 @@ class Func:
             args = (args,)
         if isinstance(value, InPlace):
             return self._define_in_place(tuple(args), value)
-        if isinstance(value, (tuple, list)):
-            raise HalideError(f"{user_site()}: Tuple-valued Funcs are not supported yet ('{self._name}')")
-        value = to_expr(value)
+        if isinstance(value, (tuple, list, Tuple)):
+            value = tuple(to_expr(v) for v in value)
+            if not value:
+                raise HalideError(f"{user_site()}: Func '{self._name}' can't be defined as an empty Tuple")
+            if len(value) == 1:
+                value = value[0]
+        else:
+            value = to_expr(value)
         if self._pure is None:
             return self._define(tuple(args), value)
+        if isinstance(value, tuple) or len(self._pure.values) > 1:
+            return self._define_update(tuple(args), value)
         same_args = len(args) == len(self._pure.args) and all(
             isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args))
         if same_args and not self._updates and not any(n.kind in ("call", "rvar") and
@@ -148,16 +196,21 @@ class Func:
         from .expr import binary
         self._define_update(args, binary(upd.op, self[args], upd.e))
 
-    def _define_update(self, args: tuple, value: Expr) -> None:
+    def _define_update(self, args: tuple, value) -> None:
         site = capture_site()
         i = len(self._updates)
         where = f"{site}: In update definition {i} of Func \"{self._name}\""
         if len(args) != len(self._pure.args):
             raise HalideError(f"{where}: it has {len(args)} arguments, but the pure definition has "
                               f"{len(self._pure.args)}")
-        if value.type != self.output_type():
-            raise HalideError(f"{where}: Tuple element 0 of update definition has type {value.type}, but pure "
-                              f"definition has type {self.output_type()}")
+        values = value if isinstance(value, tuple) else (value,)
+        if len(values) != len(self._pure.values):
+            raise HalideError(f"{where}: it has {len(values)} Tuple elements, but the pure definition has "
+                              f"{len(self._pure.values)}")
+        for k, (v, t) in enumerate(zip(values, self.output_types())):
+            if v.type != t:
+                raise HalideError(f"{where}: Tuple element {k} of update definition has type {v.type}, but "
+                                  f"pure definition has type {t}")
         exprs = tuple(to_expr(a) for a in args)
         for j, (a, e) in enumerate(zip(args, exprs)):
             if e.type.is_float():
@@ -170,7 +223,7 @@ class Func:
         exprs = tuple(cast(Int(32), e) for e in exprs)
         lhs_vars = {a.name() for a in args if isinstance(a, Var)}
         from .traversal import free_vars
-        stray = [v for e in (*exprs, value) for v in free_vars(e) if v not in lhs_vars]
+        stray = [v for e in (*exprs, *values) for v in free_vars(e) if v not in lhs_vars]
         if stray:
             raise HalideError(f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
                               f"side; use an RDom to iterate over values")
@@ -182,8 +235,9 @@ class Func:
         self._updates.append(d)
         touch()
 
-    def _define(self, args: tuple, value: Expr, implicit: bool = False) -> None:
+    def _define(self, args: tuple, value, implicit: bool = False) -> None:
         site = capture_site()
+        values = value if isinstance(value, tuple) else (value,)
         vars_ = []
         for a in args:
             if not isinstance(a, Var):
@@ -192,18 +246,18 @@ class Func:
             if any(v.same_as(a) for v in vars_):
                 raise HalideError(f"{site}: Var '{a.name()}' appears twice on the left of Func '{self._name}'")
             vars_.append(a)
-        if self._declared_type is not None and value.type != self._declared_type:
+        if self._declared_type is not None and len(values) == 1 and value.type != self._declared_type:
             raise HalideError(f"{site}: Func '{self._name}' was declared {self._declared_type} but defined as "
                               f"{value.type}")
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
             raise HalideError(f"{site}: Func '{self._name}' was declared with {self._declared_dims} dimensions "
                               f"but defined with {len(vars_)}")
         from .traversal import free_vars
-        unbound = [v for v in free_vars(value) if not any(v == a.name() for a in vars_)]
+        unbound = [v for e in values for v in free_vars(e) if not any(v == a.name() for a in vars_)]
         if unbound:
             raise HalideError(f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
                               f"not one of its arguments ({', '.join(v.name() for v in vars_)})")
-        if any(n.kind == "rvar" for n in walk(value)):
+        if any(n.kind == "rvar" for e in values for n in walk(e)):
             raise HalideError(f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
                               f"appear in update definitions")
         self._pure = Definition(tuple(vars_), value, site)
@@ -231,20 +285,34 @@ class Func:
         return list(self._definition().args)
 
     def value(self) -> Expr:
+        self._single("value")
         return self._definition().value
+
+    def values(self) -> "Tuple":
+        return Tuple(*self._definition().values)
+
+    def num_values(self) -> int:
+        return len(self._definition().values) if self._pure is not None else 1
+
+    def _single(self, what: str) -> None:
+        if self._pure is not None and len(self._pure.values) > 1:
+            raise HalideError(f"Can't call Func::{what} on Func \"{self._name}\" because it returns a Tuple")
 
     def output_type(self) -> Type:
         if self._pure is None:
             if self._declared_type is not None:
                 return self._declared_type
             raise HalideError(f"Func '{self._name}' has no definition, so it has no type")
+        self._single("type")
         return self._pure.value.type
 
     def type(self) -> Type:
         return self.output_type()
 
     def output_types(self) -> list[Type]:
-        return [self.output_type()]
+        if self._pure is None:
+            return [self.output_type()]
+        return [v.type for v in self._pure.values]
 
     def schedule(self) -> FuncSchedule:
         return self._schedule

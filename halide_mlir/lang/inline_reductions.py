@@ -40,3 +40,29 @@ def maximum(e, name: str | None = None) -> Expr:
 
 def minimum(e, name: str | None = None) -> Expr:
     return _reduce("minimum", e, lambda t: t.max(), lambda acc, v: hl_min(acc, v), name)
+
+
+def _arg_extreme(kind: str, e, better, init, name: str | None):
+    """(r.x, r.y, ..., value) of the first point of the RDom where ``e`` is extreme, as Halide's argmax/argmin."""
+    from .func import Tuple
+    from .operators import select
+    e = to_expr(e)
+    rvars = free_rvars(e)
+    if not rvars:
+        raise HalideError(f"{user_site()}: {kind}() needs an expression over an RDom (it has no RVar)")
+    dom = rvars[0].domain()
+    rs = [dom[i] for i in range(dom.dimensions())]
+    vars_ = tuple(Var(v) for v in free_vars(e))
+    f = Func(name or kind)
+    f[vars_] = Tuple([*(to_expr(r.min()) for r in rs), const(init(e.type), e.type)])
+    ref = f[vars_]
+    f[vars_] = select(better(e, ref[len(rs)]), Tuple([*rs, e]), ref)
+    return Tuple([f[vars_][k] for k in range(len(rs) + 1)])
+
+
+def argmax(e, name: str | None = None):
+    return _arg_extreme("argmax", e, lambda v, best: v > best, lambda t: t.min(), name)
+
+
+def argmin(e, name: str | None = None):
+    return _arg_extreme("argmin", e, lambda v, best: v < best, lambda t: t.max(), name)

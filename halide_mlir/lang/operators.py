@@ -11,10 +11,31 @@ def select(*args) -> Expr:
     """``select(c0, v0, c1, v1, ..., default)``: the value of the first true condition."""
     if len(args) < 3 or len(args) % 2 == 0:
         raise HalideError(f"{user_site()}: select takes an odd number (>= 3) of arguments, got {len(args)}")
+    values = [_as_tuple(v) for v in args[1::2]] + [_as_tuple(args[-1])]
+    if any(v is not None for v in values):  # select over Tuples: element by element
+        from .func import Tuple
+        sizes = {len(v) for v in values if v is not None}
+        if None in values or len(sizes) != 1:
+            raise HalideError(f"{user_site()}: select needs Tuples of one size in every branch")
+        conds = args[0:-1:2]
+        return Tuple([select(*[x for pair in zip(conds, [v[k] for v in values[:-1]]) for x in pair],
+                             values[-1][k]) for k in range(sizes.pop())])
     result = args[-1]
     for i in range(len(args) - 3, -1, -2):
         result = _select2(args[i], args[i + 1], result)
     return result
+
+
+def _as_tuple(v):
+    """The elements of a Tuple (or of a call to a Tuple-valued Func), or None for a single value."""
+    from .func import FuncRef, Tuple
+    if isinstance(v, Tuple):
+        return list(v)
+    if isinstance(v, tuple):
+        return [to_expr(x) for x in v]
+    if isinstance(v, FuncRef) and v.func.defined() and v.func.num_values() > 1:
+        return [v[k] for k in range(v.func.num_values())]
+    return None
 
 
 def _select2(c, t, f) -> Expr:

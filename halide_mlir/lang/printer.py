@@ -15,7 +15,8 @@ def expr_str(e) -> str:
     if k in ("var", "param", "rvar"):
         return e.value.name()
     if k == "call":
-        return f"{e.value.name()}({', '.join(expr_str(a) for a in e.args)})"
+        element = f"[{e.index}]" if getattr(e, "index", 0) else ""
+        return f"{e.value.name()}({', '.join(expr_str(a) for a in e.args)}){element}"
     if k == "buffer_dim":
         holder, dim, field = e.value
         return f"{holder.name()}.{field}.{dim}"

@@ -92,33 +92,57 @@ def _input_signature(p) -> tuple:
     return tuple(sig)
 
 
-def realize(func, sizes, *rest):
-    """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer."""
-    if rest:
-        raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer, e.g. f.realize([w, h])")
-    out_type = func.output_type() if func.defined() else None
-    if isinstance(sizes, Buffer):
-        out = sizes
-        if out_type is not None and out.type() != out_type:
-            raise HalideError(f"{user_site()}: Func '{func.name()}' has type {out_type}, but the output buffer "
-                              f"'{out.name()}' has type {out.type()}")
-        region = _output_region(func, out.extents(), out.mins(), allow_empty=True)
-    else:
-        if isinstance(sizes, (int, np.integer)):
-            sizes = [sizes]
-        region = _output_region(func, sizes, None, allow_empty=True)
-        if out_type is None:
-            raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
+class Realization(list):
+    """What realizing a Tuple-valued Func returns: one Buffer per element (``r[0]``, ``r[1]`` ...)."""
+
+
+def _output_buffers(func, sizes):
+    """The Buffers to realize into (given, or allocated) and the region they cover."""
+    types = func.output_types() if func.defined() else None
+    given = list(sizes) if isinstance(sizes, (list, tuple)) and sizes and isinstance(sizes[0], Buffer) else \
+        [sizes] if isinstance(sizes, Buffer) else None
+    if given is not None:
+        if types is not None and len(given) != len(types):
+            raise HalideError(f"{user_site()}: Func '{func.name()}' has {len(types)} Tuple elements but realize was "
+                              f"given {len(given)} Buffers")
+        for out, t in zip(given, types or []):
+            if out.type() != t:
+                raise HalideError(f"{user_site()}: Func '{func.name()}' has type {t}, but the output buffer "
+                                  f"'{out.name()}' has type {out.type()}")
+        first = given[0]
+        for out in given[1:]:
+            if out.extents() != first.extents() or out.mins() != first.mins():
+                raise HalideError(f"{user_site()}: the Buffers realizing the Tuple of Func '{func.name()}' must "
+                                  f"have the same shape and mins")
+        return given, _output_region(func, first.extents(), first.mins(), allow_empty=True)
+    if isinstance(sizes, (int, np.integer)):
+        sizes = [sizes]
+    region = _output_region(func, sizes, None, allow_empty=True)
+    if types is None:
+        raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
+    outs = []
+    for k, t in enumerate(types):
         try:
-            array = np.empty(tuple(reversed(region.extents)), dtype=out_type.numpy)
+            array = np.empty(tuple(reversed(region.extents)), dtype=t.numpy)
         except (MemoryError, ValueError) as e:
             raise HalideError(f"{user_site()}: can't allocate the output of Func '{func.name()}' with sizes "
                               f"{list(region.extents)}: {e}") from None
-        out = Buffer(array, name=func.name())
+        out = Buffer(array, name=func.name() if len(types) == 1 else f"{func.name()}.{k}")
         out.set_min(*region.mins)
+        outs.append(out)
+    return outs, region
+
+
+def realize(func, sizes, *rest):
+    """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer (a Realization of Buffers for a
+    Tuple-valued Func)."""
+    if rest:
+        raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer, e.g. f.realize([w, h])")
+    outs, region = _output_buffers(func, sizes)
+    result = outs[0] if len(outs) == 1 else Realization(outs)
     p = build_pipeline(func)
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
-        return out
+        return result
     inputs = [input_buffer(h) for h in p.inputs]
     key = (id(func), generation[0], region, _input_signature(p), num_threads())
     compiled = _compiled.get(key)
@@ -126,7 +150,7 @@ def realize(func, sizes, *rest):
         bounded = infer_bounds(p, region)
         from .jit import compile_cached
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
-                                                  for prm in p.params] + ["memref"]
+                                                  for prm in p.params] + ["memref"] * len(outs)
         compiled = compile_cached(build_payload(bounded), build_transform(bounded), arg_types)
         _compiled[key] = compiled
 
@@ -138,11 +162,15 @@ def realize(func, sizes, *rest):
         keep += [arr, d]
         args.append(ctypes.addressof(d))
     args += [prm.get() for prm in p.params]
-    target = out.array if out.array.flags.c_contiguous else np.empty(out.array.shape, out.array.dtype)
-    d = descriptor(target)
-    keep.append(d)
-    args.append(ctypes.addressof(d))
+    targets = []
+    for out in outs:
+        target = out.array if out.array.flags.c_contiguous else np.empty(out.array.shape, out.array.dtype)
+        d = descriptor(target)
+        keep.append(d)
+        args.append(ctypes.addressof(d))
+        targets.append(target)
     compiled(*args)
-    if target is not out.array:
-        out.array[...] = target
-    return out
+    for out, target in zip(outs, targets):
+        if target is not out.array:
+            out.array[...] = target
+    return result
