@@ -366,9 +366,12 @@ def build_transform(bounded: Bounded) -> str:
             schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at)
         else:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
+            # innermost level first: a producer computed at an outer loop may be read only by producers
+            # fused deeper in, whose copies must be in place before it can be fused (e.g. unsharp's gray)
             unrolled = []
-            for lev in plan.levels:
-                loop = fuse_at(lev.loop.name, sb.match_loop(name, lev.loop), plan.direct)
+            handles = [sb.match_loop(name, lev.loop) for lev in plan.levels]
+            for lev, handle in reversed(list(zip(plan.levels, handles))):
+                loop = fuse_at(lev.loop.name, handle, plan.direct)
                 if lev.loop.kind == "unrolled":
                     unrolled.append((loop, lev.trip))
             inner = loops[len(plan.levels):]

@@ -446,6 +446,14 @@ class Func:
             _var_name(v)
         return self
 
+    def fold_storage(self, var, factor, fold_forward=True) -> "Func":
+        """Accepted for compatibility: storage is not folded here (results are the same; Halide uses it to
+        shrink sliding-window buffers)."""
+        _var_name(var)
+        if int(factor) <= 0:
+            raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
+        return self
+
     def bound(self, var, min_, extent) -> "Func":
         return self._directive("bound", _var_name(var), int(min_), int(extent))
 
