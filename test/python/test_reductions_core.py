@@ -525,7 +525,6 @@ def test_minimum_of_whole_float_image_in_1d_func():
     run_both(build, [3], expected=(F32.min() + np.arange(3)).astype(np.float32))
 
 
-@EMPTY_RDOM
 def test_maximum_minimum_of_empty_rdom_give_type_limits():
     """An RDom with extent 0: the reductions return their initial values (type min / max)."""
     def build(hl):
@@ -569,7 +568,6 @@ def test_uint8_accumulator_wraps():
 # Update shapes
 # ------------------------------------------------------------------------------------------------------------
 
-@WHOLE_INPUT_MAP
 def test_reduction_over_a_subregion_of_the_input_minimal():
     """Minimal form of the whole-input bug: a 4-column x 6-row input, sum of its first 2 rows per column.
     halide_mlir (at the time of writing) sums all 6 rows: [60 66 72 78] instead of [4 6 8 10]."""
@@ -645,7 +643,6 @@ def test_update_pure_var_with_rvar_in_value_and_index():
     run_both(build, [8, 6])
 
 
-@WHOLE_INPUT_MAP
 def test_multiple_updates_mixed_kinds():
     """Five updates of one Func: a reduction, a fixed column, a scatter, a scan and a point."""
     def build(hl):
@@ -666,7 +663,6 @@ def test_multiple_updates_mixed_kinds():
     run_both(build, [10, 6])
 
 
-@WHOLE_INPUT_MAP
 def test_update_reading_other_updated_func():
     """Two Funcs with updates, one consuming the other (both compute_root)."""
     def build(hl):
@@ -685,7 +681,6 @@ def test_update_reading_other_updated_func():
     run_both(build, [60, 40])
 
 
-@WHOLE_INPUT_MAP
 @pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
 @pytest.mark.parametrize("dtype", ["i32", "f32", "u8"])
 def test_implicit_pure_definition(op, dtype):
@@ -722,7 +717,6 @@ def test_implicit_pure_definition_with_rvar_on_left():
     run_both(build, [4], expected=np.array([0 + 4 + 8, 1 + 5 + 9, 2 + 6, 3 + 7], np.int32))
 
 
-@pytest.mark.xfail(reason="halide_mlir accepts an update using two RDoms; Halide refuses it", strict=False)
 def test_update_with_rvars_from_two_rdoms_is_an_error():
     """Halide refuses an update definition that uses RVars of two different RDoms."""
     from oracle import raises_both
@@ -781,7 +775,6 @@ def test_rdom_min_and_extent_queries():
     run_program_both(program)
 
 
-@WHOLE_INPUT_MAP
 def test_param_bounded_rdom_changing_param():
     """The extent of the RDom is a Param; changing it between realizes must change the result."""
     def program(hl):
@@ -811,7 +804,6 @@ def test_param_bounded_rdom_changing_param():
 
 
 
-@EMPTY_RDOM
 def test_param_bounded_rdom_set_to_empty():
     def program(hl):
         inp = hl.Buffer(U8, "input")
@@ -914,7 +906,6 @@ def test_column_sum_schedules(schedule):
     run_both(build, [64, 3], expected=arr.astype(np.uint16).sum(axis=1).astype(np.uint16))
 
 
-@WHOLE_INPUT_MAP
 def test_reduction_with_predicate_vectorized():
     def build(hl):
         inp = hl.Buffer(F32, "input")

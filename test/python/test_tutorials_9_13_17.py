@@ -310,8 +310,6 @@ def test_l9_nested_inline_reductions():
     run_both(build, [12], expected=e)
 
 
-@pytest.mark.xfail(reason="halide_mlir does not check that an inline reduction uses a single RDom",
-                   strict=False)
 def test_l9_nested_reductions_refuse_mixed_domains():
     """``hl.maximum(r1 * r2)`` inside ``hl.sum(... r1 ...)``: Halide refuses an inline reduction over two
     RDoms."""
@@ -405,7 +403,6 @@ def test_l9_complex_example(schedule):
 # Lesson 13: tuples
 # =============================================================================================================
 
-@TUPLES
 def test_l13_tuple_valued_func_realizes_to_list():
     def program(hl):
         x, y = hl.Var("x"), hl.Var("y")
@@ -418,7 +415,6 @@ def test_l13_tuple_valued_func_realizes_to_list():
     run_program_both(program)
 
 
-@TUPLES
 def test_l13_tuple_elements_read_by_consumer():
     def program(hl):
         x, y = hl.Var("x"), hl.Var("y")
@@ -431,7 +427,6 @@ def test_l13_tuple_elements_read_by_consumer():
     run_program_both(program)
 
 
-@TUPLES
 def test_l13_explicit_tuple_constructor():
     def program(hl):
         x, y = hl.Var("x"), hl.Var("y")
@@ -442,7 +437,6 @@ def test_l13_explicit_tuple_constructor():
     run_program_both(program)
 
 
-@TUPLES
 def test_l13_argmax_by_hand():
     """A tuple-valued reduction: index and value of the maximum, updated together."""
     def program(hl):
@@ -462,7 +456,6 @@ def test_l13_argmax_by_hand():
     assert int(ref[0]) == int(np.argmax(np.sin(np.arange(100, dtype=np.float32))))
 
 
-@TUPLES
 def test_l13_builtin_argmax_argmin():
     def program(hl):
         x = hl.Var("x")
@@ -476,7 +469,6 @@ def test_l13_builtin_argmax_argmin():
     run_program_both(program)
 
 
-@TUPLES
 def test_l13_complex_numbers_mandelbrot():
     """User-defined complex numbers as 2-tuples; a few Mandelbrot iterations counted with an RDom update."""
     def program(hl):
