@@ -89,8 +89,10 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
                                   f"not supported yet; split it first")
             loops[i] = replace(loops[i], kind=kind)
-        elif k == "bound":
-            pass  # changes the region (analysis/bounds.py), not the loops
+        elif k == "bound":  # the region is set in analysis/bounds.py; the loop's extent becomes a constant
+            i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
+            if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
+                loops[i] = replace(loops[i], constant=True, extent=a[2])
         else:
             raise HalideError(f"{d.site}: Func '{stage_name}': the '{k}' schedule directive is not supported yet")
     return loops

@@ -154,7 +154,7 @@ class ScriptBuilder:
 
 
 def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
-                   fuse_at, compound: bool = False) -> None:
+                   fuse_at, compound: bool = False, n_rvars: int = 0) -> None:
     """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
 
     ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
@@ -177,18 +177,26 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         d = next((d for d in directives if d.args and d.args[0] == loop_name), None)
         return f"{d.site}: " if d is not None and d.site is not None else ""
 
-    if vec and vec[0] != len(loops) - 1:
+    inner = loops[vec[0] + 1:] if vec else []
+    if inner:
+        # Loops inside the vectorized one become extra (unrolled) vector dims, as Halide's vectorized loop
+        # body would run them per vector: only for short serial loops over pure dims of other dimensions.
         l = loops[vec[0]]
-        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                          f"(loops inside it: {', '.join(l.name for l in loops[vec[0] + 1:])}); reorder it "
-                          f"innermost or vectorize an inner split of it")
+        lanes = l.extent
+        for m in inner:
+            lanes *= m.stride * m.extent if len(m.parts) == 1 else 1 << 30
+        if any(len(m.parts) > 1 or m.kind not in ("serial", "unrolled") or m.dim == l.dim or m.dim < n_rvars
+               for m in inner) or not l.constant or lanes > 1024:
+            raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+                              f"(loops inside it: {', '.join(m.name for m in inner)}); reorder it "
+                              f"innermost or vectorize an inner split of it")
     for l in loops:
         if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     op = op or sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
-    materialize = loops[:-1] if vec else loops
+    materialize = loops[:vec[0]] if vec else loops
     unrolled = []
     last_loop = None
     for l in materialize:
@@ -208,7 +216,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
             unrolled.append((loop, l.extent))
     fuse_at.check_done()
     if vec:
-        l = loops[-1]
+        l = loops[vec[0]]
         if l.stride != 1:
             raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose iterations step "
                               f"{l.stride} elements apart, is not supported yet; vectorize a unit-stride loop")
@@ -387,7 +395,8 @@ def build_transform(bounded: Bounded) -> str:
             if op is None and u.schedule.directives:
                 op = sb.match_stage(name, u.index)
             schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, u.schedule.directives,
-                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars))
+                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars),
+                           len(u.rvars))
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()
