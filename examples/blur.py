@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 import halide_mlir
+from _timing import best_of
 
 ROWS, COLS = 2048, 3072
 
@@ -80,16 +81,6 @@ def blur_numpy(a: np.ndarray) -> np.ndarray:
 def pipeline():
     """For the halide-mlir command: the blur of the synthetic image."""
     return blur(halide_mlir, synthetic_image())
-
-
-def best_of(fn, n: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main(argv: list[str]) -> None:

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 import halide_mlir
+from _timing import best_of
 
 ROWS, COLS = 1536, 2560
 
@@ -104,16 +105,6 @@ def equalize_numpy(a: np.ndarray) -> np.ndarray:
 def pipeline():
     """For the halide-mlir command: equalization of the synthetic image."""
     return equalize(halide_mlir, synthetic_image())
-
-
-def best_of(fn, n: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main(argv: list[str]) -> None:

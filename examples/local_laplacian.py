@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 import halide_mlir
+from _timing import best_of
 
 ROWS, COLS = 1536, 2560
 
@@ -168,16 +169,6 @@ def local_laplacian(hl, image: np.ndarray, levels: int = 8, alpha: float = 1.0, 
 def pipeline():
     """For the halide-mlir command: the filter on the synthetic image."""
     return local_laplacian(halide_mlir, synthetic_image())
-
-
-def best_of(fn, n: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main(argv: list[str]) -> None:
