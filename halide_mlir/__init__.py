@@ -3,7 +3,8 @@ from .error import HalideError
 from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, Tuple
-from .runtime.realize import Realization
+from .runtime.realize import AutoVectorizeWarning, Realization
+from .analysis.vectorize import set_auto_vectorize
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
                              floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
                              tanh, trunc, u8, u16, u32, u64)
@@ -16,7 +17,7 @@ from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
-__all__ = ["HalideError", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
+__all__ = ["HalideError", "AutoVectorizeWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
            "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]

@@ -9,7 +9,10 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %fn {
       transform.apply_patterns.vector.lower_masked_transfers
     } : !transform.any_op
+    // sink_ops: an op on broadcast operands becomes the scalar op, then one broadcast (auto-vectorization's
+    // uniform values: analysis/vectorize.py); LICM then takes the scalar work out of the loops.
     transform.apply_patterns to %fn {
+      transform.apply_patterns.vector.sink_ops
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.apply_cse to %fn : !transform.any_op

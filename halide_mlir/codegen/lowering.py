@@ -62,6 +62,7 @@ def lowering_passes(threads: int) -> tuple[str, str]:
         "convert-linalg-to-loops",
     ] + loops_later + [
         "convert-vector-to-scf",
+        "loop-invariant-code-motion",
     ])
     after = ",".join([
         "expand-strided-metadata",

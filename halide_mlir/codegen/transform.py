@@ -18,6 +18,7 @@ from ..analysis.loop_nest import Loop, serialize_nested_parallel, stage_loops
 from ..error import HalideError
 from ..lang.func import MAX_UNROLL
 from .mlir_text import mlir_string
+from ..analysis import vectorize
 from ..analysis.tiling import tile_plan
 from .payload import _unique_names
 from .tiled import loop_attr
@@ -339,7 +340,14 @@ def fused_extents(bounded, consumer, plan, producer):
                  for j in range(m))
 
 
-def build_transform(bounded: Bounded) -> str:
+def levels_in(stages, stage) -> set:
+    """Names of ``stage``'s loops that some producer is computed or stored at."""
+    return {level.var for s in stages for level in (s.func.schedule().compute, s.func.schedule().store)
+            if level is not None and level.kind == "at" and level.func is stage.func}
+
+
+def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
+    """``auto_vector``: vectorize the Funcs the user did not (analysis/vectorize.py)."""
     stages = bounded.pipeline.stages
     names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
     sb = ScriptBuilder()
@@ -355,6 +363,11 @@ def build_transform(bounded: Bounded) -> str:
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+        auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[id(stage.func)],
+                                              stage.func.output_types(), stage.vars, levels_in(stages, stage))
+        if auto:
+            directives = [*directives, *auto.directives()]
+            loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
         loop_lists[id(stage.func)] = loops
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
         # A consumer with update definitions runs several loop nests; a producer computed at one of its

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import ctypes
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..analysis import vectorize
 from ..analysis.bounds import Region, infer_bounds, input_buffer
 from ..analysis.pipeline import build_pipeline
 from ..codegen.lowering import num_threads
@@ -133,6 +135,30 @@ def _output_buffers(func, sizes):
     return outs, region
 
 
+class AutoVectorizeWarning(RuntimeWarning):
+    """MLIR could not vectorize a Func the user left unvectorized; it runs scalar (as in Halide)."""
+
+
+def _compile(func, bounded, arg_types):
+    """Compiled code for ``bounded``. Auto-vectorization (analysis/vectorize.py) is an optimisation the user
+    did not ask for: if MLIR fails on it, the pipeline compiles without it, with a warning -- never an error
+    Halide would not raise. (Tests turn the warning into an error, so such failures are still found.)"""
+    from .jit import compile_cached
+    payload = build_payload(bounded)
+    script = build_transform(bounded)
+    try:
+        return compile_cached(payload, script, arg_types)
+    except HalideError as e:
+        scalar = build_transform(bounded, auto_vector=False)
+        if scalar == script:
+            raise
+        warnings.warn(AutoVectorizeWarning(
+            f"{user_site()}: auto-vectorization of the pipeline of Func '{func.name()}' failed; it runs without "
+            f"it (schedule a vectorize() to see the error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{e}"),
+            stacklevel=3)
+        return compile_cached(payload, scalar, arg_types)
+
+
 def realize(func, sizes, *rest):
     """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer (a Realization of Buffers for a
     Tuple-valued Func)."""
@@ -144,14 +170,12 @@ def realize(func, sizes, *rest):
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
     inputs = [input_buffer(h) for h in p.inputs]
-    key = (id(func), generation[0], region, _input_signature(p), num_threads())
+    key = (id(func), generation[0], region, _input_signature(p), num_threads(), vectorize.enabled())
     compiled = _compiled.get(key)
     if compiled is None:
-        bounded = infer_bounds(p, region)
-        from .jit import compile_cached
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
                                                   for prm in p.params] + ["memref"] * len(outs)
-        compiled = compile_cached(build_payload(bounded), build_transform(bounded), arg_types)
+        compiled = _compile(func, infer_bounds(p, region), arg_types)
         _compiled[key] = compiled
 
     keep = []   # descriptors and arrays that must outlive the call

@@ -1,0 +1,101 @@
+"""Auto-vectorization: what halide_mlir does with a Func the user did not vectorize.
+
+Halide runs such a Func's loops scalar. halide_mlir vectorizes the innermost loop over dimension 0 instead
+(values are the same; only speed changes), as Hipacc does for its kernels:
+
+- A uniform/varying analysis of the Func's (inlined) value along the vectorized Var ``x``: a node is
+  *varying* when its value may differ between neighbouring lanes, i.e. when it depends on ``x`` (directly or
+  through a load whose index depends on ``x``); every other node -- constants, Params, the other Vars, loads
+  at an ``x``-independent address -- is *uniform*: one scalar for all lanes. Only varying values occupy
+  vector registers, so only their types choose the width. Uniform work is kept out of the vector loop by
+  MLIR itself: ``vector.sink_ops`` turns ops on broadcasts into scalar ops (transforms/cleanup.mlir) and
+  LICM hoists them out of the loops.
+- The SIMD width per kernel fills 512-bit registers at the narrowest varying type (64 lanes for a u8
+  kernel, so its u16 intermediates are two full vectors -- Hipacc's "virtual vectors") but gives the widest
+  varying type at most four registers per virtual vector (register pressure).
+- Selects stay vectorized (``arith.select`` on masks); edge tiles are masked (structured.vectorize with
+  vector sizes), never left scalar.
+
+A loop the user scheduled otherwise (unrolled, parallel, reordered so dimension 0 is not innermost, a
+producer computed at it) keeps its schedule. ``HALIDE_MLIR_AUTO_VECTORIZE=0`` (or ``set_auto_vectorize``)
+turns it off, e.g. to measure the scalar code.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..lang.schedule import Directive
+from ..lang.traversal import free_vars, walk
+from .loop_nest import Loop
+
+REGISTER_BITS = 512          # AVX-512
+MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans at most this many registers
+MIN_LANES, MAX_LANES = 4, 64
+AUTO_SUFFIX = "_vec"         # the inner loop auto-vectorization splits off: x -> x, x_vec
+
+_override: list = [None]
+
+
+def set_auto_vectorize(enabled: bool | None) -> None:
+    """Force auto-vectorization on or off for this process (None: back to the environment's choice)."""
+    _override[0] = enabled
+
+
+def enabled() -> bool:
+    if _override[0] is not None:
+        return _override[0]
+    return os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def varying(e, var: str) -> bool:
+    """Does ``e`` take different values in neighbouring lanes of a loop over ``var``?"""
+    return var in free_vars(e)
+
+
+def varying_bits(values, var: str) -> list[int]:
+    """Bit widths of the varying values (booleans are masks, not lanes of data)."""
+    bits = []
+    for value in values:
+        for n in walk(value):
+            if n.type is not None and not n.type.is_bool() and varying(n, var):
+                bits.append(n.type.bits)
+    return bits
+
+
+def natural_lanes(values, output_types, var: str) -> int:
+    """Lanes for a kernel computing ``values`` (stored as ``output_types``), vectorized along ``var``."""
+    bits = varying_bits(values, var) + [t.bits for t in output_types if not t.is_bool()]
+    if not bits:
+        return MAX_LANES // 4
+    lanes = min(REGISTER_BITS // min(bits), MAX_REGISTERS_PER_VALUE * REGISTER_BITS // max(bits))
+    return max(MIN_LANES, min(MAX_LANES, lanes))
+
+
+@dataclass(frozen=True)
+class AutoVector:
+    """The loop auto-vectorization picked for a stage: ``split`` it by ``lanes`` first unless it is short."""
+    loop: str
+    lanes: int
+    split: bool
+
+    def directives(self) -> list[Directive]:
+        if not self.split:
+            return [Directive("vectorize", (self.loop,))]
+        inner = self.loop + AUTO_SUFFIX
+        return [Directive("split", (self.loop, self.loop, inner, self.lanes, None)), Directive("vectorize", (inner,))]
+
+
+def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, computed_here: set) -> AutoVector | None:
+    """Auto-vectorization for one pure stage with ``loops`` (outermost first, after the user's directives),
+    or None when the user vectorized something or the innermost loop is not one we should vectorize."""
+    if not enabled() or not loops or any(d.kind == "vectorize" for d in directives):
+        return None
+    inner = loops[-1]
+    if inner.kind != "serial" or len(inner.parts) > 1 or inner.dim != 0 or inner.stride != 1 \
+            or inner.name in computed_here or inner.extent < MIN_LANES:
+        return None
+    if any(l.name == inner.name + AUTO_SUFFIX for l in loops):
+        return None
+    lanes = natural_lanes(values, output_types, pure_vars[0])
+    return AutoVector(inner.name, lanes, split=inner.extent > lanes)
