@@ -606,6 +606,8 @@ def _run_one(hl, ns, schedule: bool):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            if hasattr(hl, "AutoVectorizeWarning"):  # ours fell back to scalar code: a bug to report
+                warnings.simplefilter("error", hl.AutoVectorizeWarning)
             f = ns["build"](hl, schedule)
             out = f.realize([W, H])
             return ("ok", np.array(np.asarray(out), copy=True))
