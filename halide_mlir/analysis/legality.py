@@ -41,11 +41,13 @@ def _inside(pipeline, stage, consumer, depth: int) -> bool:
         stage = outer
 
 
-def update_loops(stage, u, extents=None) -> list:
-    """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars."""
+def update_loops(stage, u, extents=None, directives=None) -> list:
+    """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
+    ``directives``: the update's schedule (default: the user's)."""
     names = [r.name() for r in u.rvars] + list(stage.vars)
     extents = extents or [1 << 30] * len(names)
-    return stage_loops(f"{stage.name}.update({u.index})", names, extents, u.schedule.directives)
+    return stage_loops(f"{stage.name}.update({u.index})", names, extents,
+                       u.schedule.directives if directives is None else directives)
 
 
 def _check_update_loops(stage, u) -> None:

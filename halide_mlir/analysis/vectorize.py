@@ -86,13 +86,15 @@ class AutoVector:
         return [Directive("split", (self.loop, self.loop, inner, self.lanes, None)), Directive("vectorize", (inner,))]
 
 
-def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, computed_here: set) -> AutoVector | None:
-    """Auto-vectorization for one pure stage with ``loops`` (outermost first, after the user's directives),
-    or None when the user vectorized something or the innermost loop is not one we should vectorize."""
-    if not enabled() or not loops or any(d.kind == "vectorize" for d in directives):
+def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, dim: int = 0,
+         computed_here: set = frozenset()) -> AutoVector | None:
+    """Auto-vectorization for one stage with ``loops`` (outermost first, after the user's directives), whose
+    pure x is loop dimension ``dim`` (an update's RVars come first), or None when the user vectorized
+    something or the innermost loop is not a plain loop over x."""
+    if not enabled() or not loops or not pure_vars or any(d.kind == "vectorize" for d in directives):
         return None
     inner = loops[-1]
-    if inner.kind != "serial" or len(inner.parts) > 1 or inner.dim != 0 or inner.stride != 1 \
+    if inner.kind != "serial" or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
             or inner.name in computed_here or inner.extent < MIN_LANES:
         return None
     if any(l.name == inner.name + AUTO_SUFFIX for l in loops):

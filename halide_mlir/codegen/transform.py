@@ -364,7 +364,8 @@ def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
         auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[id(stage.func)],
-                                              stage.func.output_types(), stage.vars, levels_in(stages, stage))
+                                              stage.func.output_types(), stage.vars,
+                                              computed_here=levels_in(stages, stage))
         if auto:
             directives = [*directives, *auto.directives()]
             loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -403,11 +404,18 @@ def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
             if not is_reduction(stage, u):
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
             uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
+            udirectives = u.schedule.directives
             uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
+            # an update is vectorized along x only where the user made a pure x loop innermost
+            auto = auto_vector and vectorize.plan(uloops, udirectives, [*u.values, *u.predicates],
+                                                  stage.func.output_types(), stage.vars, dim=len(u.rvars))
+            if auto:
+                udirectives = [*udirectives, *auto.directives()]
+                uloops = serialize_nested_parallel(update_loops(stage, u, uext, udirectives), inside)
             op = fused.get((id(stage.func), u.index))
-            if op is None and u.schedule.directives:
+            if op is None and udirectives:
                 op = sb.match_stage(name, u.index)
-            schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, u.schedule.directives,
+            schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, udirectives,
                            FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars),
                            len(u.rvars))
     sb.flush_unrolls()

@@ -147,3 +147,51 @@ def test_mlir_failure_falls_back_to_scalar_with_a_warning(monkeypatch):
         out = f.realize([129, 5])
     ref = ((U8[:5, :129].astype(np.uint16) + U8[:5, 1:130].astype(np.uint16) * 2 + U8[:5, 2:131]) // 4)
     np.testing.assert_array_equal(np.asarray(out), ref.astype(np.uint8))
+
+
+A = RNG.random((19, 23), dtype=np.float32)
+B = RNG.random((23, 37), dtype=np.float32)
+
+
+def matmul_x_inner(hl):
+    a, b = hl.Buffer(A, "a"), hl.Buffer(B, "b")
+    x, y = hl.Var("x"), hl.Var("y")
+    k = hl.RDom([(0, 23)], "k")
+    c = hl.Func("c")
+    c[x, y] = hl.f32(0)
+    c[x, y] += a[k.x, y] * b[x, k.x]
+    c.update().reorder(x, k.x, y)       # x innermost: the update is vectorized along it
+    return c
+
+
+def row_sums_x_inner(hl):
+    inp = hl.Buffer(F32, "input")
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom([(0, 3)], "r")
+    f = hl.Func("sums")
+    f[x, y] = hl.f32(0)
+    f[x, y] += inp[x + r.x, y] * hl.f32(r.x + 1)   # compound read x + r.x
+    f.update().reorder(x, r.x)
+    return f
+
+
+def pure_update(hl):
+    inp = hl.Buffer(U8, "input")
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func("twice")
+    f[x, y] = hl.u16(inp[x, y])
+    f[x, y] = f[x, y] * 3 + hl.u16(y)
+    return f
+
+
+@pytest.mark.parametrize("width", [1, 15, 16, 17, 36])
+@pytest.mark.parametrize("build", [matmul_x_inner, row_sums_x_inner, pure_update], ids=lambda b: b.__name__)
+def test_auto_vectorized_updates_equal_halide(build, width):
+    run_both(build, [width, 5])
+
+
+def test_update_with_x_innermost_is_vectorized():
+    import halide_mlir as hl
+    script = matmul_x_inner(hl).transform_script([37, 19])
+    main = script.split("__transform_main")[1]
+    assert 'hl.update_of = "c"' in main and "vector_sizes [16]" in main, main
