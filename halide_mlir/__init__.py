@@ -11,13 +11,16 @@ from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil
 from .lang.boundary import BoundaryConditions
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
+from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, Target, get_host_target,
+                            get_jit_target_from_environment, get_target_from_environment, load_plugin)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
-__all__ = ["HalideError", "AutoVectorizeWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
+__all__ = ["HalideError", "AutoVectorizeWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults",
+           "get_host_target", "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
            "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]

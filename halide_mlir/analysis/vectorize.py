@@ -17,8 +17,12 @@ Halide runs such a Func's loops scalar. halide_mlir vectorizes the innermost loo
   vector sizes), never left scalar.
 
 A loop the user scheduled otherwise (unrolled, parallel, reordered so dimension 0 is not innermost, a
-producer computed at it) keeps its schedule. ``HALIDE_MLIR_AUTO_VECTORIZE=0`` (or ``set_auto_vectorize``)
-turns it off, e.g. to measure the scalar code.
+producer computed at it) keeps its schedule.
+
+``HALIDE_MLIR_AUTO_VECTORIZE`` (or ``set_auto_vectorize``) picks the mode: ``1`` (default) as above; ``0`` runs
+what the user did not vectorize as scalar code, as Halide does -- LLVM's own loop and SLP vectorizers are then
+kept off too (Halide disables them: vectorization is the schedule's job); ``llvm`` leaves those loops to LLVM's
+vectorizers (what a plain MLIR scalar lowering at -O3 gets), to measure the difference.
 """
 from __future__ import annotations
 
@@ -34,18 +38,30 @@ MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans
 MIN_LANES, MAX_LANES = 4, 64
 AUTO_SUFFIX = "_vec"         # the inner loop auto-vectorization splits off: x -> x, x_vec
 
+MODES = ("auto", "off", "llvm")
 _override: list = [None]
 
 
-def set_auto_vectorize(enabled: bool | None) -> None:
-    """Force auto-vectorization on or off for this process (None: back to the environment's choice)."""
+def set_auto_vectorize(enabled) -> None:
+    """True/False turn auto-vectorization on/off for this process, "llvm" leaves unvectorized loops to LLVM's
+    vectorizers, None goes back to the environment's choice."""
+    if enabled not in (True, False, None, "llvm"):
+        raise ValueError(f"set_auto_vectorize takes True, False, 'llvm' or None, not {enabled!r}")
     _override[0] = enabled
 
 
+def mode() -> str:
+    """"auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM)."""
+    choice = _override[0]
+    if choice is None:
+        choice = os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower()
+    if choice == "llvm":
+        return "llvm"
+    return "off" if choice in (False, "0", "false", "no", "off") else "auto"
+
+
 def enabled() -> bool:
-    if _override[0] is not None:
-        return _override[0]
-    return os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower() not in ("0", "false", "no", "off")
+    return mode() == "auto"
 
 
 def varying(e, var: str) -> bool:

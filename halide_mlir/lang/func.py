@@ -146,6 +146,7 @@ class Func:
         self._pure: Definition | None = None
         self._updates: list[Definition] = []
         self._schedule = FuncSchedule()
+        self._estimates: dict = {}
         for a in args:  # hl.Func(expr): a zero-dimensional Func
             if isinstance(a, (Expr, Var)) or hasattr(a, "_as_expr"):
                 self._define((), to_expr(a))
@@ -456,6 +457,17 @@ class Func:
 
     def bound(self, var, min_, extent) -> "Func":
         return self._directive("bound", _var_name(var), int(min_), int(extent))
+
+    def set_estimate(self, var, min_, extent) -> "Func":
+        """Autoscheduler hints in Halide; halide_mlir's autoscheduler does not need them (kept for code that
+        sets them)."""
+        self._estimates[_var_name(var)] = (int(min_), int(extent))
+        return self
+
+    def set_estimates(self, estimates) -> "Func":
+        for var, (min_, extent) in zip(self.args(), estimates):
+            self.set_estimate(var, min_, extent)
+        return self
 
     # --- realization ---------------------------------------------------------------------------
     def realize(self, sizes, *rest):

@@ -29,6 +29,11 @@ class Param(ExprOps):
     def name(self) -> str:
         return self._name
 
+    def set_estimate(self, value) -> "Param":
+        """An autoscheduler hint in Halide; halide_mlir's autoscheduler does not need it."""
+        self._estimate = value
+        return self
+
     def type(self) -> Type:  # type: ignore[override]
         return self._type
 
@@ -88,6 +93,11 @@ class ImageParam:
 
     def dimensions(self) -> int:
         return self._dims
+
+    def set_estimates(self, estimates) -> "ImageParam":
+        """An autoscheduler hint in Halide; halide_mlir's autoscheduler does not need it."""
+        self._estimates = [tuple(int(v) for v in e) for e in estimates]
+        return self
 
     def set(self, buffer) -> None:
         from .buffer import Buffer

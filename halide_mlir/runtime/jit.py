@@ -7,6 +7,7 @@ import os
 import re
 import threading
 
+from ..analysis import vectorize
 from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, hoist_static_allocas, lowering_passes, num_threads, to_llvm
 from ..error import HalideError
 
@@ -67,7 +68,22 @@ def lower(ctx, payload: str, transform: str, threads: int):
     with ctx:
         hoist_static_allocas(module)
     run_passes(ctx, module, after, "lowering to LLVM failed")
+    if vectorize.mode() == "off":
+        with ctx:
+            keep_llvm_from_vectorizing(module)
     return module
+
+
+def keep_llvm_from_vectorizing(module) -> None:
+    """Scalar mode (analysis/vectorize.py): LLVM's loop and SLP vectorizers refuse functions marked
+    ``noimplicitfloat``, so loops the schedule left scalar stay scalar, as in Halide. Explicit vector ops are
+    unaffected."""
+    from mlir import ir
+    for op in module.body.operations:
+        if op.operation.name == "llvm.func":
+            attrs = op.operation.attributes
+            old = list(attrs["passthrough"]) if "passthrough" in attrs else []
+            attrs["passthrough"] = ir.ArrayAttr.get(old + [ir.StringAttr.get("noimplicitfloat")])
 
 
 def new_context():
@@ -163,7 +179,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
     """Two Funcs that compile to the same text share one engine; across processes, the disk cache
     (disk_cache.py) supplies the compiled object so a second process compiles nothing."""
     threads = num_threads()
-    key = (payload, transform, threads)
+    key = (payload, transform, threads, vectorize.mode())
     c = _engines.get(key)
     if c is None:
         with compile_lock:
@@ -173,7 +189,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
                 cache_key = None
                 if disk_cache.enabled():
                     cache_key = disk_cache.key(payload, transform, threads, arg_types,
-                                               f"{BUFFERIZE}|{to_llvm(threads)}|opt_level=3")
+                                               f"{BUFFERIZE}|{to_llvm(threads)}|opt_level=3|vectorize={vectorize.mode()}")
                 c = Compiled(payload, transform, arg_types, threads, cache_key)
                 _engines[key] = c
     return c

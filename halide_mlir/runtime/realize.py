@@ -170,7 +170,7 @@ def realize(func, sizes, *rest):
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
     inputs = [input_buffer(h) for h in p.inputs]
-    key = (id(func), generation[0], region, _input_signature(p), num_threads(), vectorize.enabled())
+    key = (id(func), generation[0], region, _input_signature(p), num_threads(), vectorize.mode())
     compiled = _compiled.get(key)
     if compiled is None:
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"

@@ -1,0 +1,133 @@
+"""``hl.Pipeline``, ``hl.Target`` and the autoscheduler entry points of Halide's Python API.
+
+halide_mlir compiles for the machine it runs on (AVX-512 through LLVM's host CPU), so a Target is a description:
+``get_host_target()`` names the host's features as Halide does, and any target string is accepted. One
+autoscheduler is built in (autotune/autoschedule.py); Halide's plugin names select it too, so a program written
+for Halide's ``apply_autoscheduler`` runs unchanged (``load_plugin`` of an autoscheduler is then a no-op).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..error import HalideError
+from .source import user_site
+
+AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anderson2021")
+
+
+class Target:
+    def __init__(self, text: str = "host"):
+        self._text = str(text)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Target {self._text}>"
+
+    def to_string(self) -> str:
+        return self._text
+
+    def has_feature(self, feature) -> bool:
+        return str(feature).lower().split(".")[-1] in self._text.split("-")
+
+    def natural_vector_size(self, type_) -> int:
+        return max(1, 512 // type_.bits)
+
+
+def _host_features() -> list[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    names = {"avx": "avx", "avx2": "avx2", "avx512f": "avx512", "f16c": "f16c", "fma": "fma", "sse4_1": "sse41"}
+    return sorted(v for k, v in names.items() if k in flags)
+
+
+def get_host_target() -> Target:
+    return Target("-".join(["x86-64-linux", *_host_features()]))
+
+
+def get_jit_target_from_environment() -> Target:
+    return get_host_target()
+
+
+get_target_from_environment = get_jit_target_from_environment
+
+
+def load_plugin(name: str) -> None:
+    """Halide loads autoscheduler plugins from shared libraries; halide_mlir's autoscheduler is built in."""
+    if not str(name).replace("lib", "").startswith("autoschedule_"):
+        raise HalideError(f"{user_site()}: Failed to load: {name}: halide_mlir has no plugins besides the built-in "
+                          f"autoscheduler")
+
+
+@dataclass
+class AutoschedulerParams:
+    name: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def __init__(self, name: str = "", extra: dict | None = None):
+        self.name, self.extra = name, dict(extra or {})
+
+
+@dataclass
+class AutoSchedulerResults:
+    target: Target
+    autoscheduler_params: AutoschedulerParams
+    schedule_source: str
+    featurization: bytes = b""
+
+
+class Pipeline:
+    """The Funcs a program outputs, compiled together. halide_mlir realizes one output Func per Pipeline."""
+
+    def __init__(self, outputs=None):
+        from .func import Func
+        outs = [] if outputs is None else list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        if not all(isinstance(f, Func) for f in outs):
+            raise HalideError(f"{user_site()}: Pipeline takes a Func or a list of Funcs, got {outputs!r}")
+        if len(outs) > 1:
+            raise HalideError(f"{user_site()}: Pipelines with several outputs "
+                              f"({', '.join(f.name() for f in outs)}) are not supported yet; use one Pipeline per "
+                              f"output or a Tuple-valued Func")
+        self._outputs = outs
+
+    def defined(self) -> bool:
+        return bool(self._outputs)
+
+    def outputs(self) -> list:
+        return list(self._outputs)
+
+    def _output(self):
+        if not self._outputs:
+            raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
+        return self._outputs[0]
+
+    def realize(self, *args):
+        return self._output().realize(*args)
+
+    def compile_jit(self, target: Target | None = None) -> None:
+        self._output().compile_jit()
+
+    def print_loop_nest(self) -> None:
+        self._output().print_loop_nest()
+
+    def infer_input_bounds(self, *args):
+        return self._output().infer_input_bounds(*args)
+
+    def apply_autoscheduler(self, target: Target, params: AutoschedulerParams) -> AutoSchedulerResults:
+        """Replace every Func's schedule with the built-in autoscheduler's (autotune/autoschedule.py)."""
+        from ..autotune.autoschedule import auto_schedule
+        from ..autotune.space import apply_plan, plan_code
+        if not isinstance(params, AutoschedulerParams):
+            raise HalideError(f"{user_site()}: apply_autoscheduler takes a Target and an AutoschedulerParams, "
+                              f"got {params!r}")
+        if params.name not in AUTOSCHEDULERS:
+            raise HalideError(f"{user_site()}: Unknown autoscheduler name '{params.name}'; known names are: "
+                              f"{', '.join(AUTOSCHEDULERS)}")
+        parallelism = params.extra.get("parallelism")
+        infos, plan = auto_schedule(self._output(), int(parallelism) if parallelism is not None else None)
+        apply_plan(infos, plan)
+        return AutoSchedulerResults(target, params, plan_code(infos, plan))
