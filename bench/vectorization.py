@@ -51,7 +51,7 @@ def strip_vectorize(output) -> int:
     return removed
 
 
-def _best_ms(fn, rounds: int, target_s: float) -> list[float]:
+def best_ms(fn, rounds: int, target_s: float) -> list[float]:
     t = time.perf_counter()
     fn()
     k = max(1, min(100, int(target_s / max(time.perf_counter() - t, 1e-7))))
@@ -68,7 +68,7 @@ def run(b, hl, scale: float, rounds: int, target_s: float) -> dict:
     from bench.harness import compare
     res = {"name": b.name, "status": "ok", "message": ""}
     if b.missing(hl) or b.name in KNOWN_UNSUPPORTED:
-        return {**res, "status": "skipped", "message": b.skip_reason or KNOWN_UNSUPPORTED[b.name]}
+        return {**res, "status": "skipped", "message": KNOWN_UNSUPPORTED.get(b.name) or b.skip_reason}
     ins = b.inputs(scale)
     try:
         hand, sizes = b.build(hl, ins)
@@ -98,7 +98,7 @@ def run(b, hl, scale: float, rounds: int, target_s: float) -> dict:
     samples = {m: [] for m in runs}
     for _ in range(rounds):  # interleaved: machine drift hits all three alike
         for m, fn in runs.items():
-            samples[m] += _best_ms(fn, 1, target_s)
+            samples[m] += best_ms(fn, 1, target_s)
     hl.set_auto_vectorize(None)
     for m, s in samples.items():
         res[f"{m}_ms"] = min(s)

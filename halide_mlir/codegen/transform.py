@@ -201,6 +201,10 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     unrolled = []
     last_loop = None
     for l in materialize:
+        if all(stride >= covered[dim] for dim, stride in l.parts) and not fuse_at.at(l.name):
+            # one iteration over the whole tile (e.g. yo inside yi): tiling by more than the tile would make
+            # its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do not cover
+            continue
         sizes = [0] * n
         for dim, stride in l.parts:
             sizes[n - 1 - dim] = stride
@@ -243,6 +247,10 @@ class FuseAt:
 
     def wanted(self) -> bool:
         return bool(self.producers)
+
+    def at(self, loop_name: str) -> bool:
+        """Is some producer computed at this loop?"""
+        return any(p.schedule().compute.var == loop_name for p, _ in self.producers)
 
     def __call__(self, loop_name: str, loop: str, views: set = frozenset()) -> str:
         """``views``: producers the payload already reads through one slice inside this loop."""

@@ -195,3 +195,23 @@ def test_update_with_x_innermost_is_vectorized():
     script = matmul_x_inner(hl).transform_script([37, 19])
     main = script.split("__transform_main")[1]
     assert 'hl.update_of = "c"' in main and "vector_sizes [16]" in main, main
+
+
+@pytest.mark.parametrize("vectorized", [False, True])
+def test_single_iteration_loop_outside_a_vectorized_update(vectorized):
+    """Fuzzer find: yo (step 2) inside yi (step 1) runs once per row; tiling the 1-row tile by 2 made its shape
+    dynamic and the vectorizer failed (auto-vectorization fell back to scalar; a user's vectorize errored)."""
+    def build(hl):
+        x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
+        inp = hl.Buffer(U8, "input")
+        edge = hl.BoundaryConditions.repeat_edge(inp)
+        r = hl.RDom([(0, 1)], "r")
+        f = hl.Func("f")
+        f[x, y] = hl.i32(0)
+        f[x, y] += hl.i32(edge[x + r.x, y])
+        f.update(0).split(y, yo, yi, 2).reorder(x, r.x, yo, yi)
+        if vectorized:
+            f.update(0).vectorize(x, 16)
+        return f
+
+    run_both(build, [37, 23])

@@ -1,0 +1,32 @@
+# The built-in autoscheduler (Pipeline.apply_autoscheduler, autotune/autoschedule.py) on a separable blur:
+# the 3-tap producer is computed at root (inlining would compute it three times), both stages run their rows
+# in parallel (one scf.forall each) and vectorize x at 16 lanes of f32 -- the script shows it.
+#
+# RUN: %python %s transform | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((64, 130), dtype=np.float32), name="input")
+bx, by = hl.Func("bx"), hl.Func("by")
+bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
+by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+hl.Pipeline(by).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("Mullapudi2016"))
+emit(by, [128, 62])
+
+# CHECK-LABEL: transform.named_sequence @__transform_main(
+# CHECK:         %[[BY:.+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "by"}
+# CHECK-NEXT:    %[[T1:.+]], %{{.+}} = transform.structured.tile_using_forall %[[BY]] tile_sizes [1, 0]
+# CHECK-NEXT:    %[[T2:.+]], %{{.+}} = transform.structured.tile_using_for %[[T1]] tile_sizes [0, 16]
+# CHECK-NEXT:    transform.structured.vectorize %[[T2]] vector_sizes [1, 16]
+# CHECK:         %[[BX:.+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "bx"}
+# CHECK-NEXT:    %[[U1:.+]], %{{.+}} = transform.structured.tile_using_forall %[[BX]] tile_sizes [1, 0]
+# CHECK-NEXT:    %[[U2:.+]], %{{.+}} = transform.structured.tile_using_for %[[U1]] tile_sizes [0, 16]
+# CHECK-NEXT:    transform.structured.vectorize %[[U2]] vector_sizes [1, 16]
