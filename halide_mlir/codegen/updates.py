@@ -128,9 +128,12 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     sizes.append(1)
                     results.append("0")
                 else:
-                    offsets.append(0)
-                    sizes.append(full[m - 1 - j])
-                    results.append(_affine_text(coef, c - mins[j]))
+                    # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
+                    # is not vectorizable even after the unit dims are folded (DESIGN.md note 1)
+                    shift = max(0, c - mins[j])
+                    offsets.append(shift)
+                    sizes.append(full[m - 1 - j] - shift)
+                    results.append(_affine_text(coef, c - mins[j] - shift))
             key = (id(node.value), node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)

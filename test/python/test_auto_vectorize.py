@@ -215,3 +215,25 @@ def test_single_iteration_loop_outside_a_vectorized_update(vectorized):
         return f
 
     run_both(build, [37, 23])
+
+
+WIDE = RNG.integers(0, 256, (60, 150), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("vectorized", [False, True])
+def test_update_reading_a_sum_of_dims_plus_a_constant(vectorized):
+    """Fuzzer find: in[x + r.x + 100, y] kept its +100 in the indexing map, which the vectorizer refuses;
+    the constant now goes into the slice's offset."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        inp = hl.Buffer(WIDE, "input")
+        r = hl.RDom([(0, 3)], "r")
+        f = hl.Func("f")
+        f[x, y] = hl.i32(0)
+        f[x, y] += hl.i32(inp[x + r.x + 100, y + 7]) * (r.x + 1)
+        f.update(0).reorder(x, r.x, y)
+        if vectorized:
+            f.update(0).vectorize(x, 16)
+        return f
+
+    run_both(build, [37, 23])
