@@ -27,3 +27,16 @@ def test_bench_smoke(tmp_path):
         assert r["agree"], r
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| blur_f32 |" in text and "geomean" in text
+
+
+@pytest.mark.parametrize("study", ["vectorization", "autoschedule"])
+def test_study_smoke(study):
+    """bench.vectorization (scalar vs auto-vectorized) and bench.autoschedule (autoscheduler vs hand schedules):
+    smoke mode prints the table and writes nothing; outputs are checked inside (exit code 1 on a mismatch)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", f"bench.{study}", "--smoke", "--threads", "1",
+                           "--only", "blur_u8,matmul"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "| blur_u8 |" in proc.stdout and "| matmul |" in proc.stdout and "geomean" in proc.stdout, proc.stdout
+    assert " ok " in proc.stdout and "mismatch" not in proc.stdout, proc.stdout
