@@ -1,6 +1,7 @@
 # The built-in autoscheduler (Pipeline.apply_autoscheduler, autotune/autoschedule.py) on a separable blur:
-# the 3-tap producer is computed at root (inlining would compute it three times), both stages run their rows
-# in parallel (one scf.forall each) and vectorize x at 16 lanes of f32 -- the script shows it.
+# the 3-tap producer is stored (inlining would compute it three times), per 256x32 tile of its only consumer
+# (tiled fusion: the tile rows are one scf.forall, the producer is fused into the tile loop), and both
+# vectorize x at 16 lanes of f32 -- the script shows it.
 #
 # RUN: %python %s transform | FileCheck %s
 
@@ -22,11 +23,14 @@ hl.Pipeline(by).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams
 emit(by, [128, 62])
 
 # CHECK-LABEL: transform.named_sequence @__transform_main(
+# CHECK:         %[[YO:.+]] = transform.structured.match ops{["scf.forall"]} attributes {hl.loop = "by.s0.yo"}
+# CHECK:         %[[XO:.+]] = transform.structured.match ops{["scf.for"]} attributes {hl.loop = "by.s0.xo"}
+# CHECK:         %[[BX:.+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "bx"}
+# CHECK-NEXT:    %[[FUSED:.+]], %{{.+}} = transform.structured.fuse_into_containing_op %[[BX]] into %[[XO]]
 # CHECK:         %[[BY:.+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "by"}
-# CHECK-NEXT:    %[[T1:.+]], %{{.+}} = transform.structured.tile_using_forall %[[BY]] tile_sizes [1, 0]
+# CHECK-NEXT:    %[[T1:.+]], %{{.+}} = transform.structured.tile_using_for %[[BY]] tile_sizes [1, 0]
 # CHECK-NEXT:    %[[T2:.+]], %{{.+}} = transform.structured.tile_using_for %[[T1]] tile_sizes [0, 16]
 # CHECK-NEXT:    transform.structured.vectorize %[[T2]] vector_sizes [1, 16]
-# CHECK:         %[[BX:.+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "bx"}
-# CHECK-NEXT:    %[[U1:.+]], %{{.+}} = transform.structured.tile_using_forall %[[BX]] tile_sizes [1, 0]
+# CHECK-NEXT:    %[[U1:.+]], %{{.+}} = transform.structured.tile_using_for %[[FUSED]] tile_sizes [1, 0]
 # CHECK-NEXT:    %[[U2:.+]], %{{.+}} = transform.structured.tile_using_for %[[U1]] tile_sizes [0, 16]
 # CHECK-NEXT:    transform.structured.vectorize %[[U2]] vector_sizes [1, 16]

@@ -10,6 +10,7 @@ F32 = RNG.random((3, 41, 67), dtype=np.float32)
 U8 = RNG.integers(0, 256, (41, 67), dtype=np.uint8)
 A = RNG.random((29, 31), dtype=np.float32)
 B = RNG.random((31, 45), dtype=np.float32)
+BIG = RNG.random((75, 305), dtype=np.float32)   # several 256x32 tiles, with partial ones
 
 
 def autoschedule(hl, f):
@@ -21,7 +22,7 @@ def autoschedule(hl, f):
 
 
 def blur(hl):
-    inp = hl.Buffer(F32[0], "input")
+    inp = hl.Buffer(BIG, "input")
     x, y = hl.Var("x"), hl.Var("y")
     bx, by = hl.Func("bx"), hl.Func("by")
     bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
@@ -88,7 +89,7 @@ def tuple_and_1d(hl):
     return autoschedule(hl, out)
 
 
-@pytest.mark.parametrize("build, sizes", [(blur, [65, 39]), (unsharp_like, [67, 41, 3]), (matmul, [45, 29]),
+@pytest.mark.parametrize("build, sizes", [(blur, [65, 39]), (blur, [300, 70]), (unsharp_like, [67, 41, 3]), (matmul, [45, 29]),
                                           (histogram_equalize, [67, 41]), (conv_rdom, [65, 39]),
                                           (tuple_and_1d, [65])], ids=lambda v: getattr(v, "__name__", ""))
 def test_autoscheduled_pipeline_equals_halide(build, sizes):
@@ -99,7 +100,9 @@ def test_schedule_source_is_the_applied_schedule():
     import halide_mlir as hl
     f = blur(hl)
     source = hl.Pipeline(f).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("Adams2019")).schedule_source
-    assert source.splitlines() == ["bx.compute_root().parallel(y).vectorize(x, 16)", "by.parallel(y).vectorize(x, 16)"]
+    assert source.splitlines() == ["xo, yo, xi, yi = hl.Var('xo'), hl.Var('yo'), hl.Var('xi'), hl.Var('yi')",
+                                   "bx.compute_at(by, xo).vectorize(x, 16)",
+                                   "by.tile(x, y, xo, yo, xi, yi, 256, 32).parallel(yo).vectorize(xi, 16)"]
     m = matmul(hl)
     source = hl.Pipeline(m).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("halide_mlir")).schedule_source
     assert "c.update(0).reorder(x, k.x, y).parallel(y).vectorize(x, 16)" in source, source
