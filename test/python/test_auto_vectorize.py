@@ -116,6 +116,16 @@ def test_off_switch_gives_scalar_code(monkeypatch):
     monkeypatch.setenv("HALIDE_MLIR_AUTO_VECTORIZE", "0")
     assert "vectorize" not in blur_u8(hl).transform_script([129, 5]).split("__transform_main")[1]
     run_both(blur_u8, [129, 5])
+    run_both(tiled_not_vectorized_but_producer_is, [129, 23])   # explicit vectors stay vectors in scalar mode
+
+
+def tiled_not_vectorized_but_producer_is(hl):
+    f = tiled_not_vectorized(hl)
+    x, y = hl.Var("x"), hl.Var("y")
+    g = hl.Func("consumer")
+    g[x, y] = f[x, y] * 2 + f[x + 1, y]
+    f.compute_at(g, y).vectorize(hl.Var("xi"))
+    return g
 
 
 def test_user_schedule_wins():
