@@ -124,7 +124,7 @@ def tiled_not_vectorized_but_producer_is(hl):
     x, y = hl.Var("x"), hl.Var("y")
     g = hl.Func("consumer")
     g[x, y] = f[x, y] * 2 + f[x + 1, y]
-    f.compute_at(g, y).vectorize(hl.Var("xi"))
+    f.compute_root().vectorize(hl.Var("xi"))
     return g
 
 
