@@ -41,7 +41,8 @@ def library_sequence(name: str) -> str:
         for fname in sorted(os.listdir(d)):
             if not fname.endswith(".mlir"):
                 continue
-            text = open(os.path.join(d, fname)).read()
+            with open(os.path.join(d, fname)) as f:
+                text = f.read()
             m = re.search(r"^(\s*)transform\.named_sequence @" + re.escape(name) + r"\b.*?^\1\}\n", text,
                           re.M | re.S)
             if m:
@@ -354,8 +355,9 @@ def levels_in(stages, stage) -> set:
             if level is not None and level.kind == "at" and level.func is stage.func}
 
 
-def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
-    """``auto_vector``: vectorize the Funcs the user did not (analysis/vectorize.py)."""
+def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozenset = frozenset()) -> str:
+    """``auto_vector``: vectorize the Funcs the user did not (analysis/vectorize.py), except those whose id is
+    in ``scalar_funcs``."""
     stages = bounded.pipeline.stages
     names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
     sb = ScriptBuilder()
@@ -371,9 +373,9 @@ def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
-        auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[id(stage.func)],
-                                              stage.func.output_types(), stage.vars,
-                                              computed_here=levels_in(stages, stage))
+        auto = auto_vector and id(stage.func) not in scalar_funcs and vectorize.plan(
+            loops, directives, bounded.bodies[id(stage.func)], stage.func.output_types(), stage.vars,
+            computed_here=levels_in(stages, stage))
         if auto:
             directives = [*directives, *auto.directives()]
             loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -415,8 +417,9 @@ def build_transform(bounded: Bounded, auto_vector: bool = True) -> str:
             udirectives = u.schedule.directives
             uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
             # an update is vectorized along x only where the user made a pure x loop innermost
-            auto = auto_vector and vectorize.plan(uloops, udirectives, [*u.values, *u.predicates],
-                                                  stage.func.output_types(), stage.vars, dim=len(u.rvars))
+            auto = auto_vector and id(stage.func) not in scalar_funcs and vectorize.plan(
+                uloops, udirectives, [*u.values, *u.predicates], stage.func.output_types(), stage.vars,
+                dim=len(u.rvars))
             if auto:
                 udirectives = [*udirectives, *auto.directives()]
                 uloops = serialize_nested_parallel(update_loops(stage, u, uext, udirectives), inside)

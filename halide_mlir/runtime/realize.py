@@ -141,22 +141,35 @@ class AutoVectorizeWarning(RuntimeWarning):
 
 def _compile(func, bounded, arg_types):
     """Compiled code for ``bounded``. Auto-vectorization (analysis/vectorize.py) is an optimisation the user
-    did not ask for: if MLIR fails on it, the pipeline compiles without it, with a warning -- never an error
-    Halide would not raise. (Tests turn the warning into an error, so such failures are still found.)"""
+    did not ask for: if MLIR fails on it, the Funcs the diagnostic points at (by their definition's line) are
+    compiled without it, and if it names none, the whole pipeline is -- with a warning, never an error Halide
+    would not raise. (Tests turn the warning into an error, so such failures are still found.)"""
     from .jit import compile_cached
     payload = build_payload(bounded)
-    script = build_transform(bounded)
-    try:
-        return compile_cached(payload, script, arg_types)
-    except HalideError as e:
-        scalar = build_transform(bounded, auto_vector=False)
-        if scalar == script:
-            raise
+    scalar: set = set()
+    script, error = build_transform(bounded), None
+    while True:
+        try:
+            compiled = compile_cached(payload, script, arg_types)
+            break
+        except HalideError as e:
+            error = error or e
+            culprits = {id(s.func) for s in bounded.pipeline.stages
+                        for site in [s.func._definition().site, *(u.site for u in s.updates)]
+                        if site is not None and f"at {site}:" in str(e)} - scalar
+            scalar |= culprits
+            retry = build_transform(bounded, scalar_funcs=frozenset(scalar)) if culprits else \
+                build_transform(bounded, auto_vector=False)
+            if retry == script:
+                raise
+            script = retry
+    if error is not None:
+        names = [s.name for s in bounded.pipeline.stages if id(s.func) in scalar] or ["every Func"]
         warnings.warn(AutoVectorizeWarning(
-            f"{user_site()}: auto-vectorization of the pipeline of Func '{func.name()}' failed; it runs without "
-            f"it (schedule a vectorize() to see the error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{e}"),
-            stacklevel=3)
-        return compile_cached(payload, scalar, arg_types)
+            f"{user_site()}: auto-vectorization failed in the pipeline of Func '{func.name()}'; "
+            f"{', '.join(names)} run{'s' if len(names) == 1 else ''} without it (schedule a vectorize() to see the "
+            f"error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{error}"), stacklevel=3)
+    return compiled
 
 
 def realize(func, sizes, *rest):

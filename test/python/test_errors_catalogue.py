@@ -615,8 +615,8 @@ def test_mlir_failure_surfaces_as_halide_error_with_the_users_line(monkeypatch):
     from halide_mlir.runtime import realize as realize_mod
     real = realize_mod.build_transform
 
-    def broken(bounded, auto_vector=True):
-        return re.sub(r"vector_sizes \[[^\]]*\]", "vector_sizes [1]", real(bounded, auto_vector))
+    def broken(bounded, auto_vector=True, **kw):
+        return re.sub(r"vector_sizes \[[^\]]*\]", "vector_sizes [1]", real(bounded, auto_vector, **kw))
 
     monkeypatch.setattr(realize_mod, "build_transform", broken)
     hl = ours()
