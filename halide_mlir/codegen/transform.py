@@ -202,9 +202,11 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     unrolled = []
     last_loop = None
     for l in materialize:
-        if all(stride >= covered[dim] for dim, stride in l.parts) and not fuse_at.at(l.name):
-            # one iteration over the whole tile (e.g. yo inside yi): tiling by more than the tile would make
-            # its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do not cover
+        if all(stride >= covered[dim] and covered[dim] < extents[dim] for dim, stride in l.parts) \
+                and not fuse_at.at(l.name):
+            # one iteration over a tile a finer loop outside made (e.g. yo inside yi): tiling by more than the
+            # tile would make its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do
+            # not cover
             continue
         sizes = [0] * n
         for dim, stride in l.parts:
