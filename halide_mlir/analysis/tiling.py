@@ -3,12 +3,24 @@
 ``fuse_into_containing_op`` fuses one producer tile per *use* inside the loop; a consumer reading three
 taps of its producer would get three overlapping tiles (DESIGN.md note 2). So for a consumer with producers
 computed at its loops, the payload emits the loops down to the deepest compute_at level itself, and inside
-each level takes ONE slice of each producer covering all the taps of that level's iterations (bounds
-inference over the tile). The producer then has a single use in the loop and is fused once, with exactly
-Halide's bounds. Inner loops are still made by the transform script.
+each level reads each producer through ONE slice covering all the taps of that level's iterations (bounds
+inference over the tile). Inner loops are still made by the transform script.
 
-Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back inside the region rather
-than made smaller, so every tile has a static shape (pure Funcs give the same values either way).
+Producers come in two kinds (consumers first, as bounds inference goes):
+
+* *viewed*: a producer that reads no other producer computed at these loops (unsharp's gray) keeps its
+  generic outside the loops; the payload takes one slice of it per level (the union of what its readers
+  there need) and the script fuses it into the loop with ``fuse_into_containing_op``: a single use, so one
+  tile with exactly Halide's bounds.
+* *computed*: a producer reading other producers of these loops (unsharp's blur_y and ratio) would be
+  fused by the script into the loop first, and the producers it reads would then have one use per tap of
+  its fused copy, which the payload cannot shape. So the payload computes its tile itself at its level,
+  reading its producers through their slices (views) there; the script only applies its schedule.
+
+Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
+fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back
+inside the region rather than made smaller, so every tile has a static shape (pure Funcs give the same
+values either way).
 """
 from __future__ import annotations
 
@@ -28,13 +40,84 @@ class Level:
     size: int          # elements covered by one iteration of this loop (static, ShiftInwards)
 
 
+@dataclass(frozen=True)
+class Span:
+    """What one dimension of a producer's tile covers: the consumer tile's dimension ``dim`` from its start
+    + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``."""
+    dim: int | None
+    lo: int
+    hi: int
+
+
 @dataclass
 class TilePlan:
+    region: object         # the consumer's Region
     levels: list           # Level per payload loop, outermost first
-    producers: dict        # level index -> [producer Stage] fused there
-    direct: set            # id(Func) of the producers the consumer reads itself: they get one slice per level
-    tile_sizes: tuple      # per Halide dim: the tile the generic inside the innermost level computes
+    producers: dict        # level index -> [producer Stage] computed there, in realization order
+    computed: set          # id(Func) of the producers whose tiles the payload computes (codegen/tiled.py)
+    viewed: set            # id(Func) of the producers read through one slice per level and fused by the script
+    spans: dict            # id(Func) -> Span per dim of its tile, for computed and viewed producers
+    tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list            # all the consumer's loops (nested parallel loops made serial)
+
+    def sizes_at(self, level: int) -> list:
+        """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
+        sizes = list(self.region.extents)
+        for lev in self.levels[:level + 1]:
+            sizes[lev.loop.dim] = lev.size
+        return sizes
+
+    def level_of(self, func) -> int:
+        return next(li for li, prods in self.producers.items() if any(p.func is func for p in prods))
+
+    def producer_tile(self, func) -> tuple[tuple, tuple]:
+        """(mins, extents) of one tile of a computed or viewed producer, per Halide dim; where a span follows
+        a consumer dim, the min is relative to that dim's tile start (the loop offsets are added at run time)."""
+        sizes = self.sizes_at(self.level_of(func))
+        mins, extents = [], []
+        for s in self.spans[id(func)]:
+            if s.dim is None:
+                mins.append(s.lo)
+                extents.append(s.hi - s.lo + 1)
+            else:
+                mins.append(self.region.mins[s.dim] + s.lo)
+                extents.append(sizes[s.dim] + s.hi - s.lo)
+        return tuple(mins), tuple(extents)
+
+
+def slice_reads(bounded, stage, func) -> list | None:
+    """The coordinates of every read of ``func`` in ``stage``'s pure definition as linear forms (Var or None,
+    constant), or None if some read is not a slice (Vars plus constants, each Var at most once)."""
+    reads = []
+    for n in (m for v in bounded.bodies[id(stage.func)] for m in walk(v)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        forms = [linear_form(a) for a in n.args]
+        if any(f is None for f in forms) or any(m.kind == "call" for a in n.args for m in walk(a)):
+            return None
+        used = [v for v, _ in forms if v is not None]
+        if len(set(used)) != len(used):
+            return None
+        reads.append(forms)
+    return reads
+
+
+def _union_spans(spans: list | None, reader, reader_spans, reads) -> list | None:
+    """Grow a producer's spans by a reader's slice reads (None when a dimension would follow two consumer
+    dimensions, or a consumer dimension and fixed coordinates: no static tile shape)."""
+    for forms in reads:
+        spans = spans or [None] * len(forms)
+        for j, (v, c) in enumerate(forms):
+            if v is None:
+                s = Span(None, c, c)
+            else:
+                r = reader_spans[reader.vars.index(v)]
+                s = Span(r.dim, r.lo + c, r.hi + c)
+            a = spans[j]
+            if a is not None and a.dim != s.dim:
+                return None
+            spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi))
+    return spans
 
 
 def tile_plan(bounded, stage) -> TilePlan | None:
@@ -50,23 +133,32 @@ def tile_plan(bounded, stage) -> TilePlan | None:
         return None
     if len(bounded.bodies[id(stage.func)]) > 1 or any(len(bounded.bodies[id(prod.func)]) > 1 for prod in producers):
         return None  # Tuple-valued Funcs keep the plain compute_at path
-    body = bounded.bodies[id(stage.func)][0]
-    direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func for n in walk(body))]
+    direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func
+                                                for n in walk(bounded.bodies[id(stage.func)][0]))]
     if not direct:
         return None
-    dim_var: dict = {}
-    for prod in direct:  # every read of the producer must be a slice (Vars plus constants)
-        for n in walk(body):
-            if n.kind == "call" and n.value is prod.func:
-                forms = [linear_form(a) for a in n.args]
-                if any(f is None for f in forms) or any(m.kind == "call" for a in n.args for m in walk(a)):
-                    return None
-                used = [v for v, _ in forms if v is not None]
-                if len(set(used)) != len(used):
-                    return None
-                for j, (v, _) in enumerate(forms):  # one union slice per dim needs one Var per dim
-                    if dim_var.setdefault((id(prod), j), v) != v:
-                        return None
+    spans = {id(stage.func): [Span(d, 0, 0) for d in range(len(stage.vars))]}
+    readers = {id(stage.func): stage}  # the stages whose reads happen inside the payload loops
+    computed, viewed = set(), set()
+    at_loops = {id(prod.func) for prod in producers}
+    for prod in reversed(producers):  # consumers before producers
+        s = []
+        for c in (c for c in prod.consumers if id(c.func) in readers):
+            reads = slice_reads(bounded, c, prod.func)
+            s = None if reads is None else _union_spans(s, c, spans[id(c.func)], reads)
+            if s is None:
+                break
+        if not s:
+            continue  # plain fusion
+        spans[id(prod.func)] = s
+        reads_at_loops = any(n.kind == "call" and id(n.value) in at_loops and n.value is not prod.func
+                             for v in bounded.bodies[id(prod.func)] for n in walk(v))
+        if reads_at_loops and not bounded.updates[id(prod.func)] and all(id(c.func) in readers
+                                                                          for c in prod.consumers):
+            computed.add(id(prod.func))
+            readers[id(prod.func)] = prod
+        else:
+            viewed.add(id(prod.func))
     region = bounded.region(stage.func)
     loops = serialize_nested_parallel(
         stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
@@ -84,4 +176,5 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     at = {}
     for prod in producers:
         at.setdefault(names.index(prod.func.schedule().compute.var), []).append(prod)
-    return TilePlan(levels, at, {id(prod.func) for prod in direct}, tuple(sizes), loops)
+    return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
+                                                           if k in computed | viewed}, tuple(sizes), loops)

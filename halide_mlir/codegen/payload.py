@@ -67,6 +67,9 @@ class PayloadBuilder:
         self.shape_of: dict[int, tuple] = {}   # id(callee) -> numpy-order shape
         self.min_of: dict[int, tuple] = {}     # id(callee) -> Halide-order mins
         self.stage_names = _unique_names([s.name for s in self.p.stages])
+        self.plans = {id(s.func): tile_plan(bounded, s) for s in self.p.stages}
+        # producers whose tiles a consumer's payload loops compute: no generic of their own
+        self.in_tiles = {f for plan in self.plans.values() if plan is not None for f in plan.computed}
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -108,9 +111,11 @@ class PayloadBuilder:
     def emit_stage(self, index: int, stage) -> None:
         b = self.b
         func = stage.func
+        if id(func) in self.in_tiles:
+            return
         region = b.region(func)
         shape = tuple(reversed(region.extents))
-        plan = tile_plan(b, stage)
+        plan = self.plans[id(func)]
         if plan is None:
             names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
         else:

@@ -1,5 +1,6 @@
 """A consumer whose producers are computed at its loops: the loops down to the deepest compute_at level
-are emitted in the payload, with one slice of each producer per level (see analysis/tiling.py for why).
+are emitted in the payload, and at each level the tiles of the producers the plan computes there, and one
+slice of each viewed producer (see analysis/tiling.py for why).
 
 Each level extracts its tile from the tensor the enclosing level carries and puts the computed tile back
 (``scf.for`` iter_args + ``tensor.insert_slice``, or ``scf.forall`` shared_outs +
@@ -8,7 +9,6 @@ The loops carry ``hl.loop`` attributes so the transform script can fuse producer
 """
 from __future__ import annotations
 
-from ..lang.traversal import walk
 from .mlir_text import mlir_string, tensor_type
 
 
@@ -17,9 +17,9 @@ def loop_attr(stage_name: str, loop_name: str) -> str:
 
 
 def emit_tiled_stage(pb, index: int, stage, plan) -> str:
-    from .payload import Tile, View
+    from .payload import Tile
     func = stage.func
-    region = pb.b.region(func)
+    region = plan.region
     n = len(stage.vars)
     out_t = func.output_type()
     loc = pb.def_loc(func)
@@ -32,6 +32,7 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
     carried = pb.fresh("init")
     lines.append(f"{carried} = tensor.empty() : {ttype(region.extents)} {loc}")
     offs: dict[int, list] = {d: [] for d in range(n)}   # SSA index offsets per dim, relative to region min
+    dyn = [None] * n  # their sum: the current tile's start per dim
     sizes = list(region.extents)
     views: dict = {}
     closers = []
@@ -54,6 +55,7 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
             lines.append(f"{off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} "
                          f": index {loc}")
             offs[d] = offs[d] + [off]
+            dyn[d] = pb.index_sum([(1, o) for o in offs[d]], 0, loc)
             rel = [off if dd == d else 0 for dd in range(n)]
         else:
             rel = [0] * n
@@ -64,13 +66,14 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
                      f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")
         for prod in plan.producers.get(li, []):
-            if id(prod.func) in plan.direct:
-                views[id(prod.func)] = _union_view(pb, stage, prod, region, offs, sizes, loc, View)
+            if id(prod.func) in plan.computed:
+                views[id(prod.func)] = _producer_tile(pb, prod, plan, dyn, views)
+            elif id(prod.func) in plan.viewed:
+                views[id(prod.func)] = _union_view(pb, prod, plan, dyn, loc)
         closers.append((l, res, inner, rel, list(sizes), parent_sizes))
         carried = tile
 
-    dynamic = tuple(pb.index_sum([(1, o) for o in offs[d]], 0, loc) if offs[d] else None for d in range(n))
-    result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), dynamic), [carried], views)[0]
+    result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), tuple(dyn)), [carried], views)[0]
     for l, res, inner, rel, tile_sizes, parent_sizes in reversed(closers):
         slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
                     f"{ttype(parent_sizes)}"
@@ -91,39 +94,33 @@ def _dims(values) -> str:
     return "[" + ", ".join(str(v) for v in reversed(values)) + "]"
 
 
-def _union_view(pb, stage, prod, region, offs, sizes, loc, View):
-    """One slice of ``prod`` holding every point the consumer's current level reads."""
+def _tile_region(plan, func, dyn) -> tuple:
+    """A producer's tile at its level: static (mins, extents) and the SSA offsets added to the mins."""
+    mins, extents = plan.producer_tile(func)
+    return mins, extents, tuple(None if s.dim is None else dyn[s.dim] for s in plan.spans[id(func)])
+
+
+def _producer_tile(pb, prod, plan, dyn, views):
+    """The producer's generic over its tile (exactly Halide's bounds for this iteration), reading the
+    producers already in place through their views."""
+    from .payload import Tile, View
+    mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
+    index = next(i for i, s in enumerate(pb.p.stages) if s.func is prod.func)
+    tensor = pb.emit_generic(index, prod, Tile(mins, extents, dynamic), None, views)[0]
+    return View(tensor, tuple(reversed(extents)), mins, dynamic)
+
+
+def _union_view(pb, prod, plan, dyn, loc):
+    """One slice of ``prod`` holding every point its readers inside the current level read."""
+    from .payload import View
     func = prod.func
-    m = len(prod.vars)
-    lo, hi, var_dim = [None] * m, [None] * m, [None] * m
-    for node in walk(pb.b.bodies[id(stage.func)][0]):
-        if node.kind != "call" or node.value is not func:
-            continue
-        from ..analysis.affine import linear_form
-        for j, a in enumerate(node.args):
-            v, c = linear_form(a)
-            if v is not None:
-                var_dim[j] = stage.vars.index(v)
-            lo[j] = c if lo[j] is None else min(lo[j], c)
-            hi[j] = c if hi[j] is None else max(hi[j], c)
+    mins, extents, dynamic = _tile_region(plan, func, dyn)
     pmins = pb.min_of[id(func)]
-    mins, dyn, shape, starts = [], [], [], []
-    for j in range(m):
-        d = var_dim[j]
-        if d is None:
-            mins.append(lo[j])
-            dyn.append(None)
-            shape.append(hi[j] - lo[j] + 1)
-            starts.append(lo[j] - pmins[j])
-        else:
-            mins.append(region.mins[d] + lo[j])
-            dyn.append(pb.index_sum([(1, o) for o in offs[d]], 0, loc) if offs[d] else None)
-            shape.append(sizes[d] + hi[j] - lo[j])
-            starts.append(pb.index_sum([(1, dyn[-1])] if dyn[-1] else [], mins[-1] - pmins[j], loc))
-    full = pb.shape_of[id(func)]
-    np_shape = tuple(reversed(shape))
+    starts = [pb.index_sum([(1, dy)] if dy else [], lo - plo, loc) for lo, dy, plo in zip(mins, dynamic, pmins)]
+    np_shape = tuple(reversed(extents))
     view = pb.fresh("view")
     t = func.output_type()
-    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[id(func)][0]}{_dims(starts)} {_dims(shape)} "
-                    f"{_dims([1] * m)} : {tensor_type(full, t)} to {tensor_type(np_shape, t)} {loc}")
-    return View(view, np_shape, tuple(mins), tuple(dyn))
+    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[id(func)][0]}{_dims(starts)} {_dims(extents)} "
+                    f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[id(func)], t)} to "
+                    f"{tensor_type(np_shape, t)} {loc}")
+    return View(view, np_shape, mins, dynamic)

@@ -23,7 +23,6 @@ from ..analysis.tiling import tile_plan
 from .payload import _unique_names
 from .tiled import loop_attr
 from .updates import _affine, is_reduction
-from ..analysis.affine import linear_form
 from ..lang.traversal import walk
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -156,7 +155,7 @@ class ScriptBuilder:
 
 
 def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
-                   fuse_at, compound: bool = False, n_rvars: int = 0) -> None:
+                   fuse_at, compound: bool = False, n_rvars: int = 0, fused_producer: bool = False) -> None:
     """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
 
     ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
@@ -168,7 +167,9 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     permutations, and the folded op is vectorized over the dims that remain.
     """
     n = len(extents)
-    fused_producer = op is not None  # its loops cover one consumer tile, not the extents given here
+    # computed per consumer tile (fused, or in the payload's loops): its loops cover one tile, not the extents
+    # given here
+    fused_producer = fused_producer or op is not None
     if not directives and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
     vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
@@ -315,42 +316,6 @@ def compound_reads(stage, u) -> bool:
     return False
 
 
-def fused_extents(bounded, consumer, plan, producer):
-    """The extents of one tile of ``producer`` fused into a loop of ``consumer`` whose payload loops
-    analysis/tiling.py planned: the consumer's tile at that level grown by the producer's stencil, i.e.
-    the one slice codegen/tiled.py reads (None when the producer is not read through such a slice).
-    Loop extents (unroll factors) and vector sizes of the fused copy come from these, not from the
-    producer's whole region."""
-    if plan is None or id(producer.func) not in plan.direct:
-        return None
-    names = [lev.loop.name for lev in plan.levels]
-    var = producer.func.schedule().compute.var
-    if var not in names:
-        return None
-    sizes = list(bounded.region(consumer.func).extents)
-    for lev in plan.levels[:names.index(var) + 1]:
-        sizes[lev.loop.dim] = lev.size
-    m = len(producer.vars)
-    lo, hi, var_dim = [None] * m, [None] * m, [None] * m
-    for node in walk(bounded.bodies[id(consumer.func)][0]):
-        if node.kind != "call" or node.value is not producer.func:
-            continue
-        for j, a in enumerate(node.args):
-            form = linear_form(a)
-            if form is None:
-                return None
-            v, c = form
-            if v is not None:
-                var_dim[j] = consumer.vars.index(v)
-            lo[j] = c if lo[j] is None else min(lo[j], c)
-            hi[j] = c if hi[j] is None else max(hi[j], c)
-    if any(l is None for l in lo):
-        return None
-    full = bounded.region(producer.func).extents
-    return tuple(min(full[j], (hi[j] - lo[j] + 1) if var_dim[j] is None else sizes[var_dim[j]] + hi[j] - lo[j])
-                 for j in range(m))
-
-
 def levels_in(stages, stage) -> set:
     """Names of ``stage``'s loops that some producer is computed or stored at."""
     return {level.var for s in stages for level in (s.func.schedule().compute, s.func.schedule().store)
@@ -365,13 +330,15 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
     sb = ScriptBuilder()
     fused: dict = {}   # id(producer Func) -> handle of its copies fused into a consumer loop
     loop_lists: dict = {}  # id(Func) -> its loops, consumers first
-    plans: dict = {}  # id(Func) -> (its Stage, its tile plan)
+    plans: dict = {}  # id(Func) -> its tile plan (analysis/tiling.py) or None
     for stage in reversed(stages):
         name = names[id(stage.func)]
         extents = bounded.region(stage.func).extents
         level = stage.func.schedule().compute
-        if level.kind == "at" and id(level.func) in plans:
-            extents = fused_extents(bounded, *plans[id(level.func)], stage) or extents
+        outer = plans.get(id(level.func)) if level.kind == "at" else None
+        in_tile = outer is not None and id(stage.func) in outer.computed  # the payload computes its tiles
+        if outer is not None and id(stage.func) in outer.computed | outer.viewed:
+            extents = outer.producer_tile(stage.func)[1]  # one tile, not the whole region
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -393,19 +360,22 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
             if any(not is_reduction(s, u) for s in stages if s.func is p for u in updates):
                 raise HalideError(f"Func '{p.name()}' has a scatter or scan update, so it can't be computed at "
                                   f"a loop of '{stage.name}' yet; use compute_root()")
-        fuse_at = FuseAt(sb, stage.func, producers, names, fused)
         plan = tile_plan(bounded, stage)
-        plans[id(stage.func)] = (stage, plan)
+        plans[id(stage.func)] = plan
+        if plan is not None:  # the payload computes these producers' tiles in place: nothing to fuse
+            producers = [(p, updates) for p, updates in producers if id(p) not in plan.computed]
+        fuse_at = FuseAt(sb, stage.func, producers, names, fused)
         if plan is None:
-            schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at)
+            schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at,
+                           fused_producer=in_tile)
         else:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
             # innermost level first: a producer computed at an outer loop may be read only by producers
-            # fused deeper in, whose copies must be in place before it can be fused (e.g. unsharp's gray)
+            # fused deeper in, whose copies must be in place before it can be fused
             unrolled = []
             handles = [sb.match_loop(name, lev.loop) for lev in plan.levels]
             for lev, handle in reversed(list(zip(plan.levels, handles))):
-                loop = fuse_at(lev.loop.name, handle, plan.direct)
+                loop = fuse_at(lev.loop.name, handle, plan.viewed)
                 if lev.loop.kind == "unrolled":
                     unrolled.append((loop, lev.trip))
             inner = loops[len(plan.levels):]
