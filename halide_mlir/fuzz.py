@@ -5,8 +5,8 @@ of 1-4 Funcs, reductions over RDoms (sums over small windows, minimum/maximum, h
 clamped indices), u8/u16/i16/i32/f32 values with casts, inputs read raw or through
 ``hl.BoundaryConditions.repeat_edge / constant_exterior / mirror_image`` -- together with a random *legal* schedule
 (split with random factors and tails, tile, reorder, vectorize of the innermost loop with widths 1-64, unroll by at
-most 8, parallel, compute_root, compute_at any loop of the consumer including split vars and RVars, store_at /
-store_root, inline, schedules of update stages). Each example is rendered as standalone Python source whose
+most 8, parallel, compute_root, compute_at any loop of the consumer including split vars and RVars, or a loop of
+the consumer's own consumer around it (chains), store_at / store_root, inline, schedules of update stages). Each example is rendered as standalone Python source whose
 ``build(hl, schedule)`` takes the module, so the same program runs under real Halide (``import halide``) and under
 halide_mlir. An example passes when
 
@@ -498,6 +498,7 @@ class _Gen:
         vars_ = {}
         level = {}      # func -> inline/root/at
         loops_of = {}   # func -> list of (halide name, code) it offers to compute_at
+        at_of = {}      # func -> (consumer, index in loops_of[consumer]) of its compute_at pure loop
         users = collections.defaultdict(list)
         for f in self.order:
             for u in self.funcs[f].uses:
@@ -528,8 +529,14 @@ class _Gen:
                     body.append(f"{f}.compute_root()")
                 elif lv == "at":
                     c = cons[0]
+                    ks = list(range(len(loops_of[c]) + 1))
+                    if c in at_of and self.flag():
+                        # a chain: at a loop of the consumer's own consumer, at or outside the consumer's
+                        c, inner = at_of[c]
+                        ks = [k for k in range(inner, len(loops_of[c])) if loops_of[c][k][0] == 0]
+                        ks.append(len(loops_of[c]))
                     cl = loops_of[c]
-                    k = self.integer(0, len(cl))
+                    k = self.choice(ks)
                     if k == len(cl):
                         body.append(f"{f}.compute_at({c}, hl.Var.outermost())")
                         where = None
@@ -537,6 +544,8 @@ class _Gen:
                         stage, name, code = cl[k]
                         body.append(f"{f}.compute_at({c}, {code})")
                         where = k
+                        if stage == 0:
+                            at_of[f] = (c, k)
                     if self.flag():  # store it further out
                         if where is None or self.flag():
                             body.append(f"{f}.store_root()")
