@@ -8,8 +8,9 @@ inference over the tile). Inner loops are still made by the transform script.
 
 Producers come in two kinds (consumers first, as bounds inference goes):
 
-* *viewed*: a producer that reads no other producer computed at these loops (unsharp's gray) keeps its
-  generic outside the loops; the payload takes one slice of it per level (the union of what its readers
+* *viewed*: a producer that reads no other producer computed at these loops (unsharp's gray), or that
+  can't be computed in them (it has update definitions, or a reader outside them), keeps its generic(s)
+  outside the loops; the payload takes one slice of it per level (the union of what its readers
   there need) and the script fuses it into the loop with ``fuse_into_containing_op``: a single use, so one
   tile with exactly Halide's bounds.
 * *computed*: a producer reading other producers of these loops (unsharp's blur_y and ratio) would be
