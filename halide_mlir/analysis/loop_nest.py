@@ -155,3 +155,29 @@ def loop_nest_text(func) -> str:
         indent += "  "
     produce(p.stage(p.output), indent, out)
     return "\n".join(out)
+
+
+MAX_VECTOR_LANES = 1024  # elements of one vector block made of several loops (1 KiB of u8, 64 zmm of f32)
+
+
+def vector_block(loops: list[Loop], v: int, n_rvars: int = 0):
+    """How the vectorized loop ``loops[v]`` runs as one vector: returns (loops to materialize around it,
+    outermost first; loops whose iterations become lanes too; loops that can't be lanes: the vector can't be
+    made when there are any).
+
+    Halide runs the loops inside a vectorized loop once per vector, and a vectorized loop whose iterations
+    step s elements apart reads lanes s apart, the finer loops of its dimension running around it. The
+    vectorizer here makes contiguous vectors, so those loops become lanes of one vector block (pure Funcs give
+    the same values in any order; the size is checked against MAX_VECTOR_LANES by the caller). RVar loops
+    inside the vectorized loop are moved outside it instead: each point still sees its reduction in order,
+    and Halide's update rule (the same pure Vars in every self-reference) makes the points independent."""
+    vl = loops[v]
+    finer = [l for l in loops[:v] if len(l.parts) == 1 and l.dim == vl.dim and l.stride < vl.stride]
+    inner = loops[v + 1:]
+    rvar_loops = [l for l in inner if len(l.parts) == 1 and l.dim < n_rvars]
+    lanes = finer + [l for l in inner if l not in rvar_loops]
+    blockers = [l for l in lanes if len(l.parts) > 1 or l.kind not in ("serial", "unrolled")]
+    # a fused loop finer than the vectorized one would cut the block
+    blockers += [l for l in loops[:v] if len(l.parts) > 1 and any(d == vl.dim and st < vl.stride
+                                                                   for d, st in l.parts)]
+    return [l for l in loops[:v] if l not in finer] + rvar_loops, lanes, blockers

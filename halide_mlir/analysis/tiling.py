@@ -165,8 +165,10 @@ def tile_plan(bounded, stage) -> TilePlan | None:
         stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
     names = [l.name for l in loops]
     depth = max(names.index(prod.func.schedule().compute.var) for prod in producers)
-    if any(len(l.parts) > 1 or l.kind == "vectorized" for l in loops[:depth + 1]):
-        return None
+    vec = [l for l in loops if l.kind == "vectorized"]
+    if any(len(l.parts) > 1 or l.kind == "vectorized" or any(l.dim == v.dim and l.stride < v.stride for v in vec)
+           for l in loops[:depth + 1]):
+        return None  # (the loops finer than a vectorized one become its lanes: codegen/transform.py)
     sizes = list(region.extents)
     levels = []
     for l in loops[:depth + 1]:

@@ -9,12 +9,13 @@ vectorized with explicit vector sizes: partial tiles at the edges are masked, ne
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 
 from ..analysis.bounds import Bounded
 from ..analysis.legality import OUTERMOST, update_loops
-from ..analysis.loop_nest import Loop, serialize_nested_parallel, stage_loops
+from ..analysis.loop_nest import MAX_VECTOR_LANES, Loop, serialize_nested_parallel, stage_loops, vector_block
 from ..error import HalideError
 from ..lang.func import MAX_UNROLL
 from .mlir_text import mlir_string
@@ -180,26 +181,31 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         d = next((d for d in directives if d.args and d.args[0] == loop_name), None)
         return f"{d.site}: " if d is not None and d.site is not None else ""
 
-    inner = loops[vec[0] + 1:] if vec else []
-    if inner:
-        # Loops inside the vectorized one become extra (unrolled) vector dims, as Halide's vectorized loop
-        # body would run them per vector: only for short serial loops over pure dims of other dimensions.
+    if vec and loops[vec[0]].constant and loops[vec[0]].extent == 1:
+        vec = []  # vectorize(v, 1): one lane, a plain loop
+    block = vector_block(loops, vec[0], n_rvars) if vec else None
+    if block and block[1] and not loops[vec[0]].constant:
+        l = loops[vec[0]]  # (Halide too wants a vectorized loop's extent known when compiling)
+        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+                          f"(loops inside it or finer: {', '.join(m.name for m in block[1])}); reorder it "
+                          f"innermost or vectorize an inner split of it")
+    if block and block[2]:
         l = loops[vec[0]]
-        lanes = l.extent
-        for m in inner:
-            lanes *= m.stride * m.extent if len(m.parts) == 1 else 1 << 30
-        if any(len(m.parts) > 1 or m.kind not in ("serial", "unrolled") or m.dim == l.dim or m.dim < n_rvars
-               for m in inner) or not l.constant or lanes > 1024:
-            raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                              f"(loops inside it: {', '.join(m.name for m in inner)}); reorder it "
-                              f"innermost or vectorize an inner split of it")
+        raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
+                          f"{', '.join(m.name for m in block[2])} would have to run as its lanes (they are inside "
+                          f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
+                          f"parallel or fused; reorder '{l.name}' innermost or vectorize an inner split of it")
+    for l in block[1] if block else []:
+        if fuse_at.at(l.name):
+            raise HalideError(f"{site(l.name)}Func '{name}': loop '{l.name}' runs as lanes of the vectorized loop "
+                              f"'{loops[vec[0]].name}' here, so nothing can be computed at it")
     for l in loops:
         if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     op = op or sb.match_stage(name)
     covered = list(extents)  # static upper bound of the op's extent per Halide dim
-    materialize = loops[:vec[0]] if vec else loops
+    materialize = block[0] if vec else loops
     unrolled = []
     last_loop = None
     for l in materialize:
@@ -226,10 +232,14 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     fuse_at.check_done()
     if vec:
         l = loops[vec[0]]
-        if l.stride != 1:
-            raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose iterations step "
-                              f"{l.stride} elements apart, is not supported yet; vectorize a unit-stride loop")
-        if covered[l.dim] > l.extent:
+        if block[1]:
+            lanes = math.prod(covered)
+            if lanes > MAX_VECTOR_LANES:
+                raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+                                  f"or have short loops around it of its dimension and inside it (here "
+                                  f"{', '.join(m.name for m in block[1])} make {lanes} lanes, at most "
+                                  f"{MAX_VECTOR_LANES}); reorder it innermost or vectorize an inner split of it")
+        elif covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
         sizes = [covered[d] for d in reversed(range(n))]
         if compound:

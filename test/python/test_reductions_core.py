@@ -318,11 +318,7 @@ MM_B = image_f32(80, 64, seed=22, lo=0.0, hi=1.0)   # B: 64 rows x 80 cols
 MM_AI = image_i32(64, 48, seed=23, lo=-50, hi=50)
 MM_BI = image_i32(80, 64, seed=24, lo=-50, hi=50)
 
-VEC_OVER_RVARS = pytest.mark.xfail(
-    reason="update().vectorize(x) with RVars inside x (Halide's default order: RVars innermost) is refused by "
-           "halide_mlir ('the vectorized loop must be the innermost'); Halide accepts it",
-    raises=halide_mlir.HalideError, strict=False)
-MM_SCHEDULES = ["none", pytest.param("vec", marks=VEC_OVER_RVARS), "reorder_vec_par", "split_y", "pure_and_update"]
+MM_SCHEDULES = ["none", "vec", "reorder_vec_par", "split_y", "pure_and_update"]
 
 
 def _matmul(hl, a, b, schedule):
@@ -403,7 +399,7 @@ OFFSET_MAP_VEC = pytest.mark.xfail(
     raises=halide_mlir.HalideError, strict=False)
 
 
-@pytest.mark.parametrize("schedule", ["none", pytest.param("root_vec", marks=VEC_OVER_RVARS), "reorder_par",
+@pytest.mark.parametrize("schedule", ["none", "root_vec", "reorder_par",
                                       pytest.param("reorder_vec_par", marks=OFFSET_MAP_VEC)])
 def test_conv_3x3_over_channels(schedule):
     """out[x, y, co] = bias[co] + sum over (rx, ry, ci) of in[x + rx, y + ry, ci] * w[rx, ry, ci, co]."""
@@ -868,7 +864,7 @@ def test_param_in_update_value_and_predicate():
 # Scheduling reductions over pure vars (every schedule must give Halide's numbers)
 # ------------------------------------------------------------------------------------------------------------
 
-ROWSUM_SCHEDULES = ["none", pytest.param("vec8", marks=VEC_OVER_RVARS), "vec16_par", "split_par", "reorder_yx", "unroll", "vec_tail"]
+ROWSUM_SCHEDULES = ["none", "vec8", "vec16_par", "split_par", "reorder_yx", "unroll", "vec_tail"]
 COLSUM_IMG = image_u8(64, 40, seed=41, c=3)   # widths divisible by the vector sizes: Halide rounds update
                                               # loops up (TailStrategy.RoundUp) and would read past the input
 

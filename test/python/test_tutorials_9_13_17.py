@@ -343,13 +343,9 @@ def test_l9_inline_reduction_over_2d_rdom_of_floats():
 LESSON9_COMPLEX_IMG = image_u8(80, 60, seed=17, lo=40, hi=160)
 
 
-VEC_OVER_RVARS = pytest.mark.xfail(
-    reason="update().vectorize(x) with the RVars inside x (Halide's default order) is refused by halide_mlir "
-           "('the vectorized loop must be the innermost'); Halide accepts it", raises=halide_mlir.HalideError,
-    strict=False)
 
 
-@pytest.mark.parametrize("schedule", ["roots", "parallel", pytest.param("vector_outer", marks=VEC_OVER_RVARS)])
+@pytest.mark.parametrize("schedule", ["roots", "parallel", "vector_outer"])
 def test_l9_complex_example(schedule):
     """The lesson's closing example: clamp, a 5x5 local sum over an RDom, a blurry u8 image, its histogram
     (scatter), the cumulative histogram (scan), and a remap of the blurry image through it (gather).

@@ -1,4 +1,4 @@
-"""A vectorized loop with short loops inside it (Halide runs them per vector): they become extra vector dims."""
+"""Vectorized loops with other loops in their lanes: short loops inside them, finer loops of a strided one."""
 import numpy as np
 import pytest
 
@@ -33,3 +33,63 @@ def test_vectorized_loop_with_a_long_inner_loop_is_refused():
     f.reorder(y, x).vectorize(x, 8)          # y (1000 rows) inside the vector loop: too many lanes
     with pytest.raises(hl.HalideError, match="must be the innermost"):
         f.realize([64, 1000])
+
+
+# A vectorized loop whose lanes step s elements apart (Halide reads them strided, the finer loops of that
+# dimension around or inside it): those loops become lanes too, one contiguous vector block.
+@pytest.mark.parametrize("schedule", ["outer_of_split_x", "outer_of_split_y", "three_level", "one_lane",
+                                      "update_outer_of_split"])
+def test_vectorized_loop_with_strided_lanes(schedule):
+    def build(hl):
+        x, y, xo, xi, yo, yi = (hl.Var(n) for n in ("x", "y", "xo", "xi", "yo", "yi"))
+        xio, xii = hl.Var("xio"), hl.Var("xii")
+        inp = hl.Buffer(IMG[0], "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] * 3.0 - inp[x + 1, y + 2]
+        if schedule == "outer_of_split_x":      # the fuzzer's pattern: split, outer innermost, vectorize it
+            f.split(x, xo, xi, 3).reorder(xo, y, xi).vectorize(xo, 8)
+        elif schedule == "outer_of_split_y":    # lanes 5 rows apart; 23 rows: masked edge block
+            f.split(y, yo, yi, 5).reorder(yo, yi, x).vectorize(yo, 4)
+        elif schedule == "three_level":         # lanes 8 apart, xii (finer) outside, xo between
+            f.split(x, xo, xi, 32).split(xi, xio, xii, 8).reorder(xio, xo, y, xii).vectorize(xio, 4)
+        elif schedule == "one_lane":            # vectorize by 1: a plain loop
+            f.split(x, xo, xi, 4).reorder(xo, xi, y).vectorize(xo, 1)
+        else:
+            r = hl.RDom([(0, 3)], "r")
+            g = hl.Func("g")
+            g[x, y] = 0.0
+            g[x, y] += f[x + r.x, y]
+            f.compute_root()
+            g.update(0).split(x, xo, xi, 2).reorder(xo, xi, r.x, y).vectorize(xo, 8)
+            return g
+        return f
+
+    run_both(build, [45, 23])
+
+
+def test_vectorized_strided_loop_with_a_parallel_finer_loop_is_refused():
+    import halide_mlir as hl
+    x, y, xo, xi = hl.Var("x"), hl.Var("y"), hl.Var("xo"), hl.Var("xi")
+    f = hl.Func("f")
+    f[x, y] = x + y
+    f.split(x, xo, xi, 4).reorder(xo, y, xi).parallel(xi).vectorize(xo, 8)   # xi can't be lanes
+    with pytest.raises(hl.HalideError, match="can't vectorize loop .* parallel"):
+        f.realize([64, 10])
+
+
+def test_update_vectorized_with_rvar_inside():
+    """Halide's default update order puts the RVar innermost: update().vectorize(x) runs it per vector. The
+    RVar loop moves outside the vector (each x still sums in r order)."""
+    A = np.random.default_rng(5).random((24, 48), dtype=np.float32)
+
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        a = hl.Buffer(A, "a")
+        r = hl.RDom([(0, 24)], "r")
+        c = hl.Func("c")
+        c[x, y] = 0.0
+        c[x, y] += a[x, r] * a[y, r]
+        c.update().vectorize(x, 16)
+        return c
+
+    run_both(build, [48, 40])
