@@ -135,7 +135,7 @@ def _check_allocations(pipeline: Pipeline, regions: dict) -> None:
     them together must fit in the memory the machine has."""
     total, biggest = 0, None
     for stage in pipeline.stages:
-        if stage.func is pipeline.output or stage.func.schedule().compute.kind != "root":
+        if stage.func is pipeline.output or stage.compute.kind != "root":
             continue
         region = regions[id(stage.func)]
         nbytes = math.prod(region.extents) * sum(max(1, t.bits // 8) for t in stage.func.output_types())

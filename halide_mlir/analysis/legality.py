@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..error import HalideError
+from ..lang.schedule import LoopLevel
 from ..lang.traversal import walk
 from .loop_nest import stage_loops
 
@@ -18,9 +19,31 @@ def _where(level) -> str:
     return f" (at {level.site})" if level.site is not None else ""
 
 
+def place_inline_reductions(pipeline) -> None:
+    """A Func with update definitions can't be inlined: Halide computes an unscheduled one (``hl.sum(...)``)
+    inside the innermost loop of its consumer. Ours is computed at the root, which gives the same values --
+    unless one of its producers is computed at a loop of that consumer: then it is computed at that loop
+    (the deepest such), after those producers, as in Halide. (Through chains of them: a reduction read by a
+    reduction goes to the loop of the first consumer that is not one.)"""
+    def inline_reduction(s) -> bool:
+        return s.func is not pipeline.output and s.compute.kind == "inline" and len(s.consumers) == 1
+
+    for s in pipeline.stages:  # producers first: their places are settled
+        if not inline_reduction(s):
+            continue
+        consumer = s.consumers[0]
+        while inline_reduction(consumer):
+            consumer = consumer.consumers[0]
+        names = _loop_names(consumer)
+        at = [p.compute.var for p in pipeline.stages if s in p.consumers and p.compute.kind == "at"
+              and p.compute.func is consumer.func and p.compute.var in names]
+        if at:
+            s.compute = LoopLevel("at", consumer.func, max(at, key=names.index))
+
+
 def _enclosing(pipeline, stage):
     """The (consumer stage, loop index) that ``stage`` is computed inside, or None at the root."""
-    level = stage.func.schedule().compute
+    level = stage.compute
     if level.kind != "at" or level.var == OUTERMOST or stage.func is pipeline.output:
         return None
     consumer = next(s for s in pipeline.stages if s.func is level.func)

@@ -122,7 +122,7 @@ def loop_nest_text(func) -> str:
     at: dict = {}  # (id(consumer), loop name) -> producers computed there
     roots = []
     for s in p.stages:
-        level = s.func.schedule().compute
+        level = s.compute
         if s.func is not p.output and level.kind == "at" and level.var != "__outermost":
             at.setdefault((id(level.func), level.var), []).append(s)
         elif s.func is not p.output:

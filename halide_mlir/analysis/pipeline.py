@@ -42,6 +42,7 @@ class Stage:
     values: tuple            # the definition's Tuple elements with inline Funcs substituted
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
+    compute: object = None   # where it is computed: the Func's LoopLevel, or where Halide puts an inline reduction
 
     @property
     def body(self) -> Expr:
@@ -164,8 +165,8 @@ def build_pipeline(output: Func) -> Pipeline:
         order.append(f)
 
     visit(output, [])
-    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)], updates=updates[id(f)])
-              for f in order]
+    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)], updates=updates[id(f)],
+                    compute=f.schedule().compute) for f in order]
     index = {id(s.func): s for s in stages}
     inputs, params, index_params = [], [], []
     for s in stages:
@@ -194,7 +195,8 @@ def build_pipeline(output: Func) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     p = Pipeline(output, stages, inputs, params, index_params)
-    from .legality import check_schedules
+    from .legality import check_schedules, place_inline_reductions
+    place_inline_reductions(p)
     check_schedules(p)
     _cache.clear()
     _cache[key] = p

@@ -125,11 +125,11 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     p = bounded.pipeline
     if stage.updates:
         return None
-    level = stage.func.schedule().compute
+    level = stage.compute
     if stage.func is not p.output and level.kind == "at" and level.var != OUTERMOST:
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.func.schedule().compute.kind == "at" and s.func is not p.output
-                 and s.func.schedule().compute.func is stage.func and s.func.schedule().compute.var != OUTERMOST]
+    producers = [s for s in p.stages if s.compute.kind == "at" and s.func is not p.output
+                 and s.compute.func is stage.func and s.compute.var != OUTERMOST]
     if not producers:
         return None
     if len(bounded.bodies[id(stage.func)]) > 1 or any(len(bounded.bodies[id(prod.func)]) > 1 for prod in producers):
@@ -164,7 +164,7 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     loops = serialize_nested_parallel(
         stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
     names = [l.name for l in loops]
-    depth = max(names.index(prod.func.schedule().compute.var) for prod in producers)
+    depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == "vectorized"]
     if any(len(l.parts) > 1 or l.kind == "vectorized" or any(l.dim == v.dim and l.stride < v.stride for v in vec)
            for l in loops[:depth + 1]):
@@ -178,6 +178,6 @@ def tile_plan(bounded, stage) -> TilePlan | None:
         sizes[l.dim] = size
     at = {}
     for prod in producers:
-        at.setdefault(names.index(prod.func.schedule().compute.var), []).append(prod)
+        at.setdefault(names.index(prod.compute.var), []).append(prod)
     return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
                                                            if k in computed | viewed}, tuple(sizes), loops)

@@ -264,18 +264,18 @@ class FuseAt:
 
     def at(self, loop_name: str) -> bool:
         """Is some producer computed at this loop?"""
-        return any(p.schedule().compute.var == loop_name for p, _ in self.producers)
+        return any(p.compute.var == loop_name for p, _ in self.producers)
 
     def __call__(self, loop_name: str, loop: str, views: set = frozenset()) -> str:
         """``views``: producers the payload already reads through one slice inside this loop."""
         for p, updates in reversed(self.producers):  # consumers before the producers they read
-            if p.schedule().compute.var != loop_name:
+            if p.compute.var != loop_name:
                 continue
             # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
             for i in [*reversed(range(len(updates))), None]:
-                key = (id(p), -1 if i is None else i)
-                producer = self.fused.get(key) or self.sb.match_stage(self.names[id(p)], i)
-                if id(p) not in views:
+                key = (id(p.func), -1 if i is None else i)
+                producer = self.fused.get(key) or self.sb.match_stage(self.names[id(p.func)], i)
+                if id(p.func) not in views:
                     # the tap slices were taken outside the loop; folding them into the tile's slices puts
                     # the producer's uses inside the loop, where fuse_into_containing_op looks for them
                     # (one fused copy per tap: see analysis/tiling.py for the case that avoids this)
@@ -285,19 +285,19 @@ class FuseAt:
                              f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
                 loop = new_loop
                 self.fused[key] = fused
-            self.done.add(id(p))
+            self.done.add(id(p.func))
         return loop
 
     def check_done(self) -> None:
         for p, _ in self.producers:
-            if id(p) not in self.done:
-                raise HalideError(f"Func '{p.name()}' is computed at loop '{p.schedule().compute.var}' of Func "
+            if id(p.func) not in self.done:
+                raise HalideError(f"Func '{p.name}' is computed at loop '{p.compute.var}' of Func "
                                   f"'{self.consumer.name()}', which has no such loop")
 
 
 def inside_parallel(stages, stage, loop_lists) -> bool:
     """Is this stage computed inside a parallel loop of a consumer (at any depth)?"""
-    level = stage.func.schedule().compute
+    level = stage.compute
     if level.kind != "at" or level.var == OUTERMOST or id(level.func) not in loop_lists or \
             not any(s.func is level.func for s in stages):
         return False
@@ -344,7 +344,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
     for stage in reversed(stages):
         name = names[id(stage.func)]
         extents = bounded.region(stage.func).extents
-        level = stage.func.schedule().compute
+        level = stage.compute
         outer = plans.get(id(level.func)) if level.kind == "at" else None
         in_tile = outer is not None and id(stage.func) in outer.computed  # the payload computes its tiles
         if outer is not None and id(stage.func) in outer.computed | outer.viewed:
@@ -362,13 +362,12 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
         # A consumer with update definitions runs several loop nests; a producer computed at one of its
         # loops is computed before all of them instead (same values; the locality is not reproduced yet)
-        producers = [(s.func, bounded.updates[id(s.func)]) for s in stages if s.func.schedule().compute.kind == "at"
-                     and s.func is not bounded.pipeline.output
-                     and s.func.schedule().compute.func is stage.func
-                     and s.func.schedule().compute.var != OUTERMOST and not stage.updates]
+        producers = [(s, bounded.updates[id(s.func)]) for s in stages if s.compute.kind == "at"
+                     and s.func is not bounded.pipeline.output and s.compute.func is stage.func
+                     and s.compute.var != OUTERMOST and not stage.updates]
         for p, updates in producers:
-            if any(not is_reduction(s, u) for s in stages if s.func is p for u in updates):
-                raise HalideError(f"Func '{p.name()}' has a scatter or scan update, so it can't be computed at "
+            if any(not is_reduction(p, u) for u in updates):
+                raise HalideError(f"Func '{p.name}' has a scatter or scan update, so it can't be computed at "
                                   f"a loop of '{stage.name}' yet; use compute_root()")
         plan = tile_plan(bounded, stage)
         plans[id(stage.func)] = plan
