@@ -9,10 +9,26 @@ from .loop_nest import stage_loops
 OUTERMOST = "__outermost"
 
 
-def _loop_names(stage) -> list[str]:
+def _loop_names(stage) -> list[list[str]]:
+    """The loops of each definition of ``stage``, outermost first: the pure one, then each update's."""
     big = 1 << 30
-    return [l.name for l in stage_loops(stage.name, stage.vars, [big] * len(stage.vars),
+    pure = [l.name for l in stage_loops(stage.name, stage.vars, [big] * len(stage.vars),
                                         stage.func.schedule().directives)]
+    return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
+
+
+def _position(stage, var: str):
+    """(definition, loop index) of loop ``var`` of ``stage`` in the first definition that has it, or None.
+    A producer computed at an update's loop (an RVar's, say) is legal in Halide; ours computes it before
+    all of a consumer's loop nests when the consumer has updates (codegen/transform.py), same values."""
+    for k, names in enumerate(_loop_names(stage)):
+        if var in names:
+            return k, names.index(var)
+    return None
+
+
+def _all_loops(stage) -> str:
+    return ", ".join(dict.fromkeys(n for names in _loop_names(stage) for n in names))
 
 
 def _where(level) -> str:
@@ -34,24 +50,24 @@ def place_inline_reductions(pipeline) -> None:
         consumer = s.consumers[0]
         while inline_reduction(consumer):
             consumer = consumer.consumers[0]
-        names = _loop_names(consumer)
         at = [p.compute.var for p in pipeline.stages if s in p.consumers and p.compute.kind == "at"
-              and p.compute.func is consumer.func and p.compute.var in names]
+              and p.compute.func is consumer.func and _position(consumer, p.compute.var) is not None]
         if at:
-            s.compute = LoopLevel("at", consumer.func, max(at, key=names.index))
+            s.compute = LoopLevel("at", consumer.func, max(at, key=lambda v: _position(consumer, v)))
 
 
 def _enclosing(pipeline, stage):
-    """The (consumer stage, loop index) that ``stage`` is computed inside, or None at the root."""
+    """The (consumer stage, loop position) that ``stage`` is computed inside, or None at the root."""
     level = stage.compute
     if level.kind != "at" or level.var == OUTERMOST or stage.func is pipeline.output:
         return None
     consumer = next(s for s in pipeline.stages if s.func is level.func)
-    return consumer, _loop_names(consumer).index(level.var)
+    return consumer, _position(consumer, level.var)
 
 
-def _inside(pipeline, stage, consumer, depth: int) -> bool:
-    """Is ``stage`` computed inside loop number ``depth`` of ``consumer`` (or is it ``consumer``)?"""
+def _inside(pipeline, stage, consumer, pos) -> bool:
+    """Is ``stage`` computed inside the loop at ``pos`` (definition, index) of ``consumer`` (or is it
+    ``consumer``)?"""
     while True:
         if stage is consumer:
             return True
@@ -60,7 +76,7 @@ def _inside(pipeline, stage, consumer, depth: int) -> bool:
             return False
         outer, d = where
         if outer is consumer:
-            return d >= depth
+            return d[0] == pos[0] and d[1] >= pos[1]
         stage = outer
 
 
@@ -100,26 +116,26 @@ def check_schedules(pipeline) -> None:
                 raise HalideError(f"Func '{s.name}' is computed at Func '{level.func.name()}'{_where(level)}, "
                                   f"but '{level.func.name()}' {why}")
             if level.var != OUTERMOST:
-                names = _loop_names(consumer)
-                if level.var not in names:
+                pos = _position(consumer, level.var)
+                if pos is None:
                     raise HalideError(f"Func '{s.name}' is computed at {consumer.name}.{level.var}{_where(level)}, "
                                       f"but {consumer.name} has no loop '{level.var}' (its loops are "
-                                      f"{', '.join(names)})")
-                depth = names.index(level.var)
+                                      f"{_all_loops(consumer)})")
                 # Halide computes the producer inside each definition of the consumer that uses it, so each
                 # of those must have the loop
-                for k, exprs in enumerate([[consumer.body]] + [u.exprs() for u in consumer.updates]):
-                    if k == 0 or not any(n.kind == "call" and n.value is s.func for e in exprs for n in walk(e)):
+                loops = _loop_names(consumer)
+                for k, exprs in enumerate([list(consumer.values)] + [u.exprs() for u in consumer.updates]):
+                    if level.var in loops[k] or \
+                            not any(n.kind == "call" and n.value is s.func for e in exprs for n in walk(e)):
                         continue
-                    u = consumer.updates[k - 1]
-                    if level.var not in [l.name for l in update_loops(consumer, u)]:
-                        raise HalideError(f"Func \"{s.name}\" is computed at the following invalid location: "
-                                          f"{s.name}.compute_at({consumer.name}, {level.var}){_where(level)}: "
-                                          f"update {u.index} of {consumer.name} uses it but has no loop "
-                                          f"'{level.var}'. Legal locations include compute_root() and "
-                                          f"compute_at({consumer.name}, Var.outermost())")
+                    which = "the pure definition" if k == 0 else f"update {k - 1}"
+                    raise HalideError(f"Func \"{s.name}\" is computed at the following invalid location: "
+                                      f"{s.name}.compute_at({consumer.name}, {level.var}){_where(level)}: "
+                                      f"{which} of {consumer.name} uses it but has no loop "
+                                      f"'{level.var}'. Legal locations include compute_root() and "
+                                      f"compute_at({consumer.name}, Var.outermost())")
                 for c in s.consumers:
-                    if not _inside(pipeline, c, consumer, depth):
+                    if not _inside(pipeline, c, consumer, pos):
                         raise HalideError(
                             f"Func '{s.name}' is computed at {consumer.name}.{level.var}{_where(level)}, but it is "
                             f"used by Func '{c.name}', which is not computed inside that loop")
@@ -130,12 +146,12 @@ def check_schedules(pipeline) -> None:
                     raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var}{_where(store)} "
                                       f"but computed at a level that is not inside it")
             else:
-                names = _loop_names(stages[id(store.func)])
-                if store.var != OUTERMOST and store.var not in names:
+                at = stages[id(store.func)]
+                if store.var != OUTERMOST and _position(at, store.var) is None:
                     raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var}"
                                       f"{_where(store)}, but {store.func.name()} has no such loop")
                 if store.var != OUTERMOST and level.var != OUTERMOST and \
-                        names.index(store.var) > names.index(level.var):
+                        _position(at, store.var) > _position(at, level.var):
                     raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var} inside the "
                                       f"loop it is computed at ({level.func.name()}.{level.var}){_where(store)}; "
                                       f"store_at must be at or outside compute_at")
@@ -145,7 +161,6 @@ def _store_encloses(pipeline, stages, store, level) -> bool:
     consumer = stages.get(id(store.func))
     if consumer is None:
         return False
-    names = _loop_names(consumer)
-    depth = names.index(store.var) if store.var in names else 0
+    pos = _position(consumer, store.var) or (0, 0)
     computed_in = stages.get(id(level.func))
-    return computed_in is not None and _inside(pipeline, computed_in, consumer, depth)
+    return computed_in is not None and _inside(pipeline, computed_in, consumer, pos)

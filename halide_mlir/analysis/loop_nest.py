@@ -132,16 +132,17 @@ def loop_nest_text(func) -> str:
         out.append(f"{indent}produce {stage.name}:")
         nest(stage, loops[id(stage.func)], indent + "  ", out)
         for u in stage.updates:
-            nest(stage, update_loops(stage, u), indent + "  ", out, producers=False)
+            nest(stage, update_loops(stage, u), indent + "  ", out)
 
-    def nest(stage, stage_loops_, indent: str, out: list, producers: bool = True) -> None:
+    def nest(stage, stage_loops_, indent: str, out: list) -> None:
         inner = indent
         for l in stage_loops_:
             prefix = "for" if l.kind == "serial" else l.kind
             rng = f" in [0, {l.extent - 1}]" if l.constant else ""
             out.append(f"{inner}{prefix} {l.path}{rng}:")
             inner += "  "
-            for producer in at.get((id(stage.func), l.name), []) if producers else []:
+            # a producer goes in the first definition that has its loop (legality.py's _position)
+            for producer in at.pop((id(stage.func), l.name), []):
                 produce(producer, inner, out)
                 out.append(f"{inner}consume {producer.name}:")
                 inner += "  "

@@ -47,3 +47,53 @@ def test_producer_of_an_inline_reduction_computed_at_its_consumer(schedule):
         return f
 
     run_both(build, [37, 23], rtol=1e-5, atol=1e-5)
+
+
+# A loop that only an update of the consumer has (an RVar's, or a split of an update's Var) is a legal
+# compute_at location in Halide. Ours computes the producer before the consumer's loop nests (same values).
+@pytest.mark.parametrize("schedule", ["rvar", "rvar_with_inline_reduction", "update_split_var"])
+def test_producer_computed_at_an_update_loop(schedule):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        yo, yi = hl.Var("yo"), hl.Var("yi")
+        inp = hl.Buffer(IMG_U8, "in0")
+        b = hl.BoundaryConditions.constant_exterior(inp, 1)
+        f0 = hl.Func("f0")
+        f0[x, y] = hl.cast(hl.Int(16), b[x - 1, y]) + hl.cast(hl.Int(16), b[x, y + 1])
+        r = hl.RDom([(-1, 2), (0, 2)], "r")
+        f1 = hl.Func("f1")
+        f1[x, y] = 0
+        if schedule == "rvar_with_inline_reduction":   # g (an update, not scheduled) goes inside f1's loop
+            r0 = hl.RDom([(0, 2)], "r0")
+            g = hl.Func("g")
+            g[x, y] = hl.cast(hl.Int(16), 0)
+            g[x, y] += f0[x + r0.x, y]
+            f1[x, y] += hl.cast(hl.Int(32), g[x + r.x, y + r.y])
+        else:
+            f1[x, y] += hl.cast(hl.Int(32), f0[x + r.x, y + r.y]) % 16
+        if schedule == "update_split_var":
+            f1.update(0).split(y, yo, yi, 4).parallel(yo)
+            f0.compute_at(f1, yi)
+        else:
+            f1.tile(x, y, hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi"), 8, 5)
+            f0.compute_at(f1, r.x)
+        return f1
+
+    run_both(build, [37, 23])
+
+
+def test_producer_at_an_update_loop_used_by_the_pure_definition_is_refused():
+    from oracle import raises_both
+
+    def program(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        p, c = hl.Func("p"), hl.Func("c")
+        p[x, y] = x * y
+        c[x] = p[x, 1]                    # the pure definition has no loop r.x
+        r = hl.RDom([(0, 10)], "r")
+        c[x] += p[x, r]
+        p.compute_at(c, r.x)
+        return c.realize([10])
+
+    ref, msg = raises_both(program)
+    assert "invalid location" in msg and "pure definition" in msg

@@ -243,7 +243,6 @@ def test_l9_producer_read_over_an_rdom(where):
     run_both(build, [10], expected=e)
 
 
-@pytest.mark.xfail(reason="compute_at a consumer's RVar loop not implemented", strict=False)
 def test_l9_producer_computed_at_rvar():
     """The lesson also computes the producer inside the consumer's loop over r (compute_at(consumer, r))."""
     def build(hl):
