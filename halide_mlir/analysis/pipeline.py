@@ -69,6 +69,20 @@ class Pipeline:
         return next(s for s in self.stages if s.func is func)
 
 
+def is_reduction(stage: Stage, u: Update) -> bool:
+    """Does the update write every point at its own pure coordinates and read the Func only there
+    (``f[x, y] += g(x, r.x)``)? The others are scatters (``h[img[r]] += 1``) and scans (``c[r] = c[r - 1]``)."""
+    pure_lhs = all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, stage.vars))
+    if not pure_lhs:
+        return False
+    for e in [u.value, *u.predicates]:
+        for n in walk(e):
+            if n.kind == "call" and n.value is stage.func:
+                if not all(a.kind == "var" and a.value.name() == v for a, v in zip(n.args, stage.vars)):
+                    return False
+    return True
+
+
 def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
     """Rebuild ``e`` bottom-up; ``leaf(node, new_args)`` returns a replacement or None to keep the node.
     The memo holds each visited node, so its id cannot be reused by a new object meanwhile."""
@@ -195,9 +209,10 @@ def build_pipeline(output: Func) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     p = Pipeline(output, stages, inputs, params, index_params)
-    from .legality import check_schedules, place_inline_reductions
+    from .legality import check_schedules, hoist_scatters, place_inline_reductions
     place_inline_reductions(p)
     check_schedules(p)
+    hoist_scatters(p)
     _cache.clear()
     _cache[key] = p
     return p
@@ -238,4 +253,4 @@ def resolve_buffer_dims(e: Expr) -> Expr:
     return e.copy_with(tuple(resolve_buffer_dims(a) for a in e.args))
 
 
-__all__ = ["Stage", "Pipeline", "build_pipeline", "substitute", "resolve_buffer_dims", "cast"]
+__all__ = ["Stage", "Pipeline", "build_pipeline", "substitute", "resolve_buffer_dims", "cast", "is_reduction"]

@@ -17,7 +17,8 @@ from ..lang.func import Func
 from ..analysis.tiling import tile_plan
 from .body import BodyEmitter
 from .tiled import emit_tiled_stage
-from .updates import emit_loops, emit_reduction, is_reduction
+from ..analysis.pipeline import is_reduction
+from .updates import emit_loops, emit_reduction
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
 
 ENTRY = "pipeline"

@@ -23,7 +23,8 @@ from ..analysis import vectorize
 from ..analysis.tiling import tile_plan
 from .payload import _unique_names
 from .tiled import loop_attr
-from .updates import _affine, is_reduction
+from ..analysis.pipeline import is_reduction
+from .updates import _affine
 from ..lang.traversal import walk
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -365,14 +366,10 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         producers = [(s, bounded.updates[id(s.func)]) for s in stages if s.compute.kind == "at"
                      and s.func is not bounded.pipeline.output and s.compute.func is stage.func
                      and s.compute.var != OUTERMOST and not stage.updates]
-        for p, updates in producers:
-            if any(not is_reduction(p, u) for u in updates):
-                raise HalideError(f"Func '{p.name}' has a scatter or scan update, so it can't be computed at "
-                                  f"a loop of '{stage.name}' yet; use compute_root()")
         plan = tile_plan(bounded, stage)
         plans[id(stage.func)] = plan
         if plan is not None:  # the payload computes these producers' tiles in place: nothing to fuse
-            producers = [(p, updates) for p, updates in producers if id(p) not in plan.computed]
+            producers = [(p, updates) for p, updates in producers if id(p.func) not in plan.computed]
         fuse_at = FuseAt(sb, stage.func, producers, names, fused)
         if plan is None:
             schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at,

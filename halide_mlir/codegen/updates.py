@@ -19,18 +19,6 @@ from .body import BodyEmitter
 from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
 
 
-def is_reduction(stage, u) -> bool:
-    pure_lhs = all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, stage.vars))
-    if not pure_lhs:
-        return False
-    for e in [u.value, *u.predicates]:
-        for n in walk(e):
-            if n.kind == "call" and n.value is stage.func:
-                if not all(a.kind == "var" and a.value.name() == v for a, v in zip(n.args, stage.vars)):
-                    return False
-    return True
-
-
 def _affine(e, dim_of: dict, base_of: dict):
     """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
     k = e.kind

@@ -97,3 +97,44 @@ def test_producer_at_an_update_loop_used_by_the_pure_definition_is_refused():
 
     ref, msg = raises_both(program)
     assert "invalid location" in msg and "pure definition" in msg
+
+
+# A Func with a scatter or scan update computed at a consumer's loop: Halide computes all of it at each
+# iteration; ours once, before the consumer's loops (its updates are serial loops that can't be fused), with
+# the Funcs computed at the consumer's loops that feed it. Same values.
+@pytest.mark.parametrize("schedule", ["histogram_at_tile", "scan_at_y", "feeder_at_same_loop", "parallel_consumer"])
+def test_scatter_or_scan_computed_at_a_consumer_loop(schedule):
+    def build(hl):
+        x, y, i = hl.Var("x"), hl.Var("y"), hl.Var("i")
+        xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+        inp = hl.Buffer(IMG_U8, "in0")
+        g = hl.Func("g")
+        g[x, y] = inp[x, y] // 8
+        r = hl.RDom([(0, 37), (0, 23)], "r")
+        hist = hl.Func("hist")
+        if schedule == "scan_at_y":   # a running sum along x of each row
+            rs = hl.RDom([(1, 36)], "rs")
+            hist[x, y] = hl.cast(hl.Int(32), g[x, y])
+            hist[rs.x, y] = hist[rs.x - 1, y] + hist[rs.x, y]
+        else:
+            hist[i] = 0
+            hist[hl.cast(hl.Int(32), g[r.x, r.y])] += 1
+        out = hl.Func("out")
+        if schedule == "scan_at_y":
+            out[x, y] = hist[x, y] + hist[36 - x, y]
+        else:
+            out[x, y] = hist[(x + y) % 32] * 3 + hl.cast(hl.Int(32), inp[x, y])
+        if schedule == "histogram_at_tile":
+            out.tile(x, y, xo, yo, xi, yi, 8, 8).vectorize(xi)
+            hist.compute_at(out, xo)
+        elif schedule == "scan_at_y":
+            hist.compute_at(out, y)
+        elif schedule == "feeder_at_same_loop":   # g is computed at out.y too, feeding hist there
+            hist.compute_at(out, y)
+            g.compute_at(out, y)
+        else:
+            out.parallel(y).vectorize(x, 8)
+            hist.compute_at(out, y).vectorize(i, 8)
+        return out
+
+    run_both(build, [37, 23])
