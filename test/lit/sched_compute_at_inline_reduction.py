@@ -1,0 +1,49 @@
+# b.compute_at(f, y) where f[x, y] = hl.sum(b[x + r.x, y]): b is read by the anonymous reduction Func 'sum'
+# (a Func with an update), not by f itself. Halide computes 'sum' inside f's innermost loop; ours computes it
+# at f's y loop, after b (analysis/legality.py place_inline_reductions). The script fuses the reduction's update
+# and initial value into the y loop, then b into it; in the scheduled IR each y iteration computes one 1x50 row
+# of b (48 + the 2-column halo), the 48 sums of that row, then f's row as vector<1x16xf32>.
+#
+# RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
+# RUN: %python %s scheduled | FileCheck %s
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+import halide_mlir as hl  # noqa: E402
+from hl_stage import emit  # noqa: E402
+
+x, y = hl.Var("x"), hl.Var("y")
+inp = hl.Buffer(np.zeros((16, 64), dtype=np.float32), name="input")
+b = hl.Func("b")
+b[x, y] = inp[x, y] * 2.0
+r = hl.RDom([(0, 3)], "r")
+f = hl.Func("f")
+f[x, y] = hl.sum(b[x + r.x, y])
+f.vectorize(x, 16)
+b.compute_at(f, y)
+emit(f, [48, 16])
+
+# SCRIPT:      %[[Y:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.loop = "f.s0.y"}
+# SCRIPT:      %[[U:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.update_of = "sum", hl.update = 0 : i64}
+# SCRIPT:      %{{[A-Za-z0-9_]+}}, %[[L1:[A-Za-z0-9_]+]] = transform.structured.fuse_into_containing_op %[[U]] into %[[Y]]
+# SCRIPT:      %[[S:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "sum"}
+# SCRIPT:      %{{[A-Za-z0-9_]+}}, %[[L2:[A-Za-z0-9_]+]] = transform.structured.fuse_into_containing_op %[[S]] into %[[L1]]
+# SCRIPT:      %[[B:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.func = "b"}
+# SCRIPT:      transform.structured.fuse_into_containing_op %[[B]] into %[[L2]]
+# SCRIPT:      transform.structured.vectorize %{{[A-Za-z0-9_]+}} vector_sizes [1, 16]
+
+# CHECK-LABEL: func.func @pipeline
+# CHECK-NOT:     linalg.generic
+# CHECK:         scf.for {{.*}} -> (tensor<16x48xf32>)
+# CHECK:           linalg.generic {{.*}}hl.func = "b"
+# CHECK:           -> tensor<1x50xf32>
+# CHECK:           linalg.generic {{.*}}hl.func = "sum"
+# CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}hl.update_of = "sum"
+# CHECK:           scf.for
+# CHECK:             vector.transfer_read {{.*}} vector<1x16xf32>
+# CHECK:             vector.transfer_write {{.*}} : vector<1x16xf32>, tensor<1x16xf32>
+# CHECK:         } {hl.loop = "f.s0.y"}
