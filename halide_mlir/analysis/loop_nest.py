@@ -158,6 +158,15 @@ def loop_nest_text(func) -> str:
     return "\n".join(out)
 
 
+def covered_extents(loops: list[Loop], extents) -> list[int]:
+    """Per Halide dim, a static upper bound of what one iteration of the innermost of ``loops`` covers."""
+    covered = list(extents)
+    for l in loops:
+        for dim, stride in l.parts:
+            covered[dim] = min(covered[dim], stride)
+    return covered
+
+
 MAX_VECTOR_LANES = 1024  # elements of one vector block made of several loops (1 KiB of u8, 64 zmm of f32)
 
 

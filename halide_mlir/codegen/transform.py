@@ -15,7 +15,8 @@ import re
 
 from ..analysis.bounds import Bounded
 from ..analysis.legality import OUTERMOST, update_loops
-from ..analysis.loop_nest import MAX_VECTOR_LANES, Loop, serialize_nested_parallel, stage_loops, vector_block
+from ..analysis.loop_nest import (MAX_VECTOR_LANES, Loop, covered_extents, serialize_nested_parallel,
+                                  stage_loops, vector_block)
 from ..error import HalideError
 from ..lang.func import MAX_UNROLL
 from .mlir_text import mlir_string
@@ -184,33 +185,18 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
 
     if vec and loops[vec[0]].constant and loops[vec[0]].extent == 1:
         vec = []  # vectorize(v, 1): one lane, a plain loop
-    block = vector_block(loops, vec[0], n_rvars) if vec else None
-    if block and block[1] and not loops[vec[0]].constant:
-        l = loops[vec[0]]  # (Halide too wants a vectorized loop's extent known when compiling)
-        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                          f"(loops inside it or finer: {', '.join(m.name for m in block[1])}); reorder it "
-                          f"innermost or vectorize an inner split of it")
-    if block and block[2]:
-        l = loops[vec[0]]
-        raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
-                          f"{', '.join(m.name for m in block[2])} would have to run as its lanes (they are inside "
-                          f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
-                          f"parallel or fused; reorder '{l.name}' innermost or vectorize an inner split of it")
-    for l in block[1] if block else []:
-        if fuse_at.at(l.name):
-            raise HalideError(f"{site(l.name)}Func '{name}': loop '{l.name}' runs as lanes of the vectorized loop "
-                              f"'{loops[vec[0]].name}' here, so nothing can be computed at it")
+    materialize, lanes = vector_loops(name, loops, vec[0], extents, n_rvars, fuse_at, site) if vec else (loops, [])
     for l in loops:
         if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     op = op or sb.match_stage(name)
-    covered = list(extents)  # static upper bound of the op's extent per Halide dim
-    materialize = block[0] if vec else loops
+    covered = covered_extents(materialize, extents)
     unrolled = []
     last_loop = None
+    tile = list(extents)  # the op's extent per Halide dim inside the loops so far
     for l in materialize:
-        if all(stride >= covered[dim] and covered[dim] < extents[dim] for dim, stride in l.parts) \
+        if all(stride >= tile[dim] and tile[dim] < extents[dim] for dim, stride in l.parts) \
                 and not fuse_at.at(l.name):
             # one iteration over a tile a finer loop outside made (e.g. yo inside yi): tiling by more than the
             # tile would make its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do
@@ -219,7 +205,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         sizes = [0] * n
         for dim, stride in l.parts:
             sizes[n - 1 - dim] = stride
-            covered[dim] = min(covered[dim], stride)
+            tile[dim] = min(tile[dim], stride)
         # a fused loop tiles several dims at once; tile_using_for nests them in dimension order
         wanted = [n - 1 - dim for dim, _ in l.parts]
         interchange = None
@@ -233,14 +219,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     fuse_at.check_done()
     if vec:
         l = loops[vec[0]]
-        if block[1]:
-            lanes = math.prod(covered)
-            if lanes > MAX_VECTOR_LANES:
-                raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                                  f"or have short loops around it of its dimension and inside it (here "
-                                  f"{', '.join(m.name for m in block[1])} make {lanes} lanes, at most "
-                                  f"{MAX_VECTOR_LANES}); reorder it innermost or vectorize an inner split of it")
-        elif covered[l.dim] > l.extent:
+        if not lanes and covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
         sizes = [covered[d] for d in reversed(range(n))]
         if compound:
@@ -250,6 +229,40 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent in unrolled:
         sb.unroll(loop, extent)
+
+
+def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fuse_at, site):
+    """The loops to materialize around the vectorized loop ``loops[v]``, outermost first, and the loops whose
+    iterations become lanes of its vector too (analysis/loop_nest.py vector_block). Loops inside it are
+    materialized around the vector instead when a producer is computed at one of them or when, as lanes, they
+    would make the vector longer than MAX_VECTOR_LANES: Halide runs them once per vector, and moving them
+    outside keeps every point's value (pure points are independent, an update's RVar loops keep their order)."""
+    l = loops[v]
+    outer, lanes, blockers = vector_block(loops, v, n_rvars)
+    if not l.constant and lanes:  # (Halide too wants a vectorized loop's extent known when compiling)
+        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+                          f"(loops inside it or finer: {', '.join(m.name for m in lanes)}); reorder it "
+                          f"innermost or vectorize an inner split of it")
+    if blockers:
+        raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
+                          f"{', '.join(m.name for m in blockers)} would have to run as its lanes (they are inside "
+                          f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
+                          f"parallel or fused; reorder '{l.name}' innermost or vectorize an inner split of it")
+    inner = [m for m in lanes if m in loops[v + 1:]]
+    if any(fuse_at.wanted_at(m.name) for m in inner) or \
+            math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
+        outer, lanes = outer + inner, [m for m in lanes if m not in inner]
+    for m in lanes:
+        if fuse_at.wanted_at(m.name):
+            raise HalideError(f"{site(m.name)}Func '{name}': loop '{m.name}' runs as lanes of the vectorized loop "
+                              f"'{l.name}' here (a finer loop of its dimension), so nothing can be computed at it")
+    n_lanes = math.prod(covered_extents(outer, extents))
+    if lanes and n_lanes > MAX_VECTOR_LANES:
+        raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "
+                          f"{l.stride} elements apart, makes a vector of {n_lanes} elements with the finer loops "
+                          f"of its dimension ({', '.join(m.name for m in lanes)}), more than {MAX_VECTOR_LANES}; "
+                          f"vectorize a loop with fewer elements between lanes")
+    return outer, lanes
 
 
 class FuseAt:

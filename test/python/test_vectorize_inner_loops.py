@@ -25,14 +25,36 @@ def test_vectorized_loop_with_inner_loops(schedule):
     run_both(build, [52, 37, 3])
 
 
-def test_vectorized_loop_with_a_long_inner_loop_is_refused():
+BIG = np.random.default_rng(4).random((300, 70), dtype=np.float32)
+
+
+# A long loop inside the vectorized one (or one a producer is computed at) runs around the vector instead:
+# Halide runs it once per vector, and each point's value is the same.
+@pytest.mark.parametrize("schedule", ["long_rows_inside", "producer_at_inner_loop"])
+def test_vectorized_loop_with_a_long_inner_loop(schedule):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        inp = hl.Buffer(BIG, "big")
+        g = hl.Func("g")
+        g[x, y] = inp[x, y] * 2.0
+        f = hl.Func("f")
+        f[x, y] = g[x, y] + g[x + 1, y]
+        f.reorder(y, x).vectorize(x, 8)          # y (299 rows) inside the vector loop
+        if schedule == "producer_at_inner_loop":
+            g.compute_at(f, y)
+        return f
+
+    run_both(build, [64, 299])
+
+
+def test_vectorized_loop_with_too_many_strided_lanes_is_refused():
     import halide_mlir as hl
-    x, y = hl.Var("x"), hl.Var("y")
+    x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
     f = hl.Func("f")
     f[x, y] = x + y
-    f.reorder(y, x).vectorize(x, 8)          # y (1000 rows) inside the vector loop: too many lanes
-    with pytest.raises(hl.HalideError, match="must be the innermost"):
-        f.realize([64, 1000])
+    f.split(y, yo, yi, 64).reorder(yo, x, yi).vectorize(yo, 32)   # lanes 64 rows apart: 2048-element block
+    with pytest.raises(hl.HalideError, match="more than 1024"):
+        f.realize([16, 4096])
 
 
 # A vectorized loop whose lanes step s elements apart (Halide reads them strided, the finer loops of that
