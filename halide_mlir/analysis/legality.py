@@ -11,9 +11,7 @@ OUTERMOST = "__outermost"
 
 def _loop_names(stage) -> list[list[str]]:
     """The loops of each definition of ``stage``, outermost first: the pure one, then each update's."""
-    big = 1 << 30
-    pure = [l.name for l in stage_loops(stage.name, stage.vars, [big] * len(stage.vars),
-                                        stage.func.schedule().directives)]
+    pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.func.schedule().directives)]
     return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
 
 
@@ -104,7 +102,6 @@ def update_loops(stage, u, extents=None, directives=None) -> list:
     """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
     ``directives``: the update's schedule (default: the user's)."""
     names = [r.name() for r in u.rvars] + list(stage.vars)
-    extents = extents or [1 << 30] * len(names)
     return stage_loops(f"{stage.name}.update({u.index})", names, extents,
                        u.schedule.directives if directives is None else directives)
 

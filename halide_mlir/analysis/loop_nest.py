@@ -4,6 +4,7 @@ The same list drives ``print_loop_nest`` and codegen/transform.py, so what a use
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from ..error import HalideError
@@ -18,6 +19,8 @@ class Loop:
     extent: int        # iterations (the last one may be partial)
     kind: str = "serial"  # serial, parallel, vectorized, unrolled
     constant: bool = False  # extent known before realize (the inner half of a split)
+    exact: bool = True      # extent is the real one (stage_loops given the extents, or constant)
+    part_extents: tuple = ()  # a fuse()d loop: each part's iterations, outer first (None: not known yet)
 
     @property
     def dim(self) -> int:
@@ -36,9 +39,45 @@ def _find(loops: list[Loop], name: str, stage_name: str, d) -> int:
                       f"{d.kind} (the loops of {stage_name} are {', '.join(l.name for l in loops)})")
 
 
+UNKNOWN = 1 << 30  # the extent of a loop before realize: large, so split arithmetic stays valid
+
+
+def _part_extents(l: Loop) -> tuple:
+    return l.part_extents or (l.extent if l.exact else None,)
+
+
+def _split_fused(l: Loop, factor: int):
+    """Split a fuse()d loop: (outer parts, their extents, inner parts, their extents).
+
+    The inner loop runs ``factor`` consecutive iterations of the fused loop: whole innermost parts while the
+    factor is a multiple of their extents, then a tile of ``factor`` iterations of the next part. Where the factor
+    does not divide that part, Halide's inner loop would wrap around the part's edge into the next one; ours stops
+    there (a partial, masked last tile) -- the same points, each once, in another order, which gives a pure
+    Func's values (and the vector stays a vector)."""
+    parts, exts = list(l.parts), list(_part_extents(l))
+    inner_parts, inner_exts = [], []
+    while factor > 1:
+        (dim, stride), e = parts[-1], exts[-1]
+        if e is not None and factor % e == 0 and len(parts) > 1:
+            inner_parts.insert(0, parts.pop())
+            inner_exts.insert(0, exts.pop())
+            factor //= e
+            continue
+        inner_parts.insert(0, (dim, stride))
+        inner_exts.insert(0, factor)
+        parts[-1], exts[-1] = (dim, stride * factor), (None if e is None else -(-e // factor))
+        factor = 1
+    if len(parts) > 1 and 1 in exts:  # a part left with one iteration is no loop
+        kept = [(p, e) for p, e in zip(parts, exts) if e != 1] or [(parts[-1], 1)]
+        parts, exts = [p for p, _ in kept], [e for _, e in kept]
+    return parts, exts, inner_parts, inner_exts
+
+
 def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[Loop]:
-    """Outermost loop first."""
-    loops = [Loop(v, v, ((d, 1),), extents[d]) for d, v in reversed(list(enumerate(vars_)))]
+    """Outermost loop first. ``extents=None``: before realize (UNKNOWN extents)."""
+    exact = extents is not None
+    extents = extents if exact else [UNKNOWN] * len(vars_)
+    loops = [Loop(v, v, ((d, 1),), extents[d], exact=exact) for d, v in reversed(list(enumerate(vars_)))]
     for d in directives:
         k, a = d.kind, d.args
         if k == "split":
@@ -48,10 +87,6 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                                   f"got {factor}")
             i = _find(loops, old, stage_name, d)
             l = loops[i]
-            if len(l.parts) > 1:
-                raise HalideError(f"{d.site}: In schedule for {stage_name}: splitting the fused loop '{old}' is "
-                                  f"not supported yet")
-            (dim, stride), = l.parts
             if outer == inner:
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: can't split {old} into {outer} and "
                                   f"{inner} because the new Vars have the same name")
@@ -61,10 +96,21 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                                       f"which is already a loop of {stage_name}")
             base = l.path.rsplit(".", 1)[0] + "." if "." in l.path else l.path + "."
             outer_path = l.path if outer == old else base + outer if "." in l.path else f"{l.path}.{outer}"
+            inner_path = f"{l.path}.{inner}" if inner != old else l.path
+            if len(l.parts) > 1:
+                op, oe, ip, ie = _split_fused(l, factor)
+                extent = math.prod(oe) if None not in oe else -(-l.extent // factor)
+                loops[i:i + 1] = [
+                    Loop(outer, outer_path, tuple(op), extent, l.kind, l.constant, l.exact,
+                         tuple(oe) if len(op) > 1 else ()),
+                    Loop(inner, inner_path, tuple(ip), factor, constant=True,
+                         part_extents=tuple(ie) if len(ip) > 1 else ())]
+                continue
+            (dim, stride), = l.parts
             loops[i:i + 1] = [
-                Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant),
-                Loop(inner, f"{l.path}.{inner}" if inner != old else l.path, ((dim, stride),), factor,
-                     constant=True)]
+                Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant,
+                     l.exact),
+                Loop(inner, inner_path, ((dim, stride),), factor, constant=True)]
         elif k == "fuse":
             inner, outer, fused = a
             i, o = _find(loops, inner, stage_name, d), _find(loops, outer, stage_name, d)
@@ -74,7 +120,8 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
             li, lo = loops[i], loops[o]
             loops[o:i + 1] = [Loop(fused, f"{li.path.rsplit('.', 1)[0]}.{fused}" if "." in li.path
                                    else f"{li.path}.{fused}", lo.parts + li.parts, lo.extent * li.extent,
-                                   constant=lo.constant and li.constant)]
+                                   constant=lo.constant and li.constant, exact=lo.exact and li.exact,
+                                   part_extents=_part_extents(lo) + _part_extents(li))]
         elif k == "reorder":
             idx = [_find(loops, v, stage_name, d) for v in a]
             if len(set(idx)) != len(idx):
@@ -116,9 +163,7 @@ def loop_nest_text(func) -> str:
     from .legality import update_loops
     """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""
     p = build_pipeline(func)
-    big = 1 << 30  # extents are unknown before realize; a large stand-in keeps split arithmetic valid
-    loops = {id(s.func): stage_loops(s.name, s.vars, [big] * len(s.vars), s.func.schedule().directives)
-             for s in p.stages}
+    loops = {id(s.func): stage_loops(s.name, s.vars, None, s.func.schedule().directives) for s in p.stages}
     at: dict = {}  # (id(consumer), loop name) -> producers computed there
     roots = []
     for s in p.stages:

@@ -28,7 +28,6 @@ def missing(feature):
 
 
 FUSE = pytest.mark.feature("fuse")  # implemented: a tag, no longer an xfail
-SPLIT_FUSED = missing("splitting a fused loop")
 TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail
 
 
@@ -176,8 +175,8 @@ CASES = [
     ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2], []),  # the C++ lesson
     ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4], [FUSE]),
     ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8], [FUSE]),
-    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4], [SPLIT_FUSED]),
-    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3], [SPLIT_FUSED]),
+    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4], []),
+    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3], []),
     ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4], []),
     ("all_together_800x600", s_all_together, [800, 600], [FUSE]),      # the Python lesson
     ("all_together_350x250", s_all_together_64, [350, 250], [FUSE]),   # the C++ lesson

@@ -1,0 +1,46 @@
+"""Splitting a fuse()d loop (Halide accepts it): the split becomes tiles of the fused loop's parts."""
+import numpy as np
+import pytest
+
+from oracle import run_both
+
+IMG = np.random.default_rng(21).random((40, 64), dtype=np.float32)
+
+
+@pytest.mark.parametrize("schedule", ["split_inner_part", "vectorize_fused", "parallel_tiles_then_split",
+                                      "inner_covers_rows", "fused_tile_vectorized_unrolled"])
+def test_split_of_a_fused_loop(schedule):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, yo, xi, yi, t, to, ti = (hl.Var(n) for n in ("xo", "yo", "xi", "yi", "t", "to", "ti"))
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] * 2.0 + inp[x + 1, y] - inp[x, y + 1]
+        if schedule == "split_inner_part":          # 16 divides the 48 columns
+            f.fuse(x, y, t).split(t, to, ti, 16)
+        elif schedule == "vectorize_fused":
+            f.fuse(x, y, t).vectorize(t, 16).parallel(t)
+        elif schedule == "parallel_tiles_then_split":
+            f.tile(x, y, xo, yo, xi, yi, 16, 8).fuse(xo, yo, t).parallel(t).split(xi, xi, ti, 8).vectorize(ti)
+        elif schedule == "inner_covers_rows":       # ti takes 2 whole rows of 4 columns
+            f.tile(x, y, xo, yo, xi, yi, 4, 4).fuse(xi, yi, t).split(t, to, ti, 8)
+        else:
+            f.tile(x, y, xo, yo, xi, yi, 16, 4).fuse(xi, yi, t).split(t, to, ti, 16).vectorize(ti).unroll(to)
+        return f
+
+    run_both(build, [48, 32])
+
+
+@pytest.mark.parametrize("factor", [7, 20])
+def test_split_of_a_fused_loop_across_part_edges(factor):
+    """Halide's inner loop would wrap around a row's end into the next row; ours stops at the row's end (a
+    partial last tile): the same points in another order."""
+    def build(hl):
+        x, y, t, to, ti = hl.Var("x"), hl.Var("y"), hl.Var("t"), hl.Var("to"), hl.Var("ti")
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] * 3.0
+        f.fuse(x, y, t).split(t, to, ti, factor).vectorize(ti)
+        return f
+
+    run_both(build, [48, 10])
