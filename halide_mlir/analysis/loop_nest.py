@@ -217,8 +217,8 @@ MAX_VECTOR_LANES = 1024  # elements of one vector block made of several loops (1
 
 def vector_block(loops: list[Loop], v: int, n_rvars: int = 0):
     """How the vectorized loop ``loops[v]`` runs as one vector: returns (loops to materialize around it,
-    outermost first; loops whose iterations become lanes too; loops that can't be lanes: the vector can't be
-    made when there are any).
+    outermost first; loops whose iterations become lanes too; loops that can't be lanes, fused ones: the
+    vector can't be made when there are any). A parallel loop among the lanes runs as lanes (the caller warns).
 
     Halide runs the loops inside a vectorized loop once per vector, and a vectorized loop whose iterations
     step s elements apart reads lanes s apart, the finer loops of its dimension running around it. The
@@ -231,7 +231,7 @@ def vector_block(loops: list[Loop], v: int, n_rvars: int = 0):
     inner = loops[v + 1:]
     rvar_loops = [l for l in inner if len(l.parts) == 1 and l.dim < n_rvars]
     lanes = finer + [l for l in inner if l not in rvar_loops]
-    blockers = [l for l in lanes if len(l.parts) > 1 or l.kind not in ("serial", "unrolled")]
+    blockers = [l for l in lanes if len(l.parts) > 1]
     # a fused loop finer than the vectorized one would cut the block
     blockers += [l for l in loops[:v] if len(l.parts) > 1 and any(d == vl.dim and st < vl.stride
                                                                    for d, st in l.parts)]

@@ -12,6 +12,7 @@ import functools
 import math
 import os
 import re
+import warnings
 
 from ..analysis.bounds import Bounded
 from ..analysis.legality import OUTERMOST, update_loops
@@ -247,7 +248,7 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
         raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
                           f"{', '.join(m.name for m in blockers)} would have to run as its lanes (they are inside "
                           f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
-                          f"parallel or fused; reorder '{l.name}' innermost or vectorize an inner split of it")
+                          f"fused; reorder '{l.name}' innermost or vectorize an inner split of it")
     inner = [m for m in lanes if m in loops[v + 1:]]
     if any(fuse_at.wanted_at(m.name) for m in inner) or \
             math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
@@ -256,6 +257,11 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
         if fuse_at.wanted_at(m.name):
             raise HalideError(f"{site(m.name)}Func '{name}': loop '{m.name}' runs as lanes of the vectorized loop "
                               f"'{l.name}' here (a finer loop of its dimension), so nothing can be computed at it")
+    parallel = [m.name for m in lanes if m.kind == "parallel"]
+    if parallel:  # same values; say so rather than let a parallel request silently do nothing
+        warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} is a finer loop of "
+                      f"the dimension of the vectorized loop '{l.name}' (its lanes are {l.stride} elements apart), "
+                      f"so it runs as lanes of one contiguous vector, not in parallel", RuntimeWarning, stacklevel=2)
     n_lanes = math.prod(covered_extents(outer, extents))
     if lanes and n_lanes > MAX_VECTOR_LANES:
         raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "
