@@ -132,7 +132,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
         elif k in ("vectorize", "parallel", "unroll", "serial"):
             i = _find(loops, a[0], stage_name, d)
             kind = {"vectorize": "vectorized", "unroll": "unrolled"}.get(k, k)
-            if kind in ("vectorized", "unrolled") and len(loops[i].parts) > 1:
+            if kind == "unrolled" and len(loops[i].parts) > 1:
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
                                   f"not supported yet; split it first")
             loops[i] = replace(loops[i], kind=kind)
@@ -226,13 +226,16 @@ def vector_block(loops: list[Loop], v: int, n_rvars: int = 0):
     the same values in any order; the size is checked against MAX_VECTOR_LANES by the caller). RVar loops
     inside the vectorized loop are moved outside it instead: each point still sees its reduction in order,
     and Halide's update rule (the same pure Vars in every self-reference) makes the points independent."""
-    vl = loops[v]
-    finer = [l for l in loops[:v] if len(l.parts) == 1 and l.dim == vl.dim and l.stride < vl.stride]
+    vl = loops[v]  # (a fuse()d vectorized loop: lanes over each of its parts)
+
+    def finer_than_vl(dim, stride) -> bool:
+        return any(dim == d and stride < s for d, s in vl.parts)
+
+    finer = [l for l in loops[:v] if len(l.parts) == 1 and finer_than_vl(l.dim, l.stride)]
     inner = loops[v + 1:]
     rvar_loops = [l for l in inner if len(l.parts) == 1 and l.dim < n_rvars]
     lanes = finer + [l for l in inner if l not in rvar_loops]
     blockers = [l for l in lanes if len(l.parts) > 1]
     # a fused loop finer than the vectorized one would cut the block
-    blockers += [l for l in loops[:v] if len(l.parts) > 1 and any(d == vl.dim and st < vl.stride
-                                                                   for d, st in l.parts)]
+    blockers += [l for l in loops[:v] if len(l.parts) > 1 and any(finer_than_vl(d, st) for d, st in l.parts)]
     return [l for l in loops[:v] if l not in finer] + rvar_loops, lanes, blockers

@@ -166,8 +166,8 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == "vectorized"]
-    if any(len(l.parts) > 1 or l.kind == "vectorized" or any(l.dim == v.dim and l.stride < v.stride for v in vec)
-           for l in loops[:depth + 1]):
+    if any(len(l.parts) > 1 or l.kind == "vectorized" or
+           any(l.dim == d and l.stride < s for v in vec for d, s in v.parts) for l in loops[:depth + 1]):
         return None  # (the loops finer than a vectorized one become its lanes: codegen/transform.py)
     sizes = list(region.extents)
     levels = []

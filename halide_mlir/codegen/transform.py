@@ -240,7 +240,7 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
     outside keeps every point's value (pure points are independent, an update's RVar loops keep their order)."""
     l = loops[v]
     outer, lanes, blockers = vector_block(loops, v, n_rvars)
-    if not l.constant and lanes:  # (Halide too wants a vectorized loop's extent known when compiling)
+    if not l.constant and (lanes or len(l.parts) > 1):  # (Halide too wants its extent known when compiling)
         raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
                           f"(loops inside it or finer: {', '.join(m.name for m in lanes)}); reorder it "
                           f"innermost or vectorize an inner split of it")

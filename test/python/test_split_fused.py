@@ -44,3 +44,34 @@ def test_split_of_a_fused_loop_across_part_edges(factor):
         return f
 
     run_both(build, [48, 10])
+
+
+@pytest.mark.parametrize("schedule", ["tile_4x4", "tile_8x2_parallel"])
+def test_vectorize_a_fused_loop_of_constant_parts(schedule):
+    """fuse(xi, yi, t).vectorize(t) over a tile's inner loops: one vector over the whole tile (4x4 lanes)."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, yo, xi, yi, t = (hl.Var(n) for n in ("xo", "yo", "xi", "yi", "t"))
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] - inp[x + 1, y + 1] * 0.5
+        if schedule == "tile_4x4":
+            f.tile(x, y, xo, yo, xi, yi, 4, 4).fuse(xi, yi, t).vectorize(t)
+        else:
+            f.tile(x, y, xo, yo, xi, yi, 8, 2).fuse(xi, yi, t).vectorize(t).parallel(yo)
+        return f
+
+    run_both(build, [48, 30])
+
+
+def test_vectorize_a_fused_loop_of_unknown_extent_is_refused():
+    from oracle import realize_raises_both
+
+    def build(hl):
+        x, y, t = hl.Var("x"), hl.Var("y"), hl.Var("t")
+        f = hl.Func("f")
+        f[x, y] = x + y
+        f.fuse(x, y, t).vectorize(t)
+        return f
+
+    realize_raises_both(build, [48, 10])
