@@ -169,3 +169,141 @@ def test_boundary_funcs_computed_at_inner_loops_of_a_root_producer():
                 b0.store_root()
             return f2
         """)
+
+
+# Example 213 of `python -m halide_mlir.fuzz --examples 500 --seed 5`: real Halide vectorizes f1_xov, whose lanes are
+# 3 columns apart (f1_xi, the finer loop of x, runs outside it). Ours refused "vectorizing loop 'f1_xov', whose
+# iterations step 3 elements apart, is not supported yet"; now f1_xi becomes lanes too (one 48-column vector).
+def test_vectorize_outer_of_split_with_finer_loop_outside():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+        IN1 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            in1 = hl.Buffer(IN1, "in1")
+            b1 = hl.BoundaryConditions.constant_exterior(in1, -2.25)
+            r0 = hl.RDom([(-2, 1), (0, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.maximum(hl.cast(hl.UInt(16), b0[x + r0.x, y + r0.y]))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), ((hl.cast(hl.UInt(8), f0[x + 2, y + 1]) * 5) + hl.cast(hl.UInt(8), f0[x + 2, y + 1])))
+            if schedule:
+                f1_xo = hl.Var("f1_xo")
+                f1_xi = hl.Var("f1_xi")
+                f1_xov = hl.Var("f1_xov")
+                b1_xo = hl.Var("b1_xo")
+                b1_yo = hl.Var("b1_yo")
+                b1_xi = hl.Var("b1_xi")
+                b1_yi = hl.Var("b1_yi")
+                b0_a0v = hl.Var("b0_a0v")
+                f1.split(x, f1_xo, f1_xi, 3, hl.TailStrategy.RoundUp)
+                f1.reorder(f1_xo, y, f1_xi)
+                f1.split(f1_xo, f1_xo, f1_xov, 16, hl.TailStrategy.GuardWithIf)
+                f1.vectorize(f1_xov)
+                f1.unroll(y, 8, hl.TailStrategy.RoundUp)
+                f0.compute_root()
+                b1.compute_root()
+                b1.tile(b1.args()[0], b1.args()[1], b1_xo, b1_yo, b1_xi, b1_yi, 8, 2)
+                b1.vectorize(b1_xi)
+                b1.parallel(b1_yo)
+                b0.compute_root()
+                b0.split(b0.args()[0], b0.args()[0], b0_a0v, 64, hl.TailStrategy.ShiftInwards)
+                b0.vectorize(b0_a0v)
+                b0.parallel(b0.args()[0])
+            return f1
+        """)
+
+
+# Example 140 of the same run: b0 is read only by hl.sum's anonymous Func, which Halide computes inside f2's
+# innermost loop. Ours refused "Func 'mirror_image_in0' is computed at f2.x, but it is used by Func 'sum', which
+# is not computed inside that loop"; now the sum is computed at f2.x too, after b0.
+def test_producer_of_an_inline_sum_computed_at_its_consumer():
+    check_case("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-1, 1), (0, 3)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum((hl.cast(hl.Float(32), b0[x + r0.x, y + r0.y]) * 2.0))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Float(32), (((hl.min(hl.cast(hl.Float(32), f0[x - 1, y + 2]), hl.cast(hl.Float(32), f0[x + 2, y + 1])) * 0.25) - (hl.cast(hl.Float(32), f0[x - 1, y + 2]) * 0.5)) + hl.cast(hl.Float(32), b0[x - 1, y + 2])))
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Float(32), hl.cast(hl.Float(32), f1[x, y]))
+            if schedule:
+                b0.compute_at(f2, x)
+            return f2
+        """)
+
+
+# Example 246 of the same run: compute_at(f1, r1.x), a loop only f1's update has. Ours refused "f1 has no loop
+# 'r1$x'"; Halide accepts it (f0 is read only by the update), and ours now computes f0 before f1's loop nests.
+def test_producer_computed_at_an_rvar_loop():
+    check_case("""
+        IN0 = np.random.default_rng(1).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 1)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Int(16), (((hl.cast(hl.Int(16), b0[x - 1, y]) + hl.cast(hl.Int(16), b0[x, y + 1])) + hl.cast(hl.Int(16), b0[x - 1, y + 1])) + hl.cast(hl.Int(16), b0[x - 1, y])))
+            r1 = hl.RDom([(-1, 2), (0, 2)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Int(32), 0)
+            f1[x, y] += (hl.cast(hl.Int(32), f0[x + r1.x, y + r1.y]) % 16)
+            if schedule:
+                f1_xo = hl.Var("f1_xo")
+                f1_yo = hl.Var("f1_yo")
+                f1_xi = hl.Var("f1_xi")
+                f1_yi = hl.Var("f1_yi")
+                f1.tile(x, y, f1_xo, f1_yo, f1_xi, f1_yi, 8, 5, hl.TailStrategy.RoundUp)
+                f1.reorder(f1_yi, f1_xo, f1_yo, f1_xi)
+                f1.vectorize(f1_yi, 3)
+                f1.parallel(f1_xi, 3)
+                f0.compute_at(f1, r1.x)
+                b0.compute_root()
+            return f1
+        """)
+
+
+# Example 6 of the same run: f1 has a scatter update and is computed at f2's parallel f2_yo loop. Ours refused
+# "has a scatter or scan update, so it can't be computed at a loop of 'f2' yet"; now it is computed once before
+# f2's loops (Halide computes all of it at every f2_yo iteration: the same values).
+def test_scatter_computed_at_a_consumer_loop():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(-32768, 32767, (H + 200, W + 200), endpoint=True).astype(np.int16)
+        IN1 = np.random.default_rng(1).integers(0, 255, (H + 200, W + 200), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            in1 = hl.Buffer(IN1, "in1")
+            r0 = hl.RDom([(-2, 2), (0, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.maximum(hl.cast(hl.Int(32), in0[x + r0.x + 100, y + r0.y + 100]))
+            r1 = hl.RDom([(0, W), (0, H)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), 0)
+            f1[hl.clamp(hl.cast(hl.Int(32), f0[r1.x, r1.y]) / 4, 0, W - 1), hl.clamp(hl.cast(hl.Int(32), f0[r1.x, r1.y]) / 8, 0, H - 1)] += hl.cast(hl.UInt(8), 1)
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Int(16), (((hl.cast(hl.Int(16), f1[x - 1, y + 2]) + hl.cast(hl.Int(16), f1[x - 2, y + 2])) + hl.cast(hl.Int(16), f1[x - 1, y + 2])) + hl.cast(hl.Int(16), f1[x - 2, y + 2])))
+            if schedule:
+                f2_yo = hl.Var("f2_yo")
+                f2_yi = hl.Var("f2_yi")
+                f2.split(y, f2_yo, f2_yi, 10)
+                f2.vectorize(x, 5)
+                f2.parallel(f2_yo)
+                f1.compute_at(f2, f2_yo)
+                f1.unroll(y, 8)
+            return f2
+        """)
