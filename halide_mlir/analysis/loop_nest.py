@@ -139,7 +139,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
         elif k == "bound":  # the region is set in analysis/bounds.py; the loop's extent becomes a constant
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
             if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
-                loops[i] = replace(loops[i], constant=True, extent=a[2])
+                loops[i] = replace(loops[i], constant=True, exact=True, extent=a[2])
         else:
             raise HalideError(f"{d.site}: Func '{stage_name}': the '{k}' schedule directive is not supported yet")
     return loops

@@ -3,8 +3,9 @@
 Each stage's Halide loop nest (analysis/loop_nest.py) is materialized one loop at a time, outermost
 first: tiling the stage's op by the loop's stride on its dimension (and 0 elsewhere) creates exactly that
 loop around the rest, so any split/reorder order maps to nested ``tile_using_for`` (serial) or
-``tile_using_forall`` (parallel) ops. A vectorized innermost loop is left inside the op, which is then
-vectorized with explicit vector sizes: partial tiles at the edges are masked, never left scalar.
+``tile_using_forall`` (parallel) ops. A vectorized loop, with the loops that become its lanes
+(analysis/loop_nest.py vector_block), is left inside the op, which is then vectorized with explicit vector
+sizes: partial tiles at the edges are masked, never left scalar.
 """
 from __future__ import annotations
 
@@ -259,9 +260,9 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
                               f"'{l.name}' here (a finer loop of its dimension), so nothing can be computed at it")
     parallel = [m.name for m in lanes if m.kind == "parallel"]
     if parallel:  # same values; say so rather than let a parallel request silently do nothing
-        warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} is a finer loop of "
-                      f"the dimension of the vectorized loop '{l.name}' (its lanes are {l.stride} elements apart), "
-                      f"so it runs as lanes of one contiguous vector, not in parallel", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
+                      f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
+                      f"lanes are strided), not in parallel", RuntimeWarning, stacklevel=2)
     n_lanes = math.prod(covered_extents(outer, extents))
     if lanes and n_lanes > MAX_VECTOR_LANES:
         raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "

@@ -100,7 +100,7 @@ def test_vectorized_strided_loop_with_a_parallel_finer_loop_warns():
         f.split(x, xo, xi, 4).reorder(xo, y, xi).parallel(xi).vectorize(xo, 8)
         return f
 
-    with pytest.warns(RuntimeWarning, match="parallel loop xi .* runs as lanes"):
+    with pytest.warns(RuntimeWarning, match="parallel loop xi runs as lanes"):
         run_both(build, [45, 23])
 
 
