@@ -54,19 +54,23 @@ def place_inline_reductions(pipeline) -> None:
             s.compute = LoopLevel("at", consumer.func, max(at, key=lambda v: _position(consumer, v)))
 
 
-def hoist_scatters(pipeline) -> None:
-    """A Func with a scatter or scan update runs as explicit serial loops (codegen/updates.py), which
-    ``fuse_into_containing_op`` can't move into a consumer's loop. Computed at a loop of a consumer, it is
-    computed once at the root instead, with the Funcs computed at consumers' loops that feed it. Same values:
-    Halide computes it whole (every update point) at each iteration of that loop, and its updates keep each
-    point's pure coordinates, so the points a consumer reads come out the same. (Runs after check_schedules:
-    the schedule is checked as written.)"""
+def hoist_from_loops(pipeline) -> None:
+    """Stages computed at a consumer's loop that codegen can't put there are computed once at the root
+    instead, with the stages computed at consumers' loops that feed them (Runs after check_schedules: the
+    schedule is checked as written.):
+
+    * a Func with a scatter or scan update: those run as explicit serial loops (codegen/updates.py), which
+      ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at
+      each iteration of that loop, and its updates keep each point's pure coordinates;
+    * anything computed at a loop of a consumer with update definitions, which runs several loop nests
+      (the locality is not reproduced yet; pure values are the same anywhere)."""
     from .pipeline import is_reduction
 
     def at_a_loop(s) -> bool:
         return s.func is not pipeline.output and s.compute.kind == "at" and s.compute.var != OUTERMOST
 
-    hoisted = [s for s in pipeline.stages if at_a_loop(s) and not all(is_reduction(s, u) for u in s.updates)]
+    hoisted = [s for s in pipeline.stages if at_a_loop(s) and (not all(is_reduction(s, u) for u in s.updates)
+                                                              or pipeline.stage(s.compute.func).updates)]
     for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
             hoisted.append(s)

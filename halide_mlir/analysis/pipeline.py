@@ -209,10 +209,10 @@ def build_pipeline(output: Func) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     p = Pipeline(output, stages, inputs, params, index_params)
-    from .legality import check_schedules, hoist_scatters, place_inline_reductions
+    from .legality import check_schedules, hoist_from_loops, place_inline_reductions
     place_inline_reductions(p)
     check_schedules(p)
-    hoist_scatters(p)
+    hoist_from_loops(p)
     _cache.clear()
     _cache[key] = p
     return p

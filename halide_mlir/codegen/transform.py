@@ -192,6 +192,10 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
+    # producers computed at the vectorized loop or at one of its lanes: at the loop around the vector block
+    in_vector = [l.name for l in [loops[vec[0]], *lanes]] if vec else []
+    if in_vector and not materialize:
+        fuse_at.computed_before(in_vector)
     op = op or sb.match_stage(name)
     covered = covered_extents(materialize, extents)
     unrolled = []
@@ -214,7 +218,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         if len(wanted) > 1 and wanted != sorted(wanted):
             interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
         op, loop = sb.tile(op, sizes, l.kind == "parallel", interchange)
-        loop = fuse_at(l.name, loop)
+        loop = fuse_at(l.name, loop, also=in_vector if l is materialize[-1] else ())
         last_loop = loop
         if l.kind == "unrolled":
             unrolled.append((loop, l.extent))
@@ -254,10 +258,6 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
     if any(fuse_at.wanted_at(m.name) for m in inner) or \
             math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
         outer, lanes = outer + inner, [m for m in lanes if m not in inner]
-    for m in lanes:
-        if fuse_at.wanted_at(m.name):
-            raise HalideError(f"{site(m.name)}Func '{name}': loop '{m.name}' runs as lanes of the vectorized loop "
-                              f"'{l.name}' here (a finer loop of its dimension), so nothing can be computed at it")
     parallel = [m.name for m in lanes if m.kind == "parallel"]
     if parallel:  # same values; say so rather than let a parallel request silently do nothing
         warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
@@ -287,10 +287,15 @@ class FuseAt:
         """Is some producer computed at this loop?"""
         return any(p.compute.var == loop_name for p, _ in self.producers)
 
-    def __call__(self, loop_name: str, loop: str, views: set = frozenset()) -> str:
-        """``views``: producers the payload already reads through one slice inside this loop."""
+    def computed_before(self, loop_names) -> None:
+        """The producers computed at these loops are computed before the consumer's loops (not fused)."""
+        self.done |= {id(p.func) for p, _ in self.producers if p.compute.var in loop_names}
+
+    def __call__(self, loop_name: str, loop: str, views: set = frozenset(), also=()) -> str:
+        """``views``: producers the payload already reads through one slice inside this loop; ``also``: loops
+        that are not materialized (vector lanes), whose producers are computed in this one."""
         for p, updates in reversed(self.producers):  # consumers before the producers they read
-            if p.compute.var != loop_name:
+            if p.compute.var != loop_name and p.compute.var not in also:
                 continue
             # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
             for i in [*reversed(range(len(updates))), None]:
@@ -380,12 +385,11 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
             directives = [*directives, *auto.directives()]
             loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
         loop_lists[id(stage.func)] = loops
-        # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root
-        # A consumer with update definitions runs several loop nests; a producer computed at one of its
-        # loops is computed before all of them instead (same values; the locality is not reproduced yet)
+        # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so
+        # are the stages analysis/legality.py hoist_from_loops moves out of loops)
         producers = [(s, bounded.updates[id(s.func)]) for s in stages if s.compute.kind == "at"
                      and s.func is not bounded.pipeline.output and s.compute.func is stage.func
-                     and s.compute.var != OUTERMOST and not stage.updates]
+                     and s.compute.var != OUTERMOST]
         plan = tile_plan(bounded, stage)
         plans[id(stage.func)] = plan
         if plan is not None:  # the payload computes these producers' tiles in place: nothing to fuse

@@ -138,3 +138,58 @@ def test_scatter_or_scan_computed_at_a_consumer_loop(schedule):
         return out
 
     run_both(build, [37, 23])
+
+
+# compute_at the vectorized loop itself, or a loop that runs as its lanes: the producer is computed at the loop
+# around the vector block (or before the consumer's loops when there is none). Same values.
+@pytest.mark.parametrize("schedule", ["at_vectorized_loop", "at_vectorized_loop_no_outer", "at_finer_lane_loop"])
+def test_producer_computed_at_a_vector_lane_loop(schedule):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, xi, xv = hl.Var("xo"), hl.Var("xi"), hl.Var("xv")
+        inp = hl.Buffer(IMG, "in0")
+        b = hl.BoundaryConditions.mirror_image(inp)
+        if schedule == "at_vectorized_loop_no_outer":   # a 1-D Func whose only loop is the vector
+            g = hl.Func("g")
+            g[x] = b[x + 1, 2] + b[x, 4]
+            g.bound(x, 0, 16).vectorize(x)
+            b.compute_at(g, x)
+            return g
+        f = hl.Func("f")
+        f[x, y] = b[x - 1, y] + b[x + 2, y + 1] * 0.5
+        if schedule == "at_vectorized_loop":
+            f.split(x, x, xv, 8).vectorize(xv).parallel(y)
+            b.compute_at(f, xv)
+        else:   # xi (finer than the vectorized xo) becomes lanes: b goes to the y loop around the block
+            f.split(x, xo, xi, 4).reorder(xo, y, xi).vectorize(xo, 4)
+            b.compute_at(f, xi)
+        return f
+
+    run_both(build, [16] if schedule == "at_vectorized_loop_no_outer" else [37, 23])
+
+
+def test_producer_at_a_loop_of_a_consumer_with_updates_reads_a_fused_producer():
+    """Found by the fuzzer (example 658 of `--examples 1000 --seed 11`): f2 is computed at a loop of f3, which has
+    a scatter update, so f2 runs before f3's loops; f1, computed at f2's loop, read at three taps, must still be
+    fused into it once ('requires exactly one containing_op handle (got 3)' before)."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        inp = hl.Buffer(IMG, "in0")
+        b = hl.BoundaryConditions.constant_exterior(inp, 0.0)
+        f0 = hl.Func("f0")
+        f0[x, y] = b[x, y] + b[x + 2, y - 2]
+        r1 = hl.RDom([(0, 3)], "r1")
+        f1 = hl.Func("f1")
+        f1[x, y] = hl.maximum(f0[x + r1.x, y])
+        f2 = hl.Func("f2")
+        f2[x, y] = f1[x + 1, y + 1] + f1[x + 2, y - 2] - f1[x + 1, y - 1]
+        r3 = hl.RDom([(0, 37)], "r3")
+        f3 = hl.Func("f3")
+        f3[x, y] = 0.0
+        f3[hl.clamp((r3.x * 7 + 3) % 37, 0, 36), y] += f2[r3.x, y]
+        f2.compute_at(f3, y)
+        f1.compute_at(f2, y)
+        f0.compute_at(f1, y)
+        return f3
+
+    run_both(build, [37, 23])
