@@ -18,7 +18,7 @@ def _loop_names(stage) -> list[list[str]]:
 def _position(stage, var: str):
     """(definition, loop index) of loop ``var`` of ``stage`` in the first definition that has it, or None.
     A producer computed at an update's loop (an RVar's, say) is legal in Halide; ours computes it before
-    all of a consumer's loop nests when the consumer has updates (codegen/transform.py), same values."""
+    all of a consumer's loop nests when the consumer has updates (hoist_from_loops), same values."""
     for k, names in enumerate(_loop_names(stage)):
         if var in names:
             return k, names.index(var)
@@ -56,8 +56,8 @@ def place_inline_reductions(pipeline) -> None:
 
 def hoist_from_loops(pipeline) -> None:
     """Stages computed at a consumer's loop that codegen can't put there are computed once at the root
-    instead, with the stages computed at consumers' loops that feed them (Runs after check_schedules: the
-    schedule is checked as written.):
+    instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
+    the schedule is checked as written.) They are
 
     * a Func with a scatter or scan update: those run as explicit serial loops (codegen/updates.py), which
       ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at

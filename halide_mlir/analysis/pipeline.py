@@ -42,7 +42,7 @@ class Stage:
     values: tuple            # the definition's Tuple elements with inline Funcs substituted
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
-    compute: object = None   # where it is computed: the Func's LoopLevel, or where Halide puts an inline reduction
+    compute: object = None   # where it is computed: the Func's LoopLevel, or where legality.py places it
 
     @property
     def body(self) -> Expr:
