@@ -201,12 +201,18 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     unrolled = []
     last_loop = None
     tile = list(extents)  # the op's extent per Halide dim inside the loops so far
-    for l in materialize:
-        if all(stride >= tile[dim] and tile[dim] < extents[dim] for dim, stride in l.parts) \
-                and not fuse_at.at(l.name):
+    for k, l in enumerate(materialize):
+        also = in_vector if k == len(materialize) - 1 else ()
+        if all(stride >= tile[dim] and tile[dim] < extents[dim] for dim, stride in l.parts):
             # one iteration over a tile a finer loop outside made (e.g. yo inside yi): tiling by more than the
             # tile would make its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do
-            # not cover
+            # not cover; what is computed at it goes to the loop around it (the same tile)
+            if last_loop is None:
+                fuse_at.computed_before([l.name, *also])
+                continue
+            loop = fuse_at(l.name, last_loop, also=also)
+            unrolled = [(loop if u == last_loop else u, e) for u, e in unrolled]  # (fusing replaces the loop)
+            last_loop = loop
             continue
         sizes = [0] * n
         for dim, stride in l.parts:
@@ -218,7 +224,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         if len(wanted) > 1 and wanted != sorted(wanted):
             interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
         op, loop = sb.tile(op, sizes, l.kind == "parallel", interchange)
-        loop = fuse_at(l.name, loop, also=in_vector if l is materialize[-1] else ())
+        loop = fuse_at(l.name, loop, also=also)
         last_loop = loop
         if l.kind == "unrolled":
             unrolled.append((loop, l.extent))

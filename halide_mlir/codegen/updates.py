@@ -115,6 +115,13 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     offsets.append(c - mins[j])
                     sizes.append(1)
                     results.append("0")
+                elif all(coef[d] > 0 for d in dims):
+                    # a sum of dims (x + r.x) reads a slice from its first element: no constant in the map,
+                    # which, once tiling leaves unit dims and they are folded, would be a constant index the
+                    # vectorizer refuses (a zero is fine)
+                    offsets.append(c - mins[j])
+                    sizes.append(sum(coef[d] * (extent_of[d] - 1) for d in dims) + 1)
+                    results.append(_affine_text(coef, 0))
                 else:
                     # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
                     # is not vectorizable even after the unit dims are folded (DESIGN.md note 1)

@@ -307,3 +307,31 @@ def test_scatter_computed_at_a_consumer_loop():
                 f1.unroll(y, 8)
             return f2
         """)
+
+
+# Example 755 of `python -m halide_mlir.fuzz --examples 1000 --seed 23` (f0 and f1 are not used by f2: dropped).
+# An update reading a raw input at x + r.x + 100 could not be vectorized: the sum's indexing map kept the
+# constant (d1 + d2 + 99), a constant index once tiling folds the unit dims, which the vectorizer refuses
+# ("Attempted to vectorize, but failed"). The payload now slices the input from the sum's first element.
+def test_update_vectorized_over_a_raw_read_at_a_sum_of_dims():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H + 200, W + 200), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            r2 = hl.RDom([(-1, 2), (-1, 2)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Int(16), 0)
+            f2[x, y] += hl.cast(hl.Int(16), in0[x + r2.x + 100, y + r2.y + 100])
+            if schedule:
+                f2u_xo, f2u_xi = hl.Var("f2u_xo"), hl.Var("f2u_xi")
+                f2u_xio, f2u_xii = hl.Var("f2u_xio"), hl.Var("f2u_xii")
+                f2.update(0).split(x, f2u_xo, f2u_xi, 64)
+                f2.update(0).split(f2u_xi, f2u_xio, f2u_xii, 2)
+                f2.update(0).reorder(f2u_xii, r2.x, f2u_xo, r2.y, f2u_xio, y)
+                f2.update(0).vectorize(f2u_xii)
+                f2.update(0).unroll(r2.x, 4)
+            return f2
+        """)

@@ -120,3 +120,27 @@ def test_update_vectorized_with_rvar_inside():
         return c
 
     run_both(build, [48, 40])
+
+
+@pytest.mark.parametrize("schedule", ["rvar_inside", "rvar_outside", "over_y"])
+def test_update_vectorized_over_a_raw_read_at_a_sum_of_dims(schedule):
+    """f[x, y] += in[x + r.x + 100, y + 100]: the input is sliced from the sum's first element, so the folded
+    op reads through a map without a constant and vectorizes (it used to fail in MLIR)."""
+    IN = np.random.default_rng(6).integers(-3000, 3000, (223, 237)).astype(np.int16)
+
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        inp = hl.Buffer(IN, "in0")
+        r = hl.RDom([(-1, 3)], "r")
+        f = hl.Func("f")
+        f[x, y] = hl.cast(hl.Int(32), 0)
+        f[x, y] += hl.cast(hl.Int(32), inp[x + r.x + 100, y + 100]) * 5
+        if schedule == "rvar_inside":
+            f.update(0).vectorize(x, 8)
+        elif schedule == "rvar_outside":
+            f.update(0).reorder(x, r.x).vectorize(x, 8)
+        else:
+            f.update(0).reorder(y, x).vectorize(y, 8)
+        return f
+
+    run_both(build, [37, 23])
