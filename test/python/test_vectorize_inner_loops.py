@@ -144,3 +144,24 @@ def test_update_vectorized_over_a_raw_read_at_a_sum_of_dims(schedule):
         return f
 
     run_both(build, [37, 23])
+
+
+def test_update_with_a_loop_left_one_iteration_by_a_finer_loop_outside():
+    """Found by the fuzzer (example 806 of `--examples 1000 --seed 23`): xi (step 1) runs outside xo (step 13), so
+    xo has one iteration per xi; tiling it made a dynamically sized one-column tile the vectorizer could not
+    fold ("Attempted to vectorize, but failed"). Such a loop is not tiled now."""
+    IN = np.random.default_rng(7).integers(-3000, 3000, (23, 37)).astype(np.int16)
+
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+        inp = hl.Buffer(IN, "in0")
+        b = hl.BoundaryConditions.constant_exterior(inp, 0)
+        r = hl.RDom([(-1, 2), (0, 2)], "r")
+        f = hl.Func("f")
+        f[x, y] = hl.cast(hl.UInt(8), 0)
+        f[x, y] += hl.cast(hl.UInt(8), b[x + r.x, y + r.y])
+        f.update(0).tile(x, y, xo, yo, xi, yi, 13, 16).reorder(yo, r.x, xo, xi, r.y, yi).vectorize(yo, 8)
+        return f
+
+    run_both(build, [37, 23])
