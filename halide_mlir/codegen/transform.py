@@ -360,7 +360,7 @@ def compound_reads(stage, u) -> bool:
 
 def levels_in(stages, stage) -> set:
     """Names of ``stage``'s loops that some producer is computed or stored at."""
-    return {level.var for s in stages for level in (s.func.schedule().compute, s.func.schedule().store)
+    return {level.var for s in stages for level in (s.compute, s.func.schedule().store)
             if level is not None and level.kind == "at" and level.func is stage.func}
 
 
