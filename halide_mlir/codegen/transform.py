@@ -261,7 +261,7 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
                           f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
                           f"fused; reorder '{l.name}' innermost or vectorize an inner split of it")
     inner = [m for m in lanes if m in loops[v + 1:]]
-    if any(fuse_at.wanted_at(m.name) for m in inner) or \
+    if any(fuse_at.at(m.name) for m in inner) or \
             math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
         outer, lanes = outer + inner, [m for m in lanes if m not in inner]
     parallel = [m.name for m in lanes if m.kind == "parallel"]
