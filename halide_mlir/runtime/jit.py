@@ -8,7 +8,8 @@ import re
 import threading
 
 from ..analysis import vectorize
-from ..codegen.lowering import BUFFERIZE, RUNTIME_LIBRARIES, hoist_static_allocas, lowering_passes, num_threads, to_llvm
+from ..codegen.lowering import (BUFFERIZE, RUNTIME_LIBRARIES, hoist_static_allocas, keep_masked_store_values,
+                                lowering_passes, num_threads, to_llvm)
 from ..error import HalideError
 
 _PARSE_OPTS = {}
@@ -68,6 +69,8 @@ def lower(ctx, payload: str, transform: str, threads: int):
     with ctx:
         hoist_static_allocas(module)
     run_passes(ctx, module, after, "lowering to LLVM failed")
+    with ctx:
+        keep_masked_store_values(module)  # works around an LLVM 22 X86 miscompile, see codegen/lowering.py
     if vectorize.mode() == "off":
         with ctx:
             keep_llvm_from_vectorizing(module)
