@@ -67,7 +67,7 @@ def run(b, halide, hl, scale: float, rounds: int, target_s: float, threads: int)
         return go
     runs = {**{m: timed(m) for m in MODES}, "hand": lambda: hand.realize(hand_out)}
     if best_ms(runs["scalar"], 1, 0)[0] > 1000:
-        rounds = min(rounds, 3)  # a second per scalar run (conv_layer): fewer rounds, the ratio is large anyway
+        rounds = min(rounds, 5)  # a second per scalar run (conv_layer): fewer rounds, the ratio is large anyway
     res.update({f"{m}_ms": ms for m, ms in interleaved(runs, rounds, target_s).items()})
     hl.set_auto_vectorize(None)
     res["speedup"] = res["scalar_ms"] / res["auto_ms"]
