@@ -286,7 +286,10 @@ def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
         found = {n: re.search(rf"<!-- begin threads={n} -->.*?<!-- end threads={n} -->", text, re.S).group(0)
                  for n in blocks}
         head = text[:text.index("<!-- begin threads=")]
-        text = head.rstrip("\n") + "\n\n" + "\n\n".join(found[n] for n in sorted(found, key=int, reverse=True))
+        # the studies' sections (bench/study.py) follow the thread sections and are kept as they are
+        others = [m.group(0) for m in re.finditer(r"<!-- begin (?!threads=)(\S+) -->.*?<!-- end \1 -->", text, re.S)]
+        text = head.rstrip("\n") + "\n\n" + "\n\n".join(
+            [found[n] for n in sorted(found, key=int, reverse=True)] + others)
     with open(path, "w") as f:
         f.write(text.rstrip("\n") + "\n")
     return path
