@@ -7,6 +7,8 @@ linker, and ``mlir`` is not even imported. Linking a pipeline's object takes a f
 
 Where:   ``$HALIDE_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/halide_mlir``, else ``~/.cache/halide_mlir``.
 Off:     ``HALIDE_MLIR_CACHE=0`` (nothing is read or written; the in-memory cache still works).
+Size:    ``HALIDE_MLIR_CACHE_MAX_MB`` (default 1024): after a store, the least recently used entries (a hit refreshes
+         an entry's mtime) are deleted until the cache is under 80% of that.
 Verbose: ``HALIDE_MLIR_CACHE_VERBOSE=1`` prints one line per lookup/store to stderr.
 
 Key: sha256 of the payload and transform text, the thread count, the argument types, the lowering pass pipeline,
@@ -195,7 +197,51 @@ def read(k: str) -> bytes | None:
     if not ok:
         discard(k, "damaged entry")
         return None
+    try:
+        os.utime(path)  # recently used: pruned last
+    except OSError:
+        pass
     return obj
+
+
+def max_bytes() -> int:
+    try:
+        return int(float(os.environ.get("HALIDE_MLIR_CACHE_MAX_MB", "1024")) * (1 << 20))
+    except ValueError:
+        return 1 << 30
+
+
+def prune(limit: int | None = None) -> int:
+    """Delete the least recently used entries while the cache holds more than ``limit`` bytes (default
+    ``max_bytes()``), down to 80% of it; returns how many were deleted. Another process deleting the same files
+    at the same time is harmless (a missing entry is a miss)."""
+    limit = max_bytes() if limit is None else limit
+    entries, total = [], 0
+    for sub in os.scandir(cache_dir()) if os.path.isdir(cache_dir()) else []:
+        if not sub.is_dir():
+            continue
+        for e in os.scandir(sub.path):
+            if e.name.endswith(".o") and not e.name.startswith(".tmp-"):
+                try:
+                    st = e.stat()
+                except OSError:
+                    continue
+                entries.append((st.st_mtime, st.st_size, e.path))
+                total += st.st_size
+    if total <= limit:
+        return 0
+    deleted = 0
+    for _, size, path in sorted(entries):
+        if total <= 0.8 * limit:
+            break
+        try:
+            os.unlink(path)
+            total -= size
+            deleted += 1
+        except OSError:
+            pass
+    _log(f"pruned {deleted} entries (limit {limit} bytes)")
+    return deleted
 
 
 def discard(k: str, why: str) -> None:
@@ -225,6 +271,7 @@ def write(k: str, obj: bytes) -> None:
         tmp = None
         stats["stores"] += 1
         _log(f"stored {k} ({len(obj)} bytes)")
+        prune()
     except OSError as e:
         stats["errors"] += 1
         _log(f"can't store {k}: {e}")

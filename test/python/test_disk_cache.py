@@ -158,3 +158,23 @@ def test_round_trip_and_damage_in_process(tmp_path, monkeypatch):
     assert disk_cache.read(k) is None
     assert disk_cache.stats["corrupt"] == before + 1
     assert not os.path.exists(path)
+
+
+def test_cache_is_pruned_least_recently_used_first(tmp_path, monkeypatch):
+    """Past HALIDE_MLIR_CACHE_MAX_MB, a store deletes the least recently used entries (a hit counts as a use)."""
+    from halide_mlir.runtime import disk_cache
+    monkeypatch.setenv("HALIDE_MLIR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("HALIDE_MLIR_CACHE_MAX_MB", str(10 * 1100 / (1 << 20)))   # room for about 10 entries
+    obj = b"\x7fELF" + bytes(1000)
+    keys = [f"{i:02x}" * 32 for i in range(12)]
+    for i, k in enumerate(keys[:8]):
+        disk_cache.write(k, obj)
+        os.utime(disk_cache._path(k), (1000 + i, 1000 + i))    # written in this order, long ago
+    assert disk_cache.read(keys[0]) == obj                      # used again just now
+    for k in keys[8:]:
+        disk_cache.write(k, obj)
+    left = {k for k in keys if os.path.exists(disk_cache._path(k))}
+    assert keys[0] in left and keys[11] in left                 # the recently used and the newest stay
+    assert keys[1] not in left                                  # the oldest unused entry went first
+    total = sum(os.path.getsize(disk_cache._path(k)) for k in left)
+    assert total <= disk_cache.max_bytes()
