@@ -750,21 +750,21 @@ def compare(ref: np.ndarray, got: np.ndarray):
             f"expected {ref[first]!r}, got {got[first]!r}")
 
 
-def run_reference(source: str):
+def run_reference(source: str, schedule: bool = True):
     import halide
     try:
         ns = _load(source)
     except Exception as e:  # noqa: BLE001
         return ("error", type(e).__name__, str(e), False)
-    return _run_one(halide, ns, True)
+    return _run_one(halide, ns, schedule)
 
 
 QUIET_REFERENCE = False  # the CLI silences real Halide's warnings (sys.stdout, and C++ prints on fd 2)
 
 
-def _run_reference_quietly(source: str):
+def _run_reference_quietly(source: str, schedule: bool = True):
     if not QUIET_REFERENCE:
-        return run_reference(source)
+        return run_reference(source, schedule)
     sys.stderr.flush()
     import contextlib
     import io
@@ -774,7 +774,7 @@ def _run_reference_quietly(source: str):
         os.dup2(devnull, 2)
         # Halide's Python bindings print warnings to sys.stdout
         with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            return run_reference(source)
+            return run_reference(source, schedule)
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -830,6 +830,12 @@ def check(source: str, w: Worker | None = None) -> Outcome:
     for what, r in (("unscheduled", unsched), ("scheduled", sched)):
         diff = compare(expected, r[1])
         if diff:
+            # Halide can disagree with itself: when its unscheduled pipeline gives exactly our (scheduled and
+            # unscheduled) values, the schedule changed Halide's result, not ours
+            plain = _run_reference_quietly(source, schedule=False)
+            if plain[0] == "ok" and not compare(plain[1], unsched[1]) and not compare(plain[1], sched[1]):
+                return Outcome("skip", f"real Halide's scheduled result differs from its own unscheduled one, "
+                                       f"which ours equals ({diff})")
             return Outcome("mismatch", f"ours ({what}) vs real Halide: {diff}", f"mismatch:{what}")
     return Outcome("pass")
 
