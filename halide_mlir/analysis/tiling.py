@@ -18,6 +18,14 @@ Producers come in two kinds (consumers first, as bounds inference goes):
   its fused copy, which the payload cannot shape. So the payload computes its tile itself at its level,
   reading its producers through their slices (views) there; the script only applies its schedule.
 
+*Sliding windows*: a producer stored outside the serial loop it is computed at (``store_at(c, yo)
+.compute_at(c, yi)``, ``store_root()``), whose tile moves along that loop's dimension by less than its
+extent, keeps what earlier iterations computed, as Halide's sliding window does: the payload computes the
+rows the first iteration needs but does not compute itself just before the loop ("warm-up"), then in each
+iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
+consumer reads its window of that buffer. Every tile has a static shape. Storage is not folded: the buffer
+spans the whole loop (what Halide allocates without ``fold_storage``).
+
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
 fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back
 inside the region rather than made smaller, so every tile has a static shape (pure Funcs give the same
@@ -50,6 +58,21 @@ class Span:
     hi: int
 
 
+@dataclass(frozen=True)
+class Slide:
+    """A producer's sliding window over payload level ``level``: its Halide dim ``dim`` follows the loop's
+    dimension; each iteration's window is ``extent`` wide and moves by ``step`` (< extent)."""
+    level: int
+    dim: int
+    extent: int
+    step: int
+
+    @property
+    def warm_up(self) -> int:
+        """Rows computed before the loop: the first window minus what its iteration computes."""
+        return self.extent - self.step
+
+
 @dataclass
 class TilePlan:
     region: object         # the consumer's Region
@@ -60,6 +83,7 @@ class TilePlan:
     spans: dict            # id(Func) -> Span per dim of its tile, for computed and viewed producers
     tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list            # all the consumer's loops (nested parallel loops made serial)
+    slides: dict           # id(Func) -> Slide, for the computed producers with a sliding window
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
@@ -83,6 +107,17 @@ class TilePlan:
             else:
                 mins.append(self.region.mins[s.dim] + s.lo)
                 extents.append(sizes[s.dim] + s.hi - s.lo)
+        return tuple(mins), tuple(extents)
+
+    def computed_tile(self, func) -> tuple[tuple, tuple]:
+        """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows."""
+        mins, extents = self.producer_tile(func)
+        slide = self.slides.get(id(func))
+        if slide is None:
+            return mins, extents
+        mins, extents = list(mins), list(extents)
+        mins[slide.dim] += slide.warm_up
+        extents[slide.dim] = slide.step
         return tuple(mins), tuple(extents)
 
 
@@ -179,5 +214,43 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     at = {}
     for prod in producers:
         at.setdefault(names.index(prod.compute.var), []).append(prod)
+    slides = {}
+    for prod in producers:
+        slide = _slide(bounded, stage, prod, levels, names, spans.get(id(prod.func)), readers)
+        if slide is not None and id(prod.func) in viewed:
+            slides[id(prod.func)] = slide
+            viewed.discard(id(prod.func))
+            computed.add(id(prod.func))  # the payload computes its warm-up and its new rows
     return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
-                                                           if k in computed | viewed}, tuple(sizes), loops)
+                                                           if k in computed | viewed}, tuple(sizes), loops,
+                    slides)
+
+
+def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
+    """Halide's sliding window, where the payload can keep it (see the module docstring): a pure producer
+    read only inside these loops, reading nothing computed in them, stored outside the serial loop it is
+    computed at, along a dimension its own schedule leaves as one plain loop (not x, which is vectorized)."""
+    store = prod.func.schedule().store
+    if store is None or spans is None or bounded.updates[id(prod.func)]:
+        return None
+    li = names.index(prod.compute.var)
+    if store.kind == "at" and store.func is stage.func and store.var != OUTERMOST and \
+            names.index(store.var) >= li:
+        return None  # stored at the loop it is computed at: nothing to keep
+    if not all(id(c.func) in readers for c in prod.consumers):
+        return None
+    lev = levels[li]
+    if lev.loop.kind != "serial" or lev.trip < 2:
+        return None
+    dims = [j for j, s in enumerate(spans) if s.dim == lev.loop.dim]
+    if len(dims) != 1 or dims[0] == 0:
+        return None
+    j = dims[0]
+    own = [l for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.func.schedule().directives)
+           if any(d == j for d, _ in l.parts)]
+    if len(own) != 1 or own[0].parts != ((j, 1),) or own[0].kind not in ("serial", "parallel"):
+        return None
+    extent = lev.size + spans[j].hi - spans[j].lo
+    if extent <= lev.loop.stride:
+        return None
+    return Slide(li, j, extent, lev.loop.stride)

@@ -39,15 +39,20 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
     for li, lev in enumerate(plan.levels):
         l, d = lev.loop, lev.loop.dim
         iv, res = pb.fresh("iv"), pb.fresh("t")
+        slid = [prod for prod in plan.producers.get(li, []) if id(prod.func) in plan.slides]
+        windows = [_warm_up(pb, prod, plan, dyn) for prod in slid]  # (buffer after warm-up, its type)
         if l.kind == "parallel":
             inner = pb.fresh("so")
             lines.append(f"{res} = scf.forall ({iv}) in ({lev.trip}) shared_outs({inner} = {carried}) -> "
                          f"({ttype(sizes)}) {{")
         else:
             inner = pb.fresh("acc")
+            buffers = [pb.fresh("buf") for _ in slid]
             c0, c1, ub = (pb.index_const(v, loc) for v in (0, 1, lev.trip))
-            lines.append(f"{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({inner} = {carried}) -> "
-                         f"({ttype(sizes)}) {{")
+            args = ", ".join([f"{inner} = {carried}"] + [f"{b} = {w}" for b, (w, _) in zip(buffers, windows)])
+            types = ", ".join([ttype(sizes)] + [t for _, t in windows])
+            lines.append(f"{res}{f':{1 + len(slid)}' if slid else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
+                         f"iter_args({args}) -> ({types}) {{")
         # ShiftInwards: the last tile starts at parent_size - size, so every tile is full
         if lev.trip > 1:
             scaled, off = pb.fresh("o"), pb.fresh("o")
@@ -65,16 +70,21 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         tile = pb.fresh("tile")
         lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
                      f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")
+        slid_results = []
         for prod in plan.producers.get(li, []):
-            if id(prod.func) in plan.computed:
+            if prod in slid:
+                k = slid.index(prod)
+                buf, views[id(prod.func)] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off, loc)
+                slid_results.append((buf, windows[k][1]))
+            elif id(prod.func) in plan.computed:
                 views[id(prod.func)] = _producer_tile(pb, prod, plan, dyn, views)
             elif id(prod.func) in plan.viewed:
                 views[id(prod.func)] = _union_view(pb, prod, plan, dyn, loc)
-        closers.append((l, res, inner, rel, list(sizes), parent_sizes))
+        closers.append((l, res, inner, rel, list(sizes), parent_sizes, slid_results))
         carried = tile
 
     result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), tuple(dyn)), [carried], views)[0]
-    for l, res, inner, rel, tile_sizes, parent_sizes in reversed(closers):
+    for l, res, inner, rel, tile_sizes, parent_sizes, slid_results in reversed(closers):
         slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
                     f"{ttype(parent_sizes)}"
         if l.kind == "parallel":
@@ -84,9 +94,11 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         else:
             put = pb.fresh("t")
             lines.append(f"{put} = tensor.insert_slice {result} into {inner}{slice_txt} {loc}")
-            lines.append(f"scf.yield {put} : {ttype(parent_sizes)} {loc}")
+            yielded = [put] + [b for b, _ in slid_results]
+            types = [ttype(parent_sizes)] + [t for _, t in slid_results]
+            lines.append(f"scf.yield {', '.join(yielded)} : {', '.join(types)} {loc}")
         lines.append(f"}} {{{loop_attr(name, l.name)}}} {loc}")
-        result = res
+        result = f"{res}#0" if slid_results else res
     return result
 
 
@@ -124,3 +136,65 @@ def _union_view(pb, prod, plan, dyn, loc):
                     f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[id(func)], t)} to "
                     f"{tensor_type(np_shape, t)} {loc}")
     return View(view, np_shape, mins, dynamic)
+
+
+def _slide_buffer(pb, prod, plan, dyn):
+    """A sliding window's buffer (every window of the loop, no folding), its type, and the static mins and
+    SSA offsets of its first row."""
+    slide = plan.slides[id(prod.func)]
+    mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
+    lev = plan.levels[slide.level]
+    extents = list(extents)
+    extents[slide.dim] += lev.parent_size - lev.size  # the last window starts parent_size - size later
+    return mins, extents, dynamic
+
+
+def _warm_up(pb, prod, plan, dyn):
+    """Before the loop: the buffer, with the rows of the first window that its iteration does not compute."""
+    from .payload import Tile
+    slide = plan.slides[id(prod.func)]
+    mins, extents, dynamic = _slide_buffer(pb, prod, plan, dyn)
+    t = prod.func.output_type()
+    loc = pb.def_loc(prod.func)
+    btype = tensor_type(tuple(reversed(extents)), t)
+    buf = pb.fresh("buf")
+    pb.lines.append(f"{buf} = tensor.empty() : {btype} {loc}")
+    warm = list(extents)
+    warm[slide.dim] = slide.warm_up
+    return _compute_into(pb, prod, buf, btype, Tile(mins, tuple(warm), dynamic), [0] * len(warm), loc), btype
+
+
+def _slide_step(pb, prod, plan, dyn, buf, btype, off, loc):
+    """In an iteration (``off``: the loop's offset along the slide): the rows no earlier iteration computed,
+    put into the carried buffer; returns the buffer and the view of this iteration's window."""
+    from .payload import Tile, View
+    slide = plan.slides[id(prod.func)]
+    cmins, cextents = plan.computed_tile(prod.func)
+    _, wextents = plan.producer_tile(prod.func)
+    wmins, _, wdynamic = _tile_region(plan, prod.func, dyn)
+    n = len(cextents)
+    at = [0] * n
+    at[slide.dim] = pb.index_sum([(1, off)], slide.warm_up, loc)
+    new = _compute_into(pb, prod, buf, btype, Tile(cmins, cextents, wdynamic), at, loc)
+    start = [0] * n
+    start[slide.dim] = off
+    window = pb.fresh("window")
+    wshape = tuple(reversed(wextents))
+    t = prod.func.output_type()
+    pb.lines.append(f"{window} = tensor.extract_slice {new}{_dims(start)} {_dims(wextents)} {_dims([1] * n)} : "
+                    f"{btype} to {tensor_type(wshape, t)} {loc}")
+    return new, View(window, wshape, wmins, wdynamic)
+
+
+def _compute_into(pb, prod, buf, btype, tile, at, loc) -> str:
+    """The producer's generic over ``tile``, written into ``buf`` at offsets ``at``; returns the new buffer."""
+    n = len(tile.extents)
+    t = prod.func.output_type()
+    ttype = tensor_type(tuple(reversed(tile.extents)), t)
+    dest, put = pb.fresh("dest"), pb.fresh("buf")
+    index = next(i for i, s in enumerate(pb.p.stages) if s.func is prod.func)
+    slice_txt = f"{_dims(at)} {_dims(tile.extents)} {_dims([1] * n)}"
+    pb.lines.append(f"{dest} = tensor.extract_slice {buf}{slice_txt} : {btype} to {ttype} {loc}")
+    value = pb.emit_generic(index, prod, tile, [dest])[0]
+    pb.lines.append(f"{put} = tensor.insert_slice {value} into {buf}{slice_txt} : {ttype} into {btype} {loc}")
+    return put

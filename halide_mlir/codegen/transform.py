@@ -380,7 +380,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         outer = plans.get(id(level.func)) if level.kind == "at" else None
         in_tile = outer is not None and id(stage.func) in outer.computed  # the payload computes its tiles
         if outer is not None and id(stage.func) in outer.computed | outer.viewed:
-            extents = outer.producer_tile(stage.func)[1]  # one tile, not the whole region
+            extents = outer.computed_tile(stage.func)[1]  # one tile, not the whole region
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
