@@ -23,7 +23,7 @@ Producers come in two kinds (consumers first, as bounds inference goes):
 extent, keeps what earlier iterations computed, as Halide's sliding window does: the payload computes the
 rows the first iteration needs but does not compute itself just before the loop ("warm-up"), then in each
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
-consumer reads its window of that buffer. Every tile has a static shape. Storage is not folded: the buffer
+consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every tile has a static shape. Storage is not folded: the buffer
 spans the whole loop (what Halide allocates without ``fold_storage``).
 
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
@@ -215,9 +215,13 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     for prod in producers:
         at.setdefault(names.index(prod.compute.var), []).append(prod)
     slides = {}
-    for prod in producers:
+    for prod in producers:  # producers first: a window may be computed from other windows of the same loop
         slide = _slide(bounded, stage, prod, levels, names, spans.get(id(prod.func)), readers)
-        if slide is not None and id(prod.func) in viewed:
+        if slide is None:
+            continue
+        reads = {id(n.value) for v in bounded.bodies[id(prod.func)] for n in walk(v)
+                 if n.kind == "call" and id(n.value) in at_loops and n.value is not prod.func}
+        if id(prod.func) in viewed or all(r in slides and slides[r].level == slide.level for r in reads):
             slides[id(prod.func)] = slide
             viewed.discard(id(prod.func))
             computed.add(id(prod.func))  # the payload computes its warm-up and its new rows
@@ -229,7 +233,10 @@ def tile_plan(bounded, stage) -> TilePlan | None:
 def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     """Halide's sliding window, where the payload can keep it (see the module docstring): a pure producer
     read only inside these loops, reading nothing computed in them, stored outside the serial loop it is
-    computed at, along a dimension its own schedule leaves as one plain loop (not x, which is vectorized)."""
+    computed at, along a dimension its own schedule leaves as one plain loop (not x, which is vectorized).
+    It may read other sliding windows of the same loop (Harris's Ix reads gray): with every window a uniform
+    translation of the loop's offset, the new rows of a reader need exactly up to the last (new) rows of the
+    windows it reads, and its warm-up exactly their warm-ups (tile_plan checks that)."""
     store = prod.func.schedule().store
     if store is None or spans is None or bounded.updates[id(prod.func)]:
         return None

@@ -40,7 +40,11 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         l, d = lev.loop, lev.loop.dim
         iv, res = pb.fresh("iv"), pb.fresh("t")
         slid = [prod for prod in plan.producers.get(li, []) if id(prod.func) in plan.slides]
-        windows = [_warm_up(pb, prod, plan, dyn) for prod in slid]  # (buffer after warm-up, its type)
+        windows = []  # (buffer after warm-up, its type)
+        warm_views = dict(views)
+        for prod in slid:  # a warm-up reads the warm-ups of the windows it reads
+            windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
+            warm_views[id(prod.func)] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
         if l.kind == "parallel":
             inner = pb.fresh("so")
             lines.append(f"{res} = scf.forall ({iv}) in ({lev.trip}) shared_outs({inner} = {carried}) -> "
@@ -74,7 +78,8 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         for prod in plan.producers.get(li, []):
             if prod in slid:
                 k = slid.index(prod)
-                buf, views[id(prod.func)] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off, loc)
+                buf, views[id(prod.func)] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off,
+                                                        views, loc)
                 slid_results.append((buf, windows[k][1]))
             elif id(prod.func) in plan.computed:
                 views[id(prod.func)] = _producer_tile(pb, prod, plan, dyn, views)
@@ -149,7 +154,13 @@ def _slide_buffer(pb, prod, plan, dyn):
     return mins, extents, dynamic
 
 
-def _warm_up(pb, prod, plan, dyn):
+def _buffer_view(pb, prod, plan, dyn, buf, btype):
+    from .payload import View
+    mins, extents, dynamic = _slide_buffer(pb, prod, plan, dyn)
+    return View(buf, tuple(reversed(extents)), mins, dynamic)
+
+
+def _warm_up(pb, prod, plan, dyn, views):
     """Before the loop: the buffer, with the rows of the first window that its iteration does not compute."""
     from .payload import Tile
     slide = plan.slides[id(prod.func)]
@@ -161,10 +172,11 @@ def _warm_up(pb, prod, plan, dyn):
     pb.lines.append(f"{buf} = tensor.empty() : {btype} {loc}")
     warm = list(extents)
     warm[slide.dim] = slide.warm_up
-    return _compute_into(pb, prod, buf, btype, Tile(mins, tuple(warm), dynamic), [0] * len(warm), loc), btype
+    tile = Tile(mins, tuple(warm), dynamic)
+    return _compute_into(pb, prod, buf, btype, tile, [0] * len(warm), views, loc), btype
 
 
-def _slide_step(pb, prod, plan, dyn, buf, btype, off, loc):
+def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc):
     """In an iteration (``off``: the loop's offset along the slide): the rows no earlier iteration computed,
     put into the carried buffer; returns the buffer and the view of this iteration's window."""
     from .payload import Tile, View
@@ -175,7 +187,7 @@ def _slide_step(pb, prod, plan, dyn, buf, btype, off, loc):
     n = len(cextents)
     at = [0] * n
     at[slide.dim] = pb.index_sum([(1, off)], slide.warm_up, loc)
-    new = _compute_into(pb, prod, buf, btype, Tile(cmins, cextents, wdynamic), at, loc)
+    new = _compute_into(pb, prod, buf, btype, Tile(cmins, cextents, wdynamic), at, views, loc)
     start = [0] * n
     start[slide.dim] = off
     window = pb.fresh("window")
@@ -186,8 +198,9 @@ def _slide_step(pb, prod, plan, dyn, buf, btype, off, loc):
     return new, View(window, wshape, wmins, wdynamic)
 
 
-def _compute_into(pb, prod, buf, btype, tile, at, loc) -> str:
-    """The producer's generic over ``tile``, written into ``buf`` at offsets ``at``; returns the new buffer."""
+def _compute_into(pb, prod, buf, btype, tile, at, views, loc) -> str:
+    """The producer's generic over ``tile`` (reading the producers in ``views`` there), written into ``buf`` at
+    offsets ``at``; returns the new buffer."""
     n = len(tile.extents)
     t = prod.func.output_type()
     ttype = tensor_type(tuple(reversed(tile.extents)), t)
@@ -195,6 +208,6 @@ def _compute_into(pb, prod, buf, btype, tile, at, loc) -> str:
     index = next(i for i, s in enumerate(pb.p.stages) if s.func is prod.func)
     slice_txt = f"{_dims(at)} {_dims(tile.extents)} {_dims([1] * n)}"
     pb.lines.append(f"{dest} = tensor.extract_slice {buf}{slice_txt} : {btype} to {ttype} {loc}")
-    value = pb.emit_generic(index, prod, tile, [dest])[0]
+    value = pb.emit_generic(index, prod, tile, [dest], views)[0]
     pb.lines.append(f"{put} = tensor.insert_slice {value} into {buf}{slice_txt} : {ttype} into {btype} {loc}")
     return put

@@ -133,3 +133,50 @@ def test_lesson8_mixed():
     run_both(build, [75, 53])
     import halide_mlir as hl
     assert slides(hl, build(hl), [75, 53], "producer")
+
+
+@pytest.mark.parametrize("strip", [8, 32])
+def test_harris_app_schedule(strip):
+    """Halide's apps/harris CPU schedule: gray, Ix and Iy slide together (Ix and Iy read gray's window)."""
+    def build(hl):
+        inp = hl.Buffer(RGB, "input")
+        x, y, yo, yi = V(hl, "x y yo yi")
+        gray, ix, iy, out = hl.Func("gray"), hl.Func("Ix"), hl.Func("Iy"), hl.Func("harris")
+        gray[x, y] = 0.299 * inp[x, y, 0] + 0.587 * inp[x, y, 1] + 0.114 * inp[x, y, 2]
+        iy[x, y] = gray[x, y + 2] - gray[x, y] + 2 * (gray[x + 1, y + 2] - gray[x + 1, y]) + gray[x + 2, y + 2] \
+            - gray[x + 2, y]
+        ix[x, y] = gray[x + 2, y] - gray[x, y] + 2 * (gray[x + 2, y + 1] - gray[x, y + 1]) + gray[x + 2, y + 2] \
+            - gray[x, y + 2]
+        sxx = sum(ix[x + i, y + j] * ix[x + i, y + j] for i in range(3) for j in range(3))
+        syy = sum(iy[x + i, y + j] * iy[x + i, y + j] for i in range(3) for j in range(3))
+        sxy = sum(ix[x + i, y + j] * iy[x + i, y + j] for i in range(3) for j in range(3))
+        out[x, y] = sxx * syy - sxy * sxy - 0.04 * (sxx + syy) * (sxx + syy)
+        out.split(y, yo, yi, strip).parallel(yo).vectorize(x, 16)
+        for f in (gray, ix, iy):
+            f.store_at(out, yo).compute_at(out, yi).vectorize(x, 16)
+        return out
+
+    sizes = [W - 4, H - 4]
+    run_both(build, sizes, rtol=1e-4, atol=1e-4)
+    import halide_mlir as hl
+    for f in ("gray", "Ix", "Iy"):
+        assert slides(hl, build(hl), sizes, f)
+
+
+def test_window_read_by_unslid_chain():
+    """Only the first producer of a chain slides (the second is stored at the loop it is computed at)."""
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x, y = V(hl, "x y")
+        a, b, out = hl.Func("a"), hl.Func("b"), hl.Func("out")
+        a[x, y] = inp[x, y] * 3 - 1
+        b[x, y] = a[x, y] * a[x, y + 1] + a[x + 1, y + 2]
+        out[x, y] = b[x, y] + b[x, y + 1] + a[x, y + 3]
+        a.store_root().compute_at(out, y)
+        b.compute_at(out, y)
+        return out
+
+    run_both(build, [W - 4, H - 6])
+    import halide_mlir as hl
+    assert slides(hl, build(hl), [W - 4, H - 6], "a")
+    assert not slides(hl, build(hl), [W - 4, H - 6], "b")
