@@ -172,10 +172,23 @@ def check_schedules(pipeline) -> None:
                     raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var}"
                                       f"{_where(store)}, but {store.func.name()} has no such loop")
                 if store.var != OUTERMOST and level.var != OUTERMOST and \
-                        _position(at, store.var) > _position(at, level.var):
+                        _store_inside_compute(at, s.func, store.var, level.var):
                     raise HalideError(f"Func '{s.name}' is stored at {store.func.name()}.{store.var} inside the "
                                       f"loop it is computed at ({level.func.name()}.{level.var}){_where(store)}; "
                                       f"store_at must be at or outside compute_at")
+
+
+def _store_inside_compute(consumer, func, store_var: str, compute_var: str) -> bool:
+    """Is the store loop inside the compute loop in a definition of ``consumer`` that uses ``func``? (Halide
+    checks the definitions that use it: a pure definition reordered differently from the update that reads
+    the producer does not count.)"""
+    names = _loop_names(consumer)
+    for k, exprs in enumerate([list(consumer.values)] + [u.exprs() for u in consumer.updates]):
+        if store_var in names[k] and compute_var in names[k] and \
+                names[k].index(store_var) > names[k].index(compute_var) and \
+                any(n.kind == "call" and n.value is func for e in exprs for n in walk(e)):
+            return True
+    return False
 
 
 def _store_encloses(pipeline, stages, store, level) -> bool:

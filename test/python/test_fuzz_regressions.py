@@ -335,3 +335,30 @@ def test_update_vectorized_over_a_raw_read_at_a_sum_of_dims():
                 f2.update(0).unroll(r2.x, 4)
             return f2
         """)
+
+
+# Example 342 of `python -m halide_mlir.fuzz --examples 1500 --seed 71` (shrunk by hand). f0 is stored at f1.y
+# and computed at f1.x; f1's pure definition has x outside y (reorder(y, x)), but only its update reads f0,
+# and there y is outside x: Halide accepts it (the check is per definition that uses the producer). We
+# refused it with "store_at must be at or outside compute_at".
+def test_store_at_checked_in_the_definition_that_uses_the_producer():
+    check_case("""
+        IN0 = np.random.default_rng(3).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(8), in0[hl.min(x, W - 1), y] + 3)
+            r1 = hl.RDom([(0, 2)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), 0)
+            f1[x, y] += hl.cast(hl.UInt(8), f0[x + r1.x, y])
+            if schedule:
+                f1.compute_root()
+                f1.reorder(y, x)
+                f0.compute_at(f1, x)
+                f0.store_at(f1, y)
+            return f1
+        """)
