@@ -18,8 +18,9 @@ different from the unscheduled pipeline); it counts as *unsupported* when ours r
 Halide accepts. Any other exception, any mismatch, and any crash (segfault, abort, hang) is a failure.
 
 halide_mlir runs in a persistent worker process (multiprocessing 'spawn' + a pipe; restarted when it dies), so a
-segfault is reported with its reproducer instead of killing the fuzzer. Real Halide runs in this process, at the
-same time as the worker (2 cores).
+segfault is reported with its reproducer instead of killing the fuzzer. Real Halide runs in a second worker at
+the same time (2 cores), so one of its own hangs or crashes (seen: an example it ran for minutes) costs one
+timeout and is filed as a skip, not a stalled run.
 
     python -m halide_mlir.fuzz --examples 2000 --seed 1
 
@@ -627,6 +628,7 @@ def _run_one(hl, ns, schedule: bool):
 
 
 def _worker_main(conn):
+    """halide_mlir's worker: a source in, (unscheduled, scheduled) results out."""
     import halide_mlir as hl
     while True:
         try:
@@ -644,10 +646,34 @@ def _worker_main(conn):
         conn.send(res)
 
 
-class Worker:
-    """A persistent halide_mlir process. ``submit`` then ``result``; a dead or hung worker is restarted."""
+def _reference_main(conn, quiet: bool):
+    """Real Halide's worker: (source, schedule) in, its result out. ``quiet``: its warnings (printed to
+    sys.stdout by the bindings, and to fd 2 by the C++ side) go nowhere."""
+    if quiet:
+        import io
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        sys.stdout = sys.stderr = io.StringIO()
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        conn.send(run_reference(*msg))
+        if quiet:
+            sys.stdout.seek(0)
+            sys.stdout.truncate()
 
-    def __init__(self, recycle: int = 300):
+
+class Worker:
+    """A persistent process running ``main`` (halide_mlir's by default). ``submit`` then ``result``; a dead or
+    hung worker is restarted."""
+
+    def __init__(self, recycle: int = 300, main=_worker_main, args: tuple = ()):
+        self.main, self.args = main, args
         self.ctx = mp.get_context("spawn")
         self.proc = None
         self.conn = None
@@ -662,7 +688,7 @@ class Worker:
         # every example is a new pipeline: don't fill the on-disk compile cache with them (and always compile)
         os.environ.setdefault("HALIDE_MLIR_CACHE", "0")
         parent, child = self.ctx.Pipe()
-        self.proc = self.ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc = self.ctx.Process(target=self.main, args=(child, *self.args), daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
@@ -706,6 +732,7 @@ class Worker:
 
 
 _worker = None
+_reference_worker = None
 
 
 def worker() -> Worker:
@@ -715,6 +742,15 @@ def worker() -> Worker:
         import atexit
         atexit.register(_worker.stop)
     return _worker
+
+
+def reference_worker() -> Worker:
+    global _reference_worker
+    if _reference_worker is None:
+        _reference_worker = Worker(main=_reference_main, args=(QUIET_REFERENCE,))
+        import atexit
+        atexit.register(_reference_worker.stop)
+    return _reference_worker
 
 
 @dataclasses.dataclass
@@ -759,26 +795,17 @@ def run_reference(source: str, schedule: bool = True):
     return _run_one(halide, ns, schedule)
 
 
-QUIET_REFERENCE = False  # the CLI silences real Halide's warnings (sys.stdout, and C++ prints on fd 2)
+QUIET_REFERENCE = False  # the CLI silences real Halide's warnings
 
 
-def _run_reference_quietly(source: str, schedule: bool = True):
-    if not QUIET_REFERENCE:
-        return run_reference(source, schedule)
-    sys.stderr.flush()
-    import contextlib
-    import io
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        # Halide's Python bindings print warnings to sys.stdout
-        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            return run_reference(source, schedule)
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+def _reference(source: str, schedule: bool = True):
+    """Real Halide's result in its worker; a hang or a crash of Halide itself comes back as an error."""
+    rw = reference_worker()
+    rw.submit((source, schedule))
+    res = rw.result()
+    if res[0] == "crash":
+        return ("error", "crash", f"real Halide did not finish ({res[1]})", False)
+    return res
 
 
 # HalideErrors that wrap an MLIR failure (codegen produced something MLIR could not schedule/lower): counted as
@@ -798,11 +825,15 @@ def _diagnostic_key(msg: str) -> str:
 
 
 def check(source: str, w: Worker | None = None) -> Outcome:
-    """Run one example (ours in the worker, real Halide here, concurrently) and classify it."""
+    """Run one example (ours and real Halide in their workers, concurrently) and classify it."""
     w = w or worker()
     w.submit(source)
-    ref = _run_reference_quietly(source)
+    rw = reference_worker()
+    rw.submit((source, True))
     res = w.result()
+    ref = rw.result()
+    if ref[0] == "crash":
+        ref = ("error", "crash", f"real Halide did not finish ({ref[1]})", False)
     if res[0] == "crash":
         return Outcome("crash", res[1], "crash")
     unsched, sched = res
@@ -832,7 +863,7 @@ def check(source: str, w: Worker | None = None) -> Outcome:
         if diff:
             # Halide can disagree with itself: when its unscheduled pipeline gives exactly our (scheduled and
             # unscheduled) values, the schedule changed Halide's result, not ours
-            plain = _run_reference_quietly(source, schedule=False)
+            plain = _reference(source, schedule=False)
             if plain[0] == "ok" and not compare(plain[1], unsched[1]) and not compare(plain[1], sched[1]):
                 return Outcome("skip", f"real Halide's scheduled result differs from its own unscheduled one, "
                                        f"which ours equals ({diff})")
@@ -1072,6 +1103,7 @@ def main(argv=None) -> int:
     QUIET_REFERENCE = True
     r = run(args.examples, args.seed, args.shrink, args.out, args.verbose, shrink_internal=args.shrink_internal)
     worker().stop()
+    reference_worker().stop()
     return 1 if (r["mismatches"] or r["crashes"] or r["errors"]) else 0
 
 
