@@ -147,8 +147,9 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
 
 def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[Loop]:
     """Only the outermost parallel loop runs in parallel; parallel loops nested in it (in the same stage, or in
-    a producer computed inside it) run serially. MLIR's async runtime blocks a worker on each nested
-    parallel loop, and with as many workers as cores nested loops deadlock."""
+    a producer computed inside it) run serially. OpenMP would run a nested parallel region on one thread
+    anyway (and fork per outer iteration); MLIR's async runtime blocks a worker on each nested parallel loop, and
+    with as many workers as cores nested loops deadlock."""
     out = []
     for l in loops:
         if l.kind == "parallel":

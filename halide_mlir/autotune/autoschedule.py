@@ -12,7 +12,7 @@ store, what to compute per tile of what, what runs in parallel and in vectors --
   updates is computed per tile of that consumer -- 256x32 tiles of a 2-D consumer (the blur app's schedule), strips
   of 32 rows of a 3-D one (the unsharp app's) -- so its values are used while they are in cache.
 * Every group's consumer and every other stored Func: the tiles, strips or outermost pure dimension run
-  ``parallel`` (MLIR's async runtime splits them into one block per worker); dimension 0 is ``vectorize``d at the
+  ``parallel`` (OpenMP splits them into one block per thread); dimension 0 is ``vectorize``d at the
   kernel's natural width (analysis/vectorize.py: registers filled at the narrowest varying type).
 * A reduction update whose left-hand side keeps the pure x: its pure x loop moves inside the reduction loops
   (always legal: pure coordinates are independent) and is vectorized; its outermost pure dimension is parallel.

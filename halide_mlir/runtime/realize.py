@@ -10,7 +10,7 @@ import numpy as np
 from ..analysis import vectorize
 from ..analysis.bounds import Region, infer_bounds, input_buffer
 from ..analysis.pipeline import build_pipeline
-from ..codegen.lowering import num_threads
+from ..codegen.lowering import num_threads, parallel_runtime
 from ..codegen.payload import build_payload
 from ..codegen.transform import build_transform
 from ..error import HalideError
@@ -40,7 +40,7 @@ class Stages:
         return run_tool([mlir_tool("mlir-translate"), "--mlir-to-llvmir"], self.lowered())
 
     def assembly(self) -> str:
-        """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines), then llc.
+        """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines, if any), then llc.
         The triple matters: without it memcpy becomes byte loops (DESIGN.md note 8)."""
         from .tools import llvm_tool, run_tool
         target = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"]
@@ -183,7 +183,9 @@ def realize(func, sizes, *rest):
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
     inputs = [input_buffer(h) for h in p.inputs]
-    key = (id(func), generation[0], region, _input_signature(p), num_threads(), vectorize.mode())
+    threads = num_threads()
+    key = (id(func), generation[0], region, _input_signature(p), threads, parallel_runtime(threads),
+           vectorize.mode())
     compiled = _compiled.get(key)
     if compiled is None:
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"

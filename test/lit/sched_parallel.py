@@ -1,13 +1,16 @@
 # parallel(y) with vectorize(x, 64) on u8: the script tiles y with tile_using_forall, so the scheduled IR
 # has one scf.forall over the 16 rows (results written back with tensor.parallel_insert_slice) around
-# 64-wide vector code; the lowered IR dispatches the forall's iterations through MLIR's async runtime
-# (mlirAsyncRuntime* calls, the parallel_compute_fn outlined body). With HL_NUM_THREADS=1 the same
-# schedule runs serially: no forall survives lowering and no async runtime is called.
+# 64-wide vector code; the lowered IR runs the forall's iterations on OpenMP: one omp.parallel with
+# num_threads(HL_NUM_THREADS) around an omp.wsloop, whose omp.loop_nest holds the vector body (the translation to
+# LLVM IR outlines the region into a function each thread runs). With HALIDE_MLIR_PARALLEL_RUNTIME=async they go
+# through MLIR's async runtime instead (mlirAsyncRuntime* calls, the parallel_compute_fn outlined body). With
+# HL_NUM_THREADS=1 the same schedule runs serially: no forall survives lowering and no runtime is called.
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
 # RUN: %python %s scheduled | FileCheck %s
-# RUN: %python %s lowered | FileCheck %s --check-prefix=LOWERED
-# RUN: env HL_NUM_THREADS=1 %python %s lowered | FileCheck %s --check-prefix=SERIAL --implicit-check-not=mlirAsyncRuntime
+# RUN: env HL_NUM_THREADS=2 %python %s lowered | FileCheck %s --check-prefix=LOWERED --implicit-check-not=mlirAsyncRuntime
+# RUN: env HL_NUM_THREADS=2 HALIDE_MLIR_PARALLEL_RUNTIME=async %python %s lowered | FileCheck %s --check-prefix=ASYNC --implicit-check-not=omp.
+# RUN: env HL_NUM_THREADS=1 %python %s lowered | FileCheck %s --check-prefix=SERIAL --implicit-check-not=mlirAsyncRuntime --implicit-check-not=omp.
 
 import os
 import sys
@@ -41,14 +44,24 @@ emit(out, [64, 16])
 # CHECK:         bufferization.materialize_in_destination %[[R]]
 
 # LOWERED-LABEL: llvm.func @pipeline(
-# LOWERED:         llvm.call @mlirAsyncRuntimeCreateGroup
-# LOWERED:         llvm.call @async_dispatch_fn
-# LOWERED:         llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+# LOWERED:         %[[N:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+# LOWERED:         omp.parallel num_threads(%[[N]] : i32) {
+# LOWERED:           omp.wsloop {
+# LOWERED-NEXT:        omp.loop_nest (%{{[A-Za-z0-9_]+}}) : i64 = (%{{[0-9]+}}) to (%{{[0-9]+}}) step (%{{[0-9]+}}) {
+# LOWERED:               llvm.add %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<64xi8>
+# LOWERED:               omp.yield
+# LOWERED:           omp.terminator
 # LOWERED:         llvm.return
-# LOWERED-LABEL: llvm.func @parallel_compute_fn(
-# LOWERED:         llvm.add %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<64xi8>
-# LOWERED-LABEL: llvm.func @async_execute_fn(
-# LOWERED:         llvm.call @mlirAsyncRuntimeExecute
+
+# ASYNC-LABEL: llvm.func @pipeline(
+# ASYNC:         llvm.call @mlirAsyncRuntimeCreateGroup
+# ASYNC:         llvm.call @async_dispatch_fn
+# ASYNC:         llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+# ASYNC:         llvm.return
+# ASYNC-LABEL: llvm.func @parallel_compute_fn(
+# ASYNC:         llvm.add %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<64xi8>
+# ASYNC-LABEL: llvm.func @async_execute_fn(
+# ASYNC:         llvm.call @mlirAsyncRuntimeExecute
 
 # SERIAL-LABEL: llvm.func @pipeline(
 # SERIAL:         llvm.add %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} : vector<64xi8>

@@ -11,7 +11,7 @@ import pytest
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 
-# The tiled-fusion blur (compute_at + parallel: exercises the async runtime's symbols when linking from disk).
+# The tiled-fusion blur (compute_at + parallel: exercises libomp's symbols when linking from disk).
 PROGRAM = r"""
 import json, sys
 import numpy as np

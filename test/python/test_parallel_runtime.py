@@ -1,0 +1,112 @@
+"""Parallel loops run on OpenMP (libomp from the cmeel-libomp wheel) with HL_NUM_THREADS threads, or on MLIR's
+async runtime with HALIDE_MLIR_PARALLEL_RUNTIME=async (codegen/lowering.py); both give the serial results."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import halide_mlir as hl
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _run(code: str, **env) -> str:
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": REPO, "HALIDE_MLIR_CACHE": "0", **env})
+    assert r.returncode == 0, f"rc {r.returncode}:\n{r.stdout}\n{r.stderr[-3000:]}"
+    return r.stdout
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_hl_num_threads_sets_the_team_size(threads):
+    """A parallel loop starts HL_NUM_THREADS - 1 worker threads (the caller is the first); the JIT's own
+    llvm-worker threads aside."""
+    out = _run("""
+        import os
+        import numpy as np
+        import halide_mlir as hl
+
+        def workers():
+            return sum(not open(f"/proc/self/task/{t}/comm").read().startswith("llvm-worker")
+                       for t in os.listdir("/proc/self/task"))
+
+        x, y = hl.Var("x"), hl.Var("y")
+        f = hl.Func("f")
+        f[x, y] = x + y
+        f.vectorize(x, 16).parallel(y)
+        before = workers()
+        out = np.asarray(f.realize([64, 64]))
+        assert (out == np.add.outer(np.arange(64), np.arange(64))).all()
+        print(workers() - before)
+    """, HL_NUM_THREADS=str(threads))
+    assert int(out) == threads - 1
+
+
+def _blur(a, strip):
+    inp = hl.Buffer(a, "input")
+    x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
+    bx, out = hl.Func("bx"), hl.Func("by")
+    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
+    out[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+    out.split(y, yo, yi, strip).vectorize(x, 16).parallel(yo)
+    bx.compute_at(out, yo).vectorize(x, 16)
+    return out
+
+
+@pytest.mark.parametrize("runtime", ["openmp", "async"])
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_runtimes_give_the_serial_result(monkeypatch, runtime, threads):
+    """Uneven splits (7 strips of 5 rows, the last one short, over 2 or 3 threads), realized repeatedly."""
+    a = np.random.default_rng(7).random((35, 50), dtype=np.float32)
+    monkeypatch.setenv("HL_NUM_THREADS", "1")
+    want = np.asarray(_blur(a, 5).realize([48, 33]))
+    monkeypatch.setenv("HL_NUM_THREADS", threads)
+    monkeypatch.setenv("HALIDE_MLIR_PARALLEL_RUNTIME", runtime)
+    f = _blur(a, 5)
+    for _ in range(20):
+        np.testing.assert_array_equal(np.asarray(f.realize([48, 33])), want)
+
+
+def test_unknown_runtime_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HL_NUM_THREADS", "2")
+    monkeypatch.setenv("HALIDE_MLIR_PARALLEL_RUNTIME", "tbb")
+    with pytest.raises(hl.HalideError, match="HALIDE_MLIR_PARALLEL_RUNTIME='tbb': expected one of openmp, async"):
+        _blur(np.zeros((10, 10), dtype=np.float32), 4).realize([8, 8])
+
+
+@pytest.mark.parametrize("runtime", ["openmp", "async"])
+def test_parallel_pipelines_from_several_python_threads(monkeypatch, runtime):
+    """Four Python threads (ctypes releases the GIL) each run parallel loops at once: with OpenMP each caller is
+    the master of its own team; every call's result is the serial one."""
+    import threading
+    rng = np.random.default_rng(8)
+    arrays = [rng.random((66, 130), dtype=np.float32) for _ in range(4)]
+    funcs = [_blur(a, 8) for a in arrays]
+    monkeypatch.setenv("HL_NUM_THREADS", "1")
+    wants = [np.asarray(f.realize([128, 64])).copy() for f in funcs]
+    monkeypatch.setenv("HL_NUM_THREADS", "2")
+    monkeypatch.setenv("HALIDE_MLIR_PARALLEL_RUNTIME", runtime)
+    for f in funcs:   # compiled here, before the threads
+        f.realize([128, 64])
+    errors, barrier = [], threading.Barrier(4)
+
+    def run(i):
+        try:
+            barrier.wait()
+            out = hl.Buffer(hl.Float(32), [128, 64])
+            for _ in range(200):
+                funcs[i].realize(out)
+                np.testing.assert_array_equal(np.asarray(out), wants[i])
+        except BaseException as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads), "a parallel realize hung"
+    assert not errors, errors[0]
