@@ -9,6 +9,8 @@ Per benchmark:
    Halide is compiled first (see ``--ours-first``: the other order has crashed in some experiments);
 3. time the two interleaved, A B A B ... for ``--rounds`` rounds (each sample is the mean of k back-to-back
    realizes into the same preallocated output, k chosen so one sample takes ~20 ms) and keep best and median;
+   between samples both thread pools are left to go idle (SETTLE_S): an OpenMP worker still spinning after our
+   sample (KMP_BLOCKTIME, 1 ms by default here) would otherwise take a core from Halide's next one, and back;
 4. check the outputs agree (integers exactly, floats to rtol 1e-4 plus an absolute tolerance relative to the
    output's magnitude: Halide reorders float sums);
 5. roofline: bytes = every input read once + the output written once, over the measured copy bandwidth; FLOPs
@@ -83,7 +85,11 @@ def compare(b, ref: np.ndarray, got: np.ndarray) -> tuple[bool, str]:
     return ok, f"max err {worst:.1e} (rel, atol {b.atol_rel:g}*max)"
 
 
+SETTLE_S = 0.005  # > our OpenMP workers' spin (runtime/openmp.py) and Halide's thread pool's
+
+
 def _sample(fn, k: int) -> float:
+    time.sleep(SETTLE_S)
     t = time.perf_counter()
     for _ in range(k):
         fn()
