@@ -627,9 +627,8 @@ def _run_one(hl, ns, schedule: bool):
         return ("error", type(e).__name__, msg, is_hl)
 
 
-def _worker_main(conn):
-    """halide_mlir's worker: a source in, (unscheduled, scheduled) results out."""
-    import halide_mlir as hl
+def _serve(conn, handle) -> None:
+    """A worker's loop: each message in gets ``handle(message)`` back; None or a closed pipe ends it."""
     while True:
         try:
             msg = conn.recv()
@@ -637,13 +636,20 @@ def _worker_main(conn):
             return
         if msg is None:
             return
-        source = msg
+        conn.send(handle(msg))
+
+
+def _worker_main(conn):
+    """halide_mlir's worker: a source in, (unscheduled, scheduled) results out."""
+    import halide_mlir as hl
+
+    def handle(source):
         try:
             ns = _load(source)
-            res = (_run_one(hl, ns, False), _run_one(hl, ns, True))
+            return _run_one(hl, ns, False), _run_one(hl, ns, True)
         except Exception as e:  # noqa: BLE001
-            res = (("error", type(e).__name__, str(e), False),) * 2
-        conn.send(res)
+            return (("error", type(e).__name__, str(e), False),) * 2
+    _serve(conn, handle)
 
 
 def _reference_main(conn, quiet: bool):
@@ -655,17 +661,14 @@ def _reference_main(conn, quiet: bool):
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         sys.stdout = sys.stderr = io.StringIO()
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        if msg is None:
-            return
-        conn.send(run_reference(*msg))
+
+    def handle(msg):
+        res = run_reference(*msg)
         if quiet:
             sys.stdout.seek(0)
             sys.stdout.truncate()
+        return res
+    _serve(conn, handle)
 
 
 class Worker:
