@@ -33,12 +33,15 @@ PARALLEL = {
 }
 
 
+CORES = os.cpu_count() or 1  # (asking the OS costs ~10 us, once per realize otherwise)
+
+
 def num_threads() -> int:
     """Halide's HL_NUM_THREADS, else every core."""
     env = os.environ.get("HL_NUM_THREADS")
     if env and env.isdigit() and int(env) > 0:
         return int(env)
-    return os.cpu_count() or 1
+    return CORES
 
 
 def parallel_runtime(threads: int) -> str:
