@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..error import HalideError
 from ..lang.schedule import LoopLevel
 from ..lang.traversal import walk
+from .affine import linear_form
 from .loop_nest import stage_loops
 
 OUTERMOST = "__outermost"
@@ -63,19 +64,41 @@ def hoist_from_loops(pipeline) -> None:
       ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at
       each iteration of that loop, and its updates keep each point's pure coordinates;
     * anything computed at a loop of a consumer with update definitions, which runs several loop nests
-      (the locality is not reproduced yet; pure values are the same anywhere)."""
+      (the locality is not reproduced yet; pure values are the same anywhere);
+    * a Func some consumer reads at coordinates that are not a slice (``f[x // 2, y]``, ``f[clamp(x, 0, 9), y]``,
+      a data-dependent index): such a read is a ``tensor.extract`` inside the consumer's ``linalg.generic``, and
+      ``fuse_into_containing_op`` "fuses" the producer there by cloning the whole producer into the consumer's
+      body, once per read and per point (it does not vectorize, and applying the script takes minutes)."""
     from .pipeline import is_reduction
 
     def at_a_loop(s) -> bool:
         return s.func is not pipeline.output and s.compute.kind == "at" and s.compute.var != OUTERMOST
 
     hoisted = [s for s in pipeline.stages if at_a_loop(s) and (not all(is_reduction(s, u) for u in s.updates)
-                                                              or pipeline.stage(s.compute.func).updates)]
+                                                              or pipeline.stage(s.compute.func).updates
+                                                              or any(gathers(c, s.func) for c in s.consumers))]
     for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
             hoisted.append(s)
     for s in hoisted:
         s.compute = LoopLevel.root()
+
+
+def gathers(stage, func) -> bool:
+    """Does ``stage`` read ``func`` somewhere at coordinates that are not distinct Vars plus constants (the
+    reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)?"""
+    for n in (m for e in stage.exprs() for m in walk(e)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        if any(m.kind == "call" for a in n.args for m in walk(a)):
+            return True
+        forms = [linear_form(a) for a in n.args]
+        if any(f is None for f in forms):
+            return True
+        used = [v for v, _ in forms if v is not None]
+        if len(set(used)) != len(used):
+            return True
+    return False
 
 
 def _enclosing(pipeline, stage):
