@@ -5,6 +5,10 @@ before dividing so the JIT never traps (x86 idiv faults on 0 and on INT_MIN / -1
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..error import HalideError
 from ..lang.types import Bool, Type
 from .mlir_text import constant_literal
@@ -122,6 +126,12 @@ class BodyEmitter:
 
     def div(self, e, a: str, b: str, t: Type) -> str:
         if t.is_float():
+            c = self._const_divisor(e)
+            if c is not None and c != 0 and math.isfinite(c):
+                # Halide multiplies by the reciprocal (rounded to the type) instead: x / 65535.0 differs in
+                # the last bit for some x, enough to move an i32() cast or a LUT index
+                r = float(np.float32(1) / np.float32(c)) if t.bits == 32 else 1.0 / c
+                return self.op(f"arith.mulf {a}, {self.const(r, t)} fastmath<contract> : {t.mlir}")
             return self.op(f"arith.divf {a}, {b} : {t.mlir}")
         zero = self.const(0, t)
         cb = self._const_divisor(e)

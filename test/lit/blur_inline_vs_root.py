@@ -44,7 +44,9 @@ emit(out, [W, H])
 # INLINE-SAME:      ins(%[[S00]], %[[S01]], %[[S02]], %[[S10]], %[[S11]], %[[S12]], %[[S20]], %[[S21]], %[[S22]] :
 # INLINE-SAME:      outs(%[[INIT]] : tensor<16x32xf32>)
 # INLINE-SAME:      hl.func = "out"
-# INLINE:           arith.divf
+# / 9 is a multiplication by the f32 reciprocal, as in Halide
+# INLINE:           %[[R9:[A-Za-z0-9_]+]] = arith.constant 0.111111112 : f32
+# INLINE:           arith.mulf %{{[A-Za-z0-9_]+}}, %[[R9]] fastmath<contract> : f32
 # INLINE:         } -> tensor<16x32xf32>
 # INLINE-NEXT:    bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]]
 # INLINE-NOT:     linalg.generic
@@ -62,7 +64,7 @@ emit(out, [W, H])
 # ROOT-SAME:      ins(%[[B0]], %[[B1]], %[[B2]] : tensor<18x32xf32>, tensor<18x32xf32>, tensor<18x32xf32>)
 # ROOT-SAME:      outs(%[[BINIT]] : tensor<18x32xf32>)
 # ROOT-SAME:      hl.func = "bx"
-# ROOT-NOT:       arith.divf
+# ROOT-NOT:       arith.mulf
 # ROOT:         } -> tensor<18x32xf32>
 # out, reading three row-shifted slices of bx's result (not of the input)
 # ROOT-NEXT:    %[[O0:[A-Za-z0-9_]+]] = tensor.extract_slice %[[BX]][0, 0] [16, 32] [1, 1] : tensor<18x32xf32> to tensor<16x32xf32>
@@ -73,7 +75,8 @@ emit(out, [W, H])
 # ROOT-SAME:      ins(%[[O0]], %[[O1]], %[[O2]] : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>)
 # ROOT-SAME:      outs(%[[OINIT]] : tensor<16x32xf32>)
 # ROOT-SAME:      hl.func = "out"
-# ROOT:           arith.divf
+# ROOT:           %[[R9:[A-Za-z0-9_]+]] = arith.constant 0.111111112 : f32
+# ROOT:           arith.mulf %{{[A-Za-z0-9_]+}}, %[[R9]] fastmath<contract> : f32
 # ROOT:         } -> tensor<16x32xf32>
 # ROOT-NEXT:    bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]]
 # ROOT-NOT:     linalg.generic
