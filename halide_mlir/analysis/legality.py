@@ -85,9 +85,10 @@ def hoist_from_loops(pipeline) -> None:
 
 
 def gathers(stage, func) -> bool:
-    """Does ``stage`` read ``func`` somewhere at coordinates that are not distinct Vars plus constants (the
-    reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)?"""
-    for n in (m for e in stage.exprs() for m in walk(e)):
+    """Does ``stage``'s pure definition read ``func`` somewhere at coordinates that are not distinct Vars plus
+    constants (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)? (A
+    reduction's ``b[x + r.x]`` is an indexing map of its generic: codegen/updates.py.)"""
+    for n in (m for e in stage.values for m in walk(e)):
         if n.kind != "call" or n.value is not func:
             continue
         if any(m.kind == "call" for a in n.args for m in walk(a)):
