@@ -1,8 +1,23 @@
-"""Process-level allocator settings for JIT-compiled pipelines."""
+"""Memory for JIT-compiled pipelines: process-level allocator settings, aligned output arrays."""
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+
+import numpy as np
+
+ALIGNMENT = 128  # bytes, as Halide's runtime allocates
+
+
+def aligned_empty(shape, dtype) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts on an ALIGNMENT boundary. numpy's large arrays
+    start 16 bytes past one (malloc's header), so every 64-byte vector store into them would straddle two
+    cache lines: measured ~10% on a streaming u8 kernel (rgb_to_gray) against Halide's aligned outputs."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 _done = [False]
 

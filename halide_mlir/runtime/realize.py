@@ -17,6 +17,7 @@ from ..error import HalideError
 from ..lang.buffer import Buffer
 from ..lang.schedule import generation
 from ..lang.source import user_site
+from .memory import aligned_empty
 from .memref import descriptor
 
 
@@ -125,7 +126,7 @@ def _output_buffers(func, sizes):
     outs = []
     for k, t in enumerate(types):
         try:
-            array = np.empty(tuple(reversed(region.extents)), dtype=t.numpy)
+            array = aligned_empty(tuple(reversed(region.extents)), t.numpy)
         except (MemoryError, ValueError) as e:
             raise HalideError(f"{user_site()}: can't allocate the output of Func '{func.name()}' with sizes "
                               f"{list(region.extents)}: {e}") from None
