@@ -16,8 +16,10 @@ import os
 
 from ..error import HalideError
 
-# eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy)
-BUFFERIZE = "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries=false},canonicalize,cse"
+# eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy);
+# the schedule's unrolls (codegen/transform.py UNROLL_SEQUENCE) run between BUFFERIZE and AFTER_BUFFERIZE
+BUFFERIZE = "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries=false}"
+AFTER_BUFFERIZE = "canonicalize,cse"
 
 SERIAL = "scf-forall-to-for"
 PARALLEL = {

@@ -8,8 +8,9 @@ import re
 import threading
 
 from ..analysis import vectorize
-from ..codegen.lowering import (BUFFERIZE, hoist_static_allocas, keep_masked_store_values, lowering_passes,
-                                num_threads, parallel_runtime, to_llvm)
+from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, hoist_static_allocas, keep_masked_store_values,
+                                lowering_passes, num_threads, parallel_runtime, to_llvm)
+from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import HalideError
 
 _PARSE_OPTS = {}
@@ -39,18 +40,24 @@ def readable_locations(text: str) -> str:
     return _LOC.sub(sub, text)
 
 
-def apply_schedule(ctx, payload: str, transform: str):
-    """Parse the payload and run the transform script on it, in process."""
+def _sequence(script, name: str):
+    return next((op for op in script.body.operations
+                 if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == f'"{name}"'), None)
+
+
+def apply_schedule(ctx, payload: str, transform: str, script_out: list | None = None):
+    """Parse the payload and run the transform script on it, in process. ``script_out`` receives the parsed
+    script (bufferize runs its second entry point)."""
     from mlir import ir
     from mlir.dialects.transform import interpreter
     with ctx, mlir_errors("MLIR rejected the generated payload (a halide_mlir bug)"):
         module = ir.Module.parse(payload)
     with ctx, mlir_errors("MLIR rejected the generated transform script (a halide_mlir bug)"):
         script = ir.Module.parse(transform)
-    entry = next(op for op in script.body.operations
-                 if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == '"__transform_main"')
     with ctx, mlir_errors("applying the schedule failed"):
-        interpreter.apply_named_sequence(module.operation, entry, script)
+        interpreter.apply_named_sequence(module.operation, _sequence(script, "__transform_main"), script)
+    if script_out is not None:
+        script_out.append(script)
     return module
 
 
@@ -60,10 +67,29 @@ def run_passes(ctx, module, passes: str, what: str) -> None:
         passmanager.PassManager.parse(f"builtin.module({passes})").run(module.operation)
 
 
+def bufferize(ctx, module, script) -> None:
+    """Bufferize the scheduled module, then unroll the loops the schedule unrolls (the script's
+    UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up."""
+    from mlir.dialects.transform import interpreter
+    run_passes(ctx, module, BUFFERIZE, "bufferization failed")
+    unroll = _sequence(script, UNROLL_SEQUENCE)
+    if unroll is not None:
+        with ctx, mlir_errors("unrolling failed"):
+            interpreter.apply_named_sequence(module.operation, unroll, script)
+    run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed")
+
+
+def bufferized(ctx, payload: str, transform: str):
+    """Scheduled, bufferized and unrolled (memrefs, before the lowering to LLVM)."""
+    scripts: list = []
+    module = apply_schedule(ctx, payload, transform, scripts)
+    bufferize(ctx, module, scripts[0])
+    return module
+
+
 def lower(ctx, payload: str, transform: str, threads: int):
     """Scheduled, bufferized and lowered to the LLVM dialect."""
-    module = apply_schedule(ctx, payload, transform)
-    run_passes(ctx, module, BUFFERIZE, "bufferization failed")
+    module = bufferized(ctx, payload, transform)
     before, after = lowering_passes(threads)
     run_passes(ctx, module, before, "lowering to LLVM failed")
     with ctx:
@@ -204,8 +230,9 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
                 from . import disk_cache
                 cache_key = None
                 if disk_cache.enabled():
+                    passes = f"{BUFFERIZE}|{UNROLL_SEQUENCE}|{AFTER_BUFFERIZE}|{to_llvm(threads)}"
                     cache_key = disk_cache.key(payload, transform, threads, arg_types,
-                                               f"{BUFFERIZE}|{to_llvm(threads)}|opt_level=3|vectorize={vectorize.mode()}")
+                                               f"{passes}|opt_level=3|vectorize={vectorize.mode()}")
                 c = Compiled(payload, transform, arg_types, threads, cache_key)
                 _engines[key] = c
     return c

@@ -31,6 +31,11 @@ class Stages:
         from .jit import apply_schedule, new_context
         return str(apply_schedule(new_context(), self.payload, self.transform))
 
+    def bufferized(self) -> str:
+        """After bufferization and the schedule's unrolls (which run on the bufferized IR)."""
+        from .jit import bufferized, new_context
+        return str(bufferized(new_context(), self.payload, self.transform))
+
     def lowered(self) -> str:
         from ..codegen.lowering import num_threads
         from .jit import lower, new_context

@@ -7,7 +7,7 @@
 # r.x unrolled by 2, so 40 of them per iteration of the r.x loop, and no scalar generic is left.
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
-# RUN: %python %s scheduled | FileCheck %s --check-prefix=VEC
+# RUN: %python %s bufferized | FileCheck %s --check-prefix=VEC
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LLVM
 
 import os
@@ -38,24 +38,41 @@ emit(relu, [CO, W, H, N])
 
 # The update's loops: n, r.z, r.y, r.x by 2 and by 1, y, x, c by 16; then the unit dims are folded and the
 # folded op is vectorized over c alone; unroll factors are those of the fused tile (64 channels x 5 columns).
+# The unrolls run after bufferization (unrolled tensor IR is slow to bufferize): the schedule tags each loop
+# with an hl.unroll id and @halide_unroll unrolls them by id, innermost first.
 # SCRIPT:      %[[U:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.update_of = "conv", hl.update = 0 : i64}
 # SCRIPT:      transform.structured.tile_using_for %{{[A-Za-z0-9_]+}} tile_sizes [0, 0, 0, 16, 0, 0, 0]
 # SCRIPT-NEXT: transform.apply_patterns to %[[C:[A-Za-z0-9_]+]] {
 # SCRIPT-NEXT:   transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
 # SCRIPT:      %[[F:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} in %[[C]]
 # SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
-# SCRIPT-NEXT: transform.loop.unroll %[[C]] {factor = 4}
-# SCRIPT-NEXT: transform.loop.unroll %{{[A-Za-z0-9_]+}} {factor = 5}
-# SCRIPT-NEXT: transform.loop.unroll %{{[A-Za-z0-9_]+}} {factor = 1}
-# SCRIPT-NEXT: transform.loop.unroll %{{[A-Za-z0-9_]+}} {factor = 2}
+# SCRIPT-NEXT: %[[P0:[A-Za-z0-9_]+]] = transform.param.constant 0 : i64
+# SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll" = %[[P0]]
+# SCRIPT-NEXT: %[[P1:[A-Za-z0-9_]+]] = transform.param.constant 1 : i64
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P1]]
+# SCRIPT-NEXT: %[[P2:[A-Za-z0-9_]+]] = transform.param.constant 2 : i64
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P2]]
+# SCRIPT-NEXT: %[[P3:[A-Za-z0-9_]+]] = transform.param.constant 3 : i64
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P3]]
+# SCRIPT-NOT:  transform.loop.unroll
+# SCRIPT:      transform.named_sequence @halide_unroll(%[[ROOT:[A-Za-z0-9_]+]]: !transform.any_op
+# SCRIPT-NEXT: %[[L0:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 0 : i64} in %[[ROOT]]
+# SCRIPT-NEXT: transform.loop.unroll %[[L0]] {factor = 4}
+# SCRIPT-NEXT: %[[L1:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 1 : i64} in %[[ROOT]]
+# SCRIPT-NEXT: transform.loop.unroll %[[L1]] {factor = 5}
+# SCRIPT-NEXT: %[[L2:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 2 : i64} in %[[ROOT]]
+# SCRIPT-NEXT: transform.loop.unroll %[[L2]] {factor = 1}
+# SCRIPT-NEXT: %[[L3:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 3 : i64} in %[[ROOT]]
+# SCRIPT-NEXT: transform.loop.unroll %[[L3]] {factor = 2}
 
-# The r.x loop (step 2) holds 40 16-wide contractable multiply-adds and no loop over x or c.
+# After bufferization and the unrolls, the r.x loop (step 2) holds 40 16-wide contractable multiply-adds and
+# no loop over x or c.
 # VEC-LABEL: func.func @pipeline
 # VEC:         scf.for %{{[A-Za-z0-9_]+}} = %{{[A-Za-z0-9_]+}} to %c8 step %c2
 # VEC-NOT:       scf.for
 # VEC-COUNT-40:  arith.addf %{{[A-Za-z0-9_]+}}, %{{[A-Za-z0-9_]+}} fastmath<contract> : vector<16xf32>
 # VEC-NOT:       arith.addf
-# VEC:           scf.yield
+# VEC:         }
 # VEC-NOT:     linalg.generic
 
 # LLVM-LABEL: llvm.func @pipeline(

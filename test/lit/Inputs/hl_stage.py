@@ -14,7 +14,7 @@ import sys
 
 from halide_mlir.runtime.realize import stages
 
-STAGES = ("payload", "transform", "scheduled", "lowered", "llvm")
+STAGES = ("payload", "transform", "scheduled", "bufferized", "lowered", "llvm")
 
 
 def stage_text(func, sizes, stage):
@@ -24,6 +24,8 @@ def stage_text(func, sizes, stage):
         return func.transform_script(sizes)
     if stage == "scheduled":
         return stages(func, sizes).scheduled()
+    if stage == "bufferized":
+        return stages(func, sizes).bufferized()
     if stage == "lowered":
         return func.compile_to_lowered_mlir(sizes)
     if stage == "llvm":
