@@ -237,7 +237,6 @@ def keep_masked_store_values(module) -> int:
     LLVM dialect module and mark the functions holding one ``noinline`` (see the comment above). Returns how
     many stores were guarded."""
     from mlir import ir
-    from mlir.dialects import llvm
     stores = []
 
     def visit(op):
@@ -254,8 +253,12 @@ def keep_masked_store_values(module) -> int:
         if not stores:
             continue
         for store in stores:
+            # the op built generically: importing mlir.dialects.llvm for it costs ~15 ms per process
             with ir.InsertionPoint(store), store.location:
-                llvm.call_intrinsic(None, "llvm.fake.use", [store.operands[0]], [], [])
+                ir.Operation.create("llvm.call_intrinsic", results=[], operands=[store.operands[0]], attributes={
+                    "intrin": ir.StringAttr.get("llvm.fake.use"),
+                    "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0])})
         func.operation.attributes["no_inline"] = ir.UnitAttr.get()
         count += len(stores)
     return count
