@@ -9,13 +9,9 @@ import time
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# benchmarks whose hand schedule halide_mlir cannot compile (bench/RESULTS.md): no hand column to compare with
-KNOWN_UNSUPPORTED = {"local_laplacian": "its hand schedule fails in MLIR's vectorizer (see bench/RESULTS.md)"}
-
-
 def skipped(b, hl) -> dict | None:
-    if b.missing(hl) or b.name in KNOWN_UNSUPPORTED:
-        return {"name": b.name, "status": "skipped", "message": KNOWN_UNSUPPORTED.get(b.name) or b.skip_reason}
+    if b.missing(hl):
+        return {"name": b.name, "status": "skipped", "message": b.skip_reason}
     return None
 
 
