@@ -1,6 +1,8 @@
 """Coordinates of the form ``var + constant``: the reads that become slices."""
 from __future__ import annotations
 
+from ..lang.traversal import walk
+
 
 def linear_form(e):
     """``e`` as (var name or None, integer constant) if it is ``var + c`` / ``c`` after folding."""
@@ -25,3 +27,15 @@ def linear_form(e):
     if k == "cast" and e.type.bits >= 32 and e.args[0].type.bits <= 32 and e.args[0].type.is_int():
         return linear_form(e.args[0])
     return None
+
+
+def slice_forms(call) -> list | None:
+    """The coordinates of a call as linear forms if the read is a slice: distinct Vars plus constants (no
+    call inside a coordinate); None for any other read (a gather: ``tensor.extract`` in codegen)."""
+    if any(m.kind == "call" for a in call.args for m in walk(a)):
+        return None
+    forms = [linear_form(a) for a in call.args]
+    if any(f is None for f in forms):
+        return None
+    used = [v for v, _ in forms if v is not None]
+    return forms if len(set(used)) == len(used) else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..error import HalideError
 from ..lang.schedule import LoopLevel
 from ..lang.traversal import walk
-from .affine import linear_form
+from .affine import slice_forms
 from .loop_nest import stage_loops
 
 OUTERMOST = "__outermost"
@@ -89,15 +89,7 @@ def gathers(stage, func) -> bool:
     constants (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)? (A
     reduction's ``b[x + r.x]`` is an indexing map of its generic: codegen/updates.py.)"""
     for n in (m for e in stage.values for m in walk(e)):
-        if n.kind != "call" or n.value is not func:
-            continue
-        if any(m.kind == "call" for a in n.args for m in walk(a)):
-            return True
-        forms = [linear_form(a) for a in n.args]
-        if any(f is None for f in forms):
-            return True
-        used = [v for v, _ in forms if v is not None]
-        if len(set(used)) != len(used):
+        if n.kind == "call" and n.value is func and slice_forms(n) is None:
             return True
     return False
 

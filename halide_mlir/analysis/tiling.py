@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lang.traversal import walk
-from .affine import linear_form
+from .affine import slice_forms
 from .legality import OUTERMOST
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops
 
@@ -128,11 +128,8 @@ def slice_reads(bounded, stage, func) -> list | None:
     for n in (m for v in bounded.bodies[id(stage.func)] for m in walk(v)):
         if n.kind != "call" or n.value is not func:
             continue
-        forms = [linear_form(a) for a in n.args]
-        if any(f is None for f in forms) or any(m.kind == "call" for a in n.args for m in walk(a)):
-            return None
-        used = [v for v, _ in forms if v is not None]
-        if len(set(used)) != len(used):
+        forms = slice_forms(n)
+        if forms is None:
             return None
         reads.append(forms)
     return reads

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..analysis.affine import linear_form
+from ..analysis.affine import slice_forms
 from ..analysis.bounds import Bounded
 from ..lang.traversal import walk
 from ..lang.func import Func
@@ -258,13 +258,8 @@ class PayloadBuilder:
     def slice_access(self, call, stage, tile: "Tile", view=None):
         """The slice that feeds this call, if its coordinates are distinct Vars of the stage plus constants.
         Offsets are (dynamic terms, constant) pairs: a tile's start and a view's start may be SSA values."""
-        if any(m.kind == "call" for a in call.args for m in walk(a)):
-            return None
-        forms = [linear_form(a) for a in call.args]
-        if any(f is None for f in forms):
-            return None
-        used = [v for v, _ in forms if v is not None]
-        if len(set(used)) != len(used):
+        forms = slice_forms(call)
+        if forms is None:
             return None
         mins = self.min_of[id(call.value)] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
