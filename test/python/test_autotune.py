@@ -60,7 +60,8 @@ def _keys(infos):
 
 def test_schedule_code_pastes_back(tuned):
     a, blur_x, blur_y, x, y, given, r = tuned
-    assert "blur_y." in r.schedule_code
+    # (which Funcs the best schedule mentions depends on timings: the search may leave one at its default;
+    # what matters is that pasting the code gives the same schedules, checked below)
     infos = pipeline_funcs(blur_y)
     try:
         reset_schedules(infos)
