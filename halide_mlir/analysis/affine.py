@@ -1,41 +1,61 @@
-"""Coordinates of the form ``var + constant``: the reads that become slices."""
+"""Coordinates of the form ``a * var + constant``: the reads that become slices (strided when ``a`` > 1)."""
 from __future__ import annotations
 
 from ..lang.traversal import walk
 
+# Strided reads up to this stride are slices (a dense load plus a shuffle once vectorized:
+# codegen/strided_reads.py); beyond it the dense load would move more data than a gather.
+MAX_STRIDE = 4
+
 
 def linear_form(e):
-    """``e`` as (var name or None, integer constant) if it is ``var + c`` / ``c`` after folding."""
+    """``e`` as (var name or None, coefficient, integer constant) if it is ``a * var + c`` / ``c`` after folding
+    (``a`` an integer)."""
     k = e.kind
     if k == "const" and not e.type.is_float():
-        return None, int(e.value)
+        return None, 0, int(e.value)
     if k == "param" and not e.type.is_float():
-        return None, int(e.value.get())  # index Params are compile-time values (see realize's cache key)
+        return None, 0, int(e.value.get())  # index Params are compile-time values (see realize's cache key)
     if k == "var":
-        return e.value.name(), 0
-    if k in ("add", "sub") and not e.type.is_float():
+        return e.value.name(), 1, 0
+    if k in ("add", "sub", "mul") and not e.type.is_float():
         a, b = linear_form(e.args[0]), linear_form(e.args[1])
         if a is None or b is None:
             return None
-        if k == "sub":
-            if b[0] is not None:
+        if k == "mul":
+            if a[0] is not None and b[0] is not None:
                 return None
-            return a[0], a[1] - b[1]
+            (v, coef, c), factor = (a, b[2]) if b[0] is None else (b, a[2])
+            return (v if coef * factor else None), coef * factor, c * factor
+        sign = 1 if k == "add" else -1
         if a[0] is not None and b[0] is not None:
-            return None
-        return a[0] or b[0], a[1] + b[1]
-    if k == "cast" and e.type.bits >= 32 and e.args[0].type.bits <= 32 and e.args[0].type.is_int():
+            if a[0] != b[0]:
+                return None
+            coef = a[1] + sign * b[1]
+            return (a[0] if coef else None), coef, a[2] + sign * b[2]
+        return a[0] or b[0], a[1] + sign * b[1], a[2] + sign * b[2]
+    if k == "cast" and e.type.bits() >= 32 and e.args[0].type.bits() <= 32 and e.args[0].type.is_int():
         return linear_form(e.args[0])
     return None
 
 
-def slice_forms(call) -> list | None:
-    """The coordinates of a call as linear forms if the read is a slice: distinct Vars plus constants (no
-    call inside a coordinate); None for any other read (a gather: ``tensor.extract`` in codegen)."""
+def strided_forms(call) -> list | None:
+    """The coordinates of a call as (var, stride, constant) if the read is a strided slice: distinct Vars with
+    integer coefficients 1..MAX_STRIDE, plus constants (no call inside a coordinate); None for any other read (a
+    gather: ``tensor.extract`` in codegen)."""
     if any(m.kind == "call" for a in call.args for m in walk(a)):
         return None
     forms = [linear_form(a) for a in call.args]
-    if any(f is None for f in forms):
+    if any(f is None or not 0 <= f[1] <= MAX_STRIDE for f in forms):
         return None
-    used = [v for v, _ in forms if v is not None]
+    used = [v for v, _, _ in forms if v is not None]
     return forms if len(set(used)) == len(used) else None
+
+
+def slice_forms(call) -> list | None:
+    """The coordinates of a call as (var, constant) if the read is a unit-stride slice (``var + c``, ``c``);
+    None for any other read."""
+    forms = strided_forms(call)
+    if forms is None or any(v is not None and a != 1 for v, a, _ in forms):
+        return None
+    return [(v, c) for v, _, c in forms]

@@ -138,7 +138,7 @@ def _check_allocations(pipeline: Pipeline, regions: dict) -> None:
         if stage.func is pipeline.output or stage.compute.kind != "root":
             continue
         region = regions[id(stage.func)]
-        nbytes = math.prod(region.extents) * sum(max(1, t.bits // 8) for t in stage.func.output_types())
+        nbytes = math.prod(region.extents) * sum(max(1, t.bits() // 8) for t in stage.func.output_types())
         site = stage.func._definition().site
         if nbytes > MAX_BUFFER_BYTES:
             raise HalideError(f"Total allocation for buffer {stage.name} is {nbytes}, which exceeds the maximum "

@@ -113,12 +113,12 @@ def bounds(e, env) -> Interval:
         return a
     if k == "shr" and not t.is_float():
         a, b = bounds(e.args[0], env), bounds(e.args[1], env)
-        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits:
+        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits():
             return Interval(a.lo >> b.lo, a.hi >> b.lo)
         return type_range(t)
     if k == "shl" and not t.is_float():
         a, b = bounds(e.args[0], env), bounds(e.args[1], env)
-        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits:
+        if _is_int(a) and b.lo == b.hi and 0 <= b.lo < t.bits():
             return _clip(Interval(a.lo << b.lo, a.hi << b.lo), t)
         return type_range(t)
     if k == "and" and not t.is_float():

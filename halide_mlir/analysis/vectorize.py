@@ -75,13 +75,13 @@ def varying_bits(values, var: str) -> list[int]:
     for value in values:
         for n in walk(value):
             if n.type is not None and not n.type.is_bool() and varying(n, var):
-                bits.append(n.type.bits)
+                bits.append(n.type.bits())
     return bits
 
 
 def natural_lanes(values, output_types, var: str) -> int:
     """Lanes for a kernel computing ``values`` (stored as ``output_types``), vectorized along ``var``."""
-    bits = varying_bits(values, var) + [t.bits for t in output_types if not t.is_bool()]
+    bits = varying_bits(values, var) + [t.bits() for t in output_types if not t.is_bool()]
     if not bits:
         return MAX_LANES // 4
     lanes = min(REGISTER_BITS // min(bits), MAX_REGISTERS_PER_VALUE * REGISTER_BITS // max(bits))

@@ -72,7 +72,7 @@ def pipeline_funcs(output: Func) -> list[FuncInfo]:
         for u in f.updates():
             pure = [a.value.name() for a in u.args if a.kind == "var"]
             ups.append((pure, [r.name() for r in u.rvars()]))
-        infos.append(FuncInfo(f, i, f.name(), [v.name() for v in f.args()], max(t.bits for t in f.output_types()),
+        infos.append(FuncInfo(f, i, f.name(), [v.name() for v in f.args()], max(t.bits() for t in f.output_types()),
                               f is output, updates=ups))
     for f in order:
         for g in calls[id(f)]:

@@ -130,7 +130,7 @@ class BodyEmitter:
             if c is not None and c != 0 and math.isfinite(c):
                 # Halide multiplies by the reciprocal (rounded to the type) instead: x / 65535.0 differs in
                 # the last bit for some x, enough to move an i32() cast or a LUT index
-                r = float(np.float32(1) / np.float32(c)) if t.bits == 32 else 1.0 / c
+                r = float(np.float32(1) / np.float32(c)) if t.bits() == 32 else 1.0 / c
                 return self.op(f"arith.mulf {a}, {self.const(r, t)} fastmath<contract> : {t.mlir}")
             return self.op(f"arith.divf {a}, {b} : {t.mlir}")
         zero = self.const(0, t)
@@ -200,19 +200,19 @@ class BodyEmitter:
             return v
         if dst.is_bool():  # Halide 21 keeps the low bit (of the truncated value, for floats)
             if src.is_float():
-                wide = "i64" if src.bits == 64 else "i32"
+                wide = "i64" if src.bits() == 64 else "i32"
                 v = self.op(f"arith.fptosi {v} : {src.mlir} to {wide}")
                 return self.op(f"arith.trunci {v} : {wide} to i1")
             return self.op(f"arith.trunci {v} : {src.mlir} to i1")
         if src.is_float() and dst.is_float():
-            op = "extf" if dst.bits > src.bits else "truncf"
+            op = "extf" if dst.bits() > src.bits() else "truncf"
             return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
         if src.is_float():
             return self.op(f"arith.{'fptosi' if dst.is_signed() else 'fptoui'} {v} : {src.mlir} to {dst.mlir}")
         if dst.is_float():
             op = "sitofp" if src.is_signed() and not src.is_bool() else "uitofp"
             return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
-        if dst.bits > src.bits:
+        if dst.bits() > src.bits():
             op = "extsi" if src.is_signed() and not src.is_bool() else "extui"
             return self.op(f"arith.{op} {v} : {src.mlir} to {dst.mlir}")
         return self.op(f"arith.trunci {v} : {src.mlir} to {dst.mlir}")

@@ -28,12 +28,12 @@ def constant_literal(value, t: Type) -> str:
         return "true" if value else "false"
     if t.is_float():
         # hex keeps the exact bits (and spells inf and nan)
-        if t.bits == 32:
+        if t.bits() == 32:
             return "0x%08X" % struct.unpack(">I", struct.pack(">f", value))[0]
         return "0x%016X" % struct.unpack(">Q", struct.pack(">d", value))[0]
-    v = int(value) & ((1 << t.bits) - 1)
-    if v >= 1 << (t.bits - 1):  # MLIR integers are signless: spell the bit pattern as a signed number
-        v -= 1 << t.bits
+    v = int(value) & ((1 << t.bits()) - 1)
+    if v >= 1 << (t.bits() - 1):  # MLIR integers are signless: spell the bit pattern as a signed number
+        v -= 1 << t.bits()
     return str(v)
 
 

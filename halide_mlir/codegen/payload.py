@@ -1,7 +1,8 @@
 """The payload: one ``func.func`` with a ``linalg.generic`` on tensors per stage.
 
-Calls whose coordinates are a stage's Vars plus constants (stencil taps, transposes, fixed rows) are
-read through ``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees
+Calls whose coordinates are a stage's Vars (times positive constants: strided reads such as downsampling's
+``f[2 * x + 1]``) plus constants (stencil taps, transposes, fixed rows) are read through
+``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees
 plain loads (offset maps leave the op scalar: DESIGN.md note 1). Any other call (data-dependent or
 computed coordinates) is a ``tensor.extract`` inside the body; bounds inference has proved it in range.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..analysis.affine import slice_forms
+from ..analysis.affine import strided_forms
 from ..analysis.bounds import Bounded
 from ..lang.traversal import walk
 from ..lang.func import Func
@@ -33,6 +34,7 @@ class SliceAccess:
     offsets: tuple   # per callee tensor dim (numpy order)
     sizes: tuple
     dims: tuple      # per callee Halide dim: consumer Halide dim or None
+    strides: tuple   # per callee tensor dim: f[2 * x] reads every other element (see lowering.dense_strided_reads)
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,7 @@ class PayloadBuilder:
         return v
 
     def index_sum(self, terms: list[tuple[int, str]], const: int, loc: str):
-        """``const + sum(sign * ssa)`` as an index value: an int when nothing is dynamic."""
+        """``const + sum(coefficient * ssa)`` as an index value: an int when nothing is dynamic."""
         for t in list(terms):  # x - x: the same SSA value added and subtracted cancels
             if t in terms and (-t[0], t[1]) in terms:
                 terms.remove(t)
@@ -228,14 +230,18 @@ class PayloadBuilder:
         if not terms:
             return const
         acc = None
-        for sign, v in terms:
-            if acc is None and sign > 0:
+        for coef, v in terms:
+            if abs(coef) != 1:
+                scaled = self.fresh("o")
+                self.lines.append(f"{scaled} = arith.muli {v}, {self.index_const(abs(coef), loc)} : index {loc}")
+                coef, v = (1 if coef > 0 else -1), scaled
+            if acc is None and coef > 0:
                 acc = v
                 continue
             if acc is None:
                 acc = self.index_const(0, loc)
             r = self.fresh("o")
-            self.lines.append(f"{r} = arith.{'addi' if sign > 0 else 'subi'} {acc}, {v} : index {loc}")
+            self.lines.append(f"{r} = arith.{'addi' if coef > 0 else 'subi'} {acc}, {v} : index {loc}")
             acc = r
         if const:
             r = self.fresh("o")
@@ -256,16 +262,17 @@ class PayloadBuilder:
         return self.stage_names[next(i for i, s in enumerate(self.p.stages) if s.func is func)]
 
     def slice_access(self, call, stage, tile: "Tile", view=None):
-        """The slice that feeds this call, if its coordinates are distinct Vars of the stage plus constants.
-        Offsets are (dynamic terms, constant) pairs: a tile's start and a view's start may be SSA values."""
-        forms = slice_forms(call)
-        if forms is None:
-            return None
+        """The slice that feeds this call, if its coordinates are distinct Vars of the stage times positive
+        constants plus constants. Offsets are (dynamic terms, constant) pairs: a tile's start and a view's start
+        may be SSA values."""
+        forms = strided_forms(call)
+        if forms is None or (view is not None and any(a > 1 for _, a, _ in forms)):
+            return None   # a producer's tile is only ever read at unit stride (analysis/tiling.py)
         mins = self.min_of[id(call.value)] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)
-        dims, offsets, sizes = [], [0] * m, [0] * m
-        for j, (v, c) in enumerate(forms):
+        dims, offsets, sizes, strides = [], [0] * m, [0] * m, [1] * m
+        for j, (v, a, c) in enumerate(forms):
             t = m - 1 - j  # tensor dim of callee Halide dim j
             neg = ((-1, vdyn[j]),) if vdyn[j] else ()
             if v is None:
@@ -274,9 +281,10 @@ class PayloadBuilder:
             else:
                 d = stage.vars.index(v)
                 dims.append(d)
-                pos = ((1, tile.dynamic[d]),) if tile.dynamic[d] else ()
-                offsets[t], sizes[t] = (pos + neg, tile.mins[d] + c - mins[j]), tile.extents[d]
-        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims))
+                pos = ((a, tile.dynamic[d]),) if tile.dynamic[d] else ()
+                offsets[t], sizes[t] = (pos + neg, a * tile.mins[d] + c - mins[j]), tile.extents[d]
+                strides[t] = a
+        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides))
 
     def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
         src = self.tensor_of[id(acc.callee)][acc.element] if view is None else view.tensor
@@ -286,13 +294,13 @@ class PayloadBuilder:
         result_shape = tuple(acc.sizes[t] for t in kept)
         results = [f"d{n - 1 - acc.dims[m - 1 - t]}" for t in kept]
         offsets = [self.index_sum(list(terms), const, loc) for terms, const in acc.offsets]
-        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets):
+        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1}:
             value = src
         else:
             value = self.fresh("s")
             self.lines.append(
                 f"{value} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
-                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(['1'] * m)}] : {tensor_type(full, elem_t)} "
+                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : {tensor_type(full, elem_t)} "
                 f"to {tensor_type(result_shape, elem_t)} {loc}")
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 

@@ -44,7 +44,7 @@ def _affine(e, dim_of: dict, base_of: dict):
             return None
         (coef, c), scale = (a, b[1]) if a[0] else (b, a[1])
         return {d: v * scale for d, v in coef.items()}, c * scale
-    if k == "cast" and e.type.bits >= 32 and e.args[0].type.is_int() and e.args[0].type.bits <= 32:
+    if k == "cast" and e.type.bits() >= 32 and e.args[0].type.is_int() and e.args[0].type.bits() <= 32:
         return _affine(e.args[0], dim_of, base_of)
     return None
 

@@ -114,7 +114,7 @@ class Expr(ExprOps):
 
 def const(value, type_: Type) -> Expr:
     if type_.is_float():
-        value = float(np.float32(value)) if type_.bits == 32 else float(value)
+        value = float(np.float32(value)) if type_.bits() == 32 else float(value)
     elif type_.is_bool():
         value = bool(value)
     else:
@@ -170,9 +170,9 @@ def _wrap_const(value, src: Type, dst: Type):
     v = int(np.trunc(value)) if src.is_float() else int(value)
     if dst.is_bool():  # Halide 21 keeps the low bit: cast<bool>(2) is false
         return bool(v & 1)
-    v &= (1 << dst.bits) - 1
-    if dst.is_int() and v >= 1 << (dst.bits - 1):
-        v -= 1 << dst.bits
+    v &= (1 << dst.bits()) - 1
+    if dst.is_int() and v >= 1 << (dst.bits() - 1):
+        v -= 1 << dst.bits()
     return v
 
 
@@ -248,6 +248,6 @@ def shift(kind: str, a, b) -> Expr:
         return binary("mul", a, const(2.0 ** k, a.type))
     if a.type.is_float() or b.type.is_float():
         raise HalideError(f"{user_site()}: shift of a floating-point value by a non-constant amount")
-    bits = max(a.type.bits, b.type.bits)
+    bits = max(a.type.bits(), b.type.bits())
     a, b = cast(a.type.with_bits(bits), a), cast(b.type.with_bits(bits), b)
     return Expr(kind, a.type, (a, b))

@@ -93,7 +93,7 @@ def abs(a) -> Expr:  # noqa: A001 - Halide's name
     a = to_expr(a)
     if a.type.is_uint():
         return a
-    t = UInt(a.type.bits) if a.type.is_int() else a.type
+    t = UInt(a.type.bits()) if a.type.is_int() else a.type
     return Expr("abs", t, (a,))
 
 

@@ -42,7 +42,7 @@ class Param(ExprOps):
         if isinstance(value, Expr) or not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
             raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't be set to {value!r}")
         if not t.is_float() and (float(value) != int(value)
-                                 or not -(1 << (t.bits - 1)) <= int(value) < (1 << t.bits)):
+                                 or not -(1 << (t.bits() - 1)) <= int(value) < (1 << t.bits())):
             raise HalideError(f"{user_site()}: The value {value} cannot be losslessly converted to type {t} "
                               f"(Param '{self._name}')")
         self._value = float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)

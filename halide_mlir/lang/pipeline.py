@@ -32,7 +32,7 @@ class Target:
         return str(feature).lower().split(".")[-1] in self._text.split("-")
 
     def natural_vector_size(self, type_) -> int:
-        return max(1, 512 // type_.bits)
+        return max(1, 512 // type_.bits())
 
 
 def _host_features() -> list[str]:

@@ -10,8 +10,8 @@ def expr_str(e) -> str:
     k = e.kind
     if k == "const":
         if e.type.is_float():
-            return f"{e.value:f}" + ("f" if e.type.bits == 32 else "")
-        return str(e.value) if e.type.is_int() and e.type.bits == 32 else f"({e.type}){e.value}"
+            return f"{e.value:f}" + ("f" if e.type.bits() == 32 else "")
+        return str(e.value) if e.type.is_int() and e.type.bits() == 32 else f"({e.type}){e.value}"
     if k in ("var", "param", "rvar"):
         return e.value.name()
     if k == "call":

@@ -11,7 +11,20 @@ from ..error import HalideError
 @dataclass(frozen=True)
 class Type:
     code: str  # "int", "uint" or "float"; bool is uint with 1 bit, as in Halide
-    bits: int
+    _bits: int
+
+    # Halide's Python Type API: t.bits(), t.bytes(), t.lanes() are methods
+    def bits(self) -> int:
+        return self._bits
+
+    def bytes(self) -> int:
+        return (self._bits + 7) // 8
+
+    def lanes(self) -> int:
+        return 1
+
+    def is_scalar(self) -> bool:
+        return True
 
     def is_float(self) -> bool:
         return self.code == "float"
@@ -23,7 +36,7 @@ class Type:
         return self.code == "uint"
 
     def is_bool(self) -> bool:
-        return self.code == "uint" and self.bits == 1
+        return self.code == "uint" and self.bits() == 1
 
     def is_signed(self) -> bool:
         return self.code != "uint"
@@ -34,23 +47,23 @@ class Type:
     @property
     def mlir(self) -> str:
         """MLIR is signless: signedness lives in the ops, not in the type."""
-        return f"f{self.bits}" if self.is_float() else f"i{self.bits}"
+        return f"f{self.bits()}" if self.is_float() else f"i{self.bits()}"
 
     @property
     def numpy(self) -> np.dtype:
         if self.is_bool():
             return np.dtype(np.bool_)
-        return np.dtype({"int": "i", "uint": "u", "float": "f"}[self.code] + str(self.bits // 8))
+        return np.dtype({"int": "i", "uint": "u", "float": "f"}[self.code] + str(self.bits() // 8))
 
     def min_value(self):
         if self.is_float():
             return -np.inf
-        return 0 if self.code == "uint" else -(1 << (self.bits - 1))
+        return 0 if self.code == "uint" else -(1 << (self.bits() - 1))
 
     def max_value(self):
         if self.is_float():
             return np.inf
-        return (1 << self.bits) - 1 if self.code == "uint" else (1 << (self.bits - 1)) - 1
+        return (1 << self.bits()) - 1 if self.code == "uint" else (1 << (self.bits() - 1)) - 1
 
     def max(self):
         """Halide's Type.max(): the largest finite value (FLT_MAX for floats, not inf)."""
@@ -65,14 +78,14 @@ class Type:
         return float(value).is_integer() and self.min_value() <= value <= self.max_value()
 
     def __repr__(self) -> str:
-        return "bool" if self.is_bool() else f"{self.code}{self.bits}"
+        return "bool" if self.is_bool() else f"{self.code}{self.bits()}"
 
     # Halide's Python Type API
     def is_vector(self) -> bool:
         return False
 
     def with_code(self, code) -> "Type":
-        return Type(code, self.bits)
+        return Type(code, self.bits())
 
 
 def UInt(bits: int) -> Type:
@@ -117,12 +130,12 @@ def match_types(a: Type, b: Type) -> Type:
         return a
     if a.is_float() or b.is_float():
         if a.is_float() and b.is_float():
-            return a if a.bits >= b.bits else b
+            return a if a.bits() >= b.bits() else b
         return a if a.is_float() else b
     if a.code == b.code:
-        return a if a.bits >= b.bits else b
+        return a if a.bits() >= b.bits() else b
     if a.is_bool():
         return b
     if b.is_bool():
         return a
-    return Int(max(a.bits, b.bits))
+    return Int(max(a.bits(), b.bits()))

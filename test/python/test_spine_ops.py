@@ -611,3 +611,17 @@ def test_mixed_type_pipeline_from_buffers():
 
     ref, _ = run_both(build, [W, H])
     assert ref.dtype == np.int32
+
+
+def test_type_api_matches_halide():
+    """Type's accessors are methods, as in Halide's bindings (``t.bits()``, not ``t.bits``)."""
+    def program(hl):
+        out = []
+        for t in (hl.UInt(8), hl.Int(16), hl.UInt(32), hl.Float(32), hl.Float(64), hl.Bool()):
+            out += [t.bits(), t.bytes(), t.lanes(), t.is_float(), t.is_int(), t.is_uint(), t.is_bool(),
+                    t.is_scalar(), t.is_vector(), t.with_bits(16).bits()]
+        return out
+
+    import halide
+    import halide_mlir
+    assert program(halide_mlir) == program(halide)
