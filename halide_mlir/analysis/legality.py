@@ -81,7 +81,7 @@ def hoist_from_loops(pipeline) -> None:
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
             hoisted.append(s)
     for s in hoisted:
-        s.compute = LoopLevel.root()
+        s.hoisted_from, s.compute = s.compute, LoopLevel.root()
 
 
 def gathers(stage, func) -> bool:

@@ -43,6 +43,7 @@ class Stage:
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
     compute: object = None   # where it is computed: the Func's LoopLevel, or where legality.py places it
+    hoisted_from: object = None  # the LoopLevel the schedule asked for, when legality.py moved it to the root
 
     @property
     def body(self) -> Expr:

@@ -21,6 +21,7 @@ from ..analysis.loop_nest import (MAX_VECTOR_LANES, Loop, covered_extents, seria
                                   stage_loops, vector_block)
 from ..error import HalideError
 from ..lang.func import MAX_UNROLL
+from ..lang.schedule import Directive
 from .mlir_text import mlir_string
 from ..analysis import vectorize
 from ..analysis.tiling import tile_plan
@@ -346,7 +347,11 @@ class FuseAt:
 
 def inside_parallel(stages, stage, loop_lists) -> bool:
     """Is this stage computed inside a parallel loop of a consumer (at any depth)?"""
-    level = stage.compute
+    return parallel_at(stages, stage.compute, loop_lists)
+
+
+def parallel_at(stages, level, loop_lists) -> bool:
+    """Is the loop ``level`` (a consumer's loop) inside a parallel loop, its own or an enclosing one?"""
     if level.kind != "at" or level.var == OUTERMOST or id(level.func) not in loop_lists or \
             not any(s.func is level.func for s in stages):
         return False
@@ -356,6 +361,30 @@ def inside_parallel(stages, stage, loop_lists) -> bool:
     if level.var in names and any(l.kind == "parallel" for l in loops[:names.index(level.var) + 1]):
         return True
     return inside_parallel(stages, consumer, loop_lists)
+
+
+PARALLEL_MIN_EXTENT = 16   # rows: fewer would leave cores idle at a fork/join that costs ~1 us anyway
+
+
+def implicit_parallel(stages, stage, loops, loop_lists) -> Directive | None:
+    """The parallel loop of a stage that we compute at the root where Halide would run it inside a parallel
+    loop: a producer analysis/legality.py hoisted out of a loop inside a parallel loop, or a BoundaryConditions
+    padded copy (lang/boundary.py) that a parallel consumer reads (Halide inlines it there). Same values, on
+    every core, as Halide's schedule runs it. Its outermost serial loop of at least PARALLEL_MIN_EXTENT
+    iterations becomes parallel; None if the stage has a parallel loop already or runs serially in Halide."""
+    if stage.compute.kind != "root" or any(l.kind == "parallel" for l in loops):
+        return None
+    schedule = stage.func.schedule()
+    if stage.hoisted_from is not None:
+        wanted = parallel_at(stages, stage.hoisted_from, loop_lists)
+    elif schedule.padded_copy and not schedule.directives:
+        wanted = any(inside_parallel(stages, c, loop_lists) or
+                     any(l.kind == "parallel" for l in loop_lists.get(id(c.func), ())) for c in stage.consumers)
+    else:
+        return None
+    loop = next((l for l in loops if l.kind == "serial" and len(l.parts) == 1 and l.exact
+                 and l.extent >= PARALLEL_MIN_EXTENT), None)
+    return Directive("parallel", (loop.name,)) if wanted and loop is not None else None
 
 
 def compound_reads(stage, u) -> bool:
@@ -407,6 +436,10 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         if auto:
             directives = [*directives, *auto.directives()]
             loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+        implicit = implicit_parallel(stages, stage, loops, loop_lists)
+        if implicit is not None:
+            directives = [*directives, implicit]
+            loops = stage_loops(name, stage.vars, extents, directives)
         loop_lists[id(stage.func)] = loops
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so
         # are the stages analysis/legality.py hoist_from_loops moves out of loops)

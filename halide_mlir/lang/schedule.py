@@ -63,9 +63,12 @@ class FuncSchedule:
     compute: LoopLevel = field(default_factory=LoopLevel.inlined)
     store: LoopLevel | None = None  # None: same as compute
     directives: list = field(default_factory=list)
+    # halide_mlir's default for a BoundaryConditions Func (lang/boundary.py): a padded copy at the root where
+    # Halide would inline it; any compute/store level the user sets replaces it
+    padded_copy: bool = False
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
         return (level(self.compute), level(self.store),
-                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives))
+                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), self.padded_copy)

@@ -1,0 +1,96 @@
+"""Stages halide_mlir computes at the root where Halide's schedule runs them inside a parallel loop run in
+parallel too (codegen/transform.py implicit_parallel): a BoundaryConditions padded copy read by a parallel
+consumer (Halide inlines it there), and a producer analysis/legality.py hoists out of a loop inside a parallel
+loop (a gather-read compute_at producer). Same values as real Halide; serial where Halide's is serial."""
+import re
+
+import pytest
+
+from oracle import image_f32, image_u16, run_both
+
+IMG = image_f32(70, 50, seed=51)
+RGB = image_u16(40, 30, seed=52, c=3)
+
+
+def V(hl, names):
+    return [hl.Var(n) for n in names.split()]
+
+
+def padded_copy(hl, parallel=True, user_root=False):
+    inp = hl.Buffer(IMG, "input")
+    x, y = V(hl, "x y")
+    clamped = hl.BoundaryConditions.repeat_edge(inp)
+    blur = hl.Func("blur")
+    blur[x, y] = clamped[x - 1, y - 1] + clamped[x + 1, y + 1] * 2.0
+    blur.vectorize(x, 8)
+    if parallel:
+        blur.parallel(y)
+    if user_root:
+        clamped.compute_root()
+    return blur
+
+
+def color_padded_copy(hl):
+    """A 3-D padded copy (x, y, c): the rows (y) run in parallel, inside the loop over c."""
+    inp = hl.Buffer(RGB, "input")
+    x, y, c = V(hl, "x y c")
+    floating = hl.Func("floating")
+    floating[x, y, c] = hl.f32(inp[x, y, c]) / 65535.0
+    clamped = hl.BoundaryConditions.repeat_edge(floating, [hl.Range(0, 40), hl.Range(0, 30), hl.Range(0, 3)])
+    gray = hl.Func("gray")
+    gray[x, y] = 0.25 * clamped[x - 2, y - 3, 0] + 0.5 * clamped[x + 2, y, 1] + 0.25 * clamped[x, y + 3, 2]
+    gray.parallel(y).vectorize(x, 8)
+    return gray
+
+
+def hoisted_upsample(hl):
+    """f is computed per row of a parallel consumer in Halide; read at x // 2 it is hoisted to the root."""
+    inp = hl.Buffer(IMG, "input")
+    x, y = V(hl, "x y")
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x, y] = inp[x + 2, y + 1] * 2.0 + inp[x + 1, y]
+    g[x, y] = 0.25 * f[(x // 2) - 1 + 2 * (x % 2), y // 2] + 0.75 * f[x // 2 + 1, y // 2 + 1]
+    f.compute_at(g, y).vectorize(x, 8)
+    g.parallel(y).vectorize(x, 8)
+    return g
+
+
+def _forall_stages(func, sizes):
+    from halide_mlir.runtime.realize import stages
+    script = stages(func, sizes).transform
+    handles = dict(re.findall(r'(%\w+) = transform\.structured\.match .* attributes \{hl\.func = "([^"]+)"\}', script))
+    parallel = set()
+    for target in re.findall(r"tile_using_forall (%\w+)", script):
+        # the target is a stage handle or a handle tiled from one: follow the chain back to a stage name
+        while target not in handles:
+            m = re.search(rf"{re.escape(target)}, %\w+ = transform\.structured\.tile_using_\w+ (%\w+)", script)
+            if m is None:
+                break
+            target = m.group(1)
+        parallel.add(handles.get(target))
+    return parallel
+
+
+@pytest.mark.parametrize("build", [padded_copy, color_padded_copy, hoisted_upsample],
+                         ids=["padded_copy", "color_padded_copy", "hoisted_upsample"])
+def test_matches_halide(build):
+    run_both(build, [40, 30] if build is not color_padded_copy else [36, 26])
+
+
+def test_padded_copy_of_a_parallel_consumer_is_parallel():
+    import halide_mlir as hl
+    assert "repeat_edge_input" in _forall_stages(padded_copy(hl), [40, 30])
+    assert "repeat_edge_floating" in _forall_stages(color_padded_copy(hl), [36, 26])
+
+
+def test_hoisted_producer_of_a_parallel_loop_is_parallel():
+    import halide_mlir as hl
+    assert "f" in _forall_stages(hoisted_upsample(hl), [40, 30])
+
+
+def test_serial_where_halide_is_serial():
+    """No parallel consumer, or the user scheduled the boundary Func: no parallel loop is added."""
+    import halide_mlir as hl
+    assert "repeat_edge_input" not in _forall_stages(padded_copy(hl, parallel=False), [40, 30])
+    assert "repeat_edge_input" not in _forall_stages(padded_copy(hl, user_root=True), [40, 30])
+    run_both(lambda hl: padded_copy(hl, user_root=True), [40, 30])
