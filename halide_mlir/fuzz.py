@@ -1,6 +1,7 @@
 """Property-based schedule fuzzer (issue 6): a schedule must never change what a pipeline computes.
 
-Hypothesis draws a random pipeline -- pointwise stages, stencils with random taps (negative offsets too), chains
+Hypothesis draws a random pipeline -- pointwise stages, stencils with random taps (negative offsets too; one
+stencil may read at 2x / 3x, downsampling), chains
 of 1-4 Funcs, reductions over RDoms (sums over small windows, minimum/maximum, histogram-like scatters with
 clamped indices), u8/u16/i16/i32/f32 values with casts, inputs read raw or through
 ``hl.BoundaryConditions.repeat_edge / constant_exterior / mirror_image`` -- together with a random *legal* schedule
@@ -144,7 +145,8 @@ def _base(code: str) -> str:
     return code.split("_")[-1]
 
 
-def _off(v: str, d: int) -> str:
+def _off(v: str, d: int, stride: int = 1) -> str:
+    v = v if stride == 1 else f"{stride} * {v}"
     return v if d == 0 else (f"{v} + {d}" if d > 0 else f"{v} - {-d}")
 
 
@@ -159,6 +161,7 @@ class _Gen:
         self.funcs: dict[str, FuncInfo] = {}
         self.order: list[str] = []
         self.kinds: list[str] = []
+        self.strided = False      # one stage may read at 2x / 3x (downsampling); more would grow regions 2^k
         self.in_update = False
 
     def d(self, strategy, label=None):
@@ -274,16 +277,20 @@ class _Gen:
             ntaps = 1 if kind == "point" else self.integer(1, 4)
             taps = [(0, 0)] if kind == "point" else [
                 (self.integer(-2, 2), self.integer(-2, 2)) for _ in range(ntaps)]
+            sx = sy = 1
+            if kind == "stencil" and not self.strided:   # downsampling: f[2 * x + dx, ...]
+                sx, sy = self.choice([1, 2, 3]), self.choice([1, 1, 2])
+                self.strided = sx > 1 or sy > 1
 
             def leaves():
                 s = self.choice(srcs)
                 dx, dy = self.choice(taps)
-                return self.leaf(t, s, _off("x", dx), _off("y", dy))
+                return self.leaf(t, s, _off("x", dx, sx), _off("y", dy, sy))
             code, bound = self.expr(t, leaves, self.integer(0, 3))
             if kind == "stencil" and len(taps) > 1:  # make sure several taps are read
                 extra = []
                 for dx, dy in taps[1:]:
-                    c, b = self.leaf(t, self.choice(srcs), _off("x", dx), _off("y", dy))
+                    c, b = self.leaf(t, self.choice(srcs), _off("x", dx, sx), _off("y", dy, sy))
                     extra.append((c, b))
                 for c, b in extra:
                     if t == "i32" and bound + b > I32_LIMIT:

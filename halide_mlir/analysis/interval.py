@@ -135,3 +135,40 @@ def halide_div(a: int, b: int) -> int:
     if a - q * b < 0:
         q += 1
     return q
+
+
+def simplify_within(e, env):
+    """``e`` with the min/max, comparisons, logic and selects that ``env``'s ranges decide replaced by their
+    outcome: inside a boundary condition's interior ``clamp(x, lo, hi)`` is ``x``, and outside it a constant
+    (Halide's loop partitioning does the same with its ``likely`` tags). Integer operands only."""
+    from ..lang.expr import const
+    if not e.args:
+        return e
+    args = tuple(simplify_within(a, env) for a in e.args)
+    k = e.kind
+    if k in ("min", "max") and not e.type.is_float():
+        a, b = bounds(args[0], env), bounds(args[1], env)
+        if a.hi <= b.lo:   # a <= b everywhere
+            return args[0] if k == "min" else args[1]
+        if b.hi <= a.lo:
+            return args[1] if k == "min" else args[0]
+    elif k in ("lt", "le", "gt", "ge") and not args[0].type.is_float():
+        a, b = bounds(args[0], env), bounds(args[1], env)
+        if k in ("gt", "ge"):
+            a, b, k = b, a, "lt" if k == "gt" else "le"
+        if (a.hi < b.lo) if k == "lt" else (a.hi <= b.lo):
+            return const(True, e.type)
+        if (a.lo >= b.hi) if k == "lt" else (a.lo > b.hi):
+            return const(False, e.type)
+    elif k in ("or", "lor", "and", "land") and e.type.is_bool():
+        absorbing = k in ("or", "lor")
+        if any(a.kind == "const" and bool(a.value) == absorbing for a in args):
+            return const(absorbing, e.type)
+        rest = [a for a in args if a.kind != "const"]
+        if len(rest) < len(args):
+            return rest[0] if rest else const(not absorbing, e.type)
+    elif k == "not" and args[0].kind == "const":
+        return const(not args[0].value, e.type)
+    elif k == "select" and args[0].kind == "const":
+        return args[1] if args[0].value else args[2]
+    return e.copy_with(args)

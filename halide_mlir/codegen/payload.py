@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from ..analysis.affine import strided_forms
 from ..analysis.bounds import Bounded
+from ..analysis.interval import Interval, simplify_within
+from ..analysis.pipeline import resolve_buffer_dims
 from ..lang.traversal import walk
 from ..lang.func import Func
 from ..analysis.tiling import tile_plan
@@ -119,7 +121,10 @@ class PayloadBuilder:
         region = b.region(func)
         shape = tuple(reversed(region.extents))
         plan = self.plans[id(func)]
-        if plan is None:
+        pieces = padded_copy_pieces(func, region) if plan is None and not b.updates[id(func)] else None
+        if pieces:
+            names = self.emit_pieces(index, stage, region, pieces)
+        elif plan is None:
             names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
         else:
             names = [emit_tiled_stage(self, index, stage, plan)]
@@ -130,17 +135,45 @@ class PayloadBuilder:
             emit = emit_reduction if is_reduction(stage, u) else emit_loops
             self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
 
+    def emit_pieces(self, index: int, stage, region, pieces) -> list:
+        """One generic per piece of the region, each over its own body simplified for that piece
+        (analysis/interval.py simplify_within), written into its part of one tensor."""
+        func = stage.func
+        (t,) = func.output_types()
+        shape = tuple(reversed(region.extents))
+        loc = self.def_loc(func)
+        acc = self.fresh("init")
+        self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
+        for mins, extents in pieces:
+            env = {v: Interval(lo, lo + ext - 1) for v, lo, ext in zip(stage.vars, mins, extents)}
+            values = tuple(simplify_within(v, env) for v in self.b.bodies[id(func)])
+            offsets = ", ".join(str(lo - rlo) for lo, rlo in reversed(list(zip(mins, region.mins))))
+            sizes = ", ".join(map(str, reversed(extents)))
+            ones = ", ".join(["1"] * len(mins))
+            part_type = tensor_type(tuple(reversed(extents)), t)
+            part = self.fresh("s")
+            self.lines.append(f"{part} = tensor.extract_slice {acc}[{offsets}] [{sizes}] [{ones}] : "
+                              f"{tensor_type(shape, t)} to {part_type} {loc}")
+            (res,) = self.emit_generic(index, stage, Tile(mins, extents), [part], values=values)
+            new = self.fresh("t")
+            self.lines.append(f"{new} = tensor.insert_slice {res} into {acc}[{offsets}] [{sizes}] [{ones}] : "
+                              f"{part_type} into {tensor_type(shape, t)} {loc}")
+            acc = new
+        return [acc]
+
     def def_loc(self, func) -> str:
         return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
 
-    def emit_generic(self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None) -> list:
-        """The stage's pure definition as one ``linalg.generic`` over ``tile`` (the whole region, or one
-        tile inside payload loops) into ``outs`` (None: new tensors); ``views`` gives, per producer, a
-        tensor standing for it there. Returns one tensor per Tuple element."""
+    def emit_generic(self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None,
+                     values: tuple | None = None) -> list:
+        """The stage's pure definition (or ``values``, the same simplified for this tile) as one
+        ``linalg.generic`` over ``tile`` (the whole region, or one tile inside payload loops) into ``outs``
+        (None: new tensors); ``views`` gives, per producer, a tensor standing for it there. Returns one tensor
+        per Tuple element."""
         func = stage.func
         n = len(stage.vars)
         shape = tuple(reversed(tile.extents))
-        values = self.b.bodies[id(func)]
+        values = self.b.bodies[id(func)] if values is None else values
         out_types = func.output_types()
         loc = self.def_loc(func)
         views = views or {}
@@ -294,7 +327,8 @@ class PayloadBuilder:
         result_shape = tuple(acc.sizes[t] for t in kept)
         results = [f"d{n - 1 - acc.dims[m - 1 - t]}" for t in kept]
         offsets = [self.index_sum(list(terms), const, loc) for terms, const in acc.offsets]
-        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1}:
+        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1} \
+                and len(kept) == m:
             value = src
         else:
             value = self.fresh("s")
@@ -322,6 +356,31 @@ class PayloadBuilder:
         em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : "
                         f"{tensor_type(shape, call.type)} {loc}")
         return em.from_storage(name, call.type)
+
+
+def padded_copy_pieces(func, region) -> list | None:
+    """A BoundaryConditions padded copy (lang/boundary.py) left to our default: its region split, in each dim
+    the condition bounds, into the part below the source, the source's extent and the part above, as
+    (mins, extents) per piece; None when that is one piece. Inside the source's extent the coordinate
+    remapping is the identity and the read a plain slice (dense vector loads); outside it, a constant
+    coordinate (a broadcast) -- instead of one gather of the whole region."""
+    schedule = func.schedule()
+    if not schedule.padded_copy or schedule.directives or schedule.compute.kind != "root":
+        return None
+    cuts = []
+    for d, (lo, ext) in enumerate(zip(region.mins, region.extents)):
+        b = schedule.padded_copy[d] if d < len(schedule.padded_copy) else None
+        parts = [(lo, ext)]
+        if b is not None:
+            smin, sext = (resolve_buffer_dims(x) for x in b)
+            if smin.kind != "const" or sext.kind != "const":
+                return None
+            smin, smax, hi = int(smin.value), int(smin.value) + int(sext.value) - 1, lo + ext - 1
+            bounds = [(lo, min(hi, smin - 1)), (max(lo, smin), min(hi, smax)), (max(lo, smax + 1), hi)]
+            parts = [(a, z - a + 1) for a, z in bounds if z >= a]
+        cuts.append(parts)
+    pieces = [tuple(zip(*combo)) for combo in itertools.product(*cuts)]
+    return pieces if len(pieces) > 1 else None
 
 
 def _unique_names(names: list[str]) -> list[str]:

@@ -4,7 +4,8 @@ Each returns a new Func over implicit Vars whose coordinates are remapped (clamp
 the source's bounds, as Halide's do. Unlike Halide, the new Func is computed as a padded copy by default
 (compute_root): consumers then read the interior through plain slices instead of paying a clamp per tap.
 Where Halide would run the inlined Func in a parallel loop of a consumer, the copy's rows run in parallel too
-(codegen/transform.py implicit_parallel). Scheduling it (e.g. ``compute_inline()``) overrides all that.
+(codegen/transform.py implicit_parallel), and its region is computed in pieces cut at the source's bounds
+(codegen/payload.py padded_copy_pieces): a dense copy inside, broadcasts of the edges outside. Scheduling it (e.g. ``compute_inline()``) overrides all that.
 """
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def _make(source, bounds, what: str, remap, outside=None) -> Func:
     f = Func(f"{what}_{source.name()}")
     f[tuple(args)] = value
     f.compute_root()  # the padded copy (see the module docstring)
-    f.schedule().padded_copy = True
+    f.schedule().padded_copy = tuple(bounds)
     return f
 
 

@@ -349,7 +349,7 @@ class Func:
     # --- scheduling (recorded; codegen/transform.py maps it to the transform dialect) ----------
     def _set_compute(self, level: LoopLevel) -> "Func":
         self._schedule.compute = level
-        self._schedule.padded_copy = False
+        self._schedule.padded_copy = ()
         touch()
         return self
 
@@ -369,13 +369,13 @@ class Func:
 
     def store_root(self) -> "Func":
         self._schedule.store = LoopLevel.root()
-        self._schedule.padded_copy = False
+        self._schedule.padded_copy = ()
         touch()
         return self
 
     def store_at(self, func: "Func", var) -> "Func":
         self._schedule.store = LoopLevel("at", func, _var_name(var), capture_site())
-        self._schedule.padded_copy = False
+        self._schedule.padded_copy = ()
         touch()
         return self
 

@@ -64,11 +64,12 @@ class FuncSchedule:
     store: LoopLevel | None = None  # None: same as compute
     directives: list = field(default_factory=list)
     # halide_mlir's default for a BoundaryConditions Func (lang/boundary.py): a padded copy at the root where
-    # Halide would inline it; any compute/store level the user sets replaces it
-    padded_copy: bool = False
+    # Halide would inline it; any compute/store level the user sets replaces it. Per dim, the source's
+    # (min, extent) as Exprs, or None where the condition leaves the dim alone; () when not a padded copy
+    padded_copy: tuple = ()
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
         return (level(self.compute), level(self.store),
-                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), self.padded_copy)
+                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy))
