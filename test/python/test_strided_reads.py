@@ -117,3 +117,39 @@ def test_dense_loads_not_gathers():
     assert re.search(r"vector\.transfer_read .*vector<1x32xf32>", buf)
     assert "vector.shuffle" in buf
     assert not re.search(r"vector\.transfer_read [^\n]*strided<\[\d+, 2\]", buf)
+
+
+def vectorized_over_y(hl):
+    """The vector runs down a column (vectorize(y) after reorder): the strided dim is not the vector's."""
+    inp = hl.Buffer(IMG, "input")
+    x, y = V(hl, "x y")
+    f = hl.Func("f")
+    f[x, y] = inp[2 * x + 1, 2 * y] - inp[2 * x, y]
+    f.reorder(y, x).vectorize(y, 8)
+    return f
+
+
+def wide_u8_stride3(hl):
+    """64 u8 lanes at stride 3: the dense read is 190 bytes."""
+    inp = hl.Buffer(IMG8, "input")
+    x, y = V(hl, "x y")
+    f = hl.Func("f")
+    f[x, y] = inp[3 * x + 2, y] // 2 + inp[3 * x, y] // 2
+    f.vectorize(x, 64)
+    return f
+
+
+def strided_split_tiles(hl):
+    """Tiles, a parallel outer loop and an unrolled inner one around a strided read."""
+    inp = hl.Buffer(IMG, "input")
+    x, y, xo, yo, xi, yi = V(hl, "x y xo yo xi yi")
+    f = hl.Func("f")
+    f[x, y] = inp[2 * x + 3, y + 1] * inp[4 * x, y]
+    f.tile(x, y, xo, yo, xi, yi, 16, 4).vectorize(xi, 8).unroll(yi).parallel(yo)
+    return f
+
+
+@pytest.mark.parametrize("build", [vectorized_over_y, wide_u8_stride3, strided_split_tiles],
+                         ids=["vectorized_over_y", "wide_u8_stride3", "strided_split_tiles"])
+def test_schedules_around_strided_reads(build):
+    run_both(build, [60 if build is strided_split_tiles else 70, 17])
