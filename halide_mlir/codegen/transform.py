@@ -300,9 +300,12 @@ class FuseAt:
     """compute_at: after the consumer's loop ``var`` exists, ``fuse_into_containing_op`` each producer
     computed there. The fused copies' handle is kept so the producer's own schedule applies to them."""
 
-    def __init__(self, sb: ScriptBuilder, consumer, producers: list, names: dict, fused: dict):
+    def __init__(self, sb: ScriptBuilder, consumer, producers: list, names: dict, fused: dict,
+                 order: list[str] = ()):
         self.sb, self.consumer, self.producers, self.names, self.fused = sb, consumer, producers, names, fused
+        self.order = list(order)  # the consumer's loop names, outermost first
         self.done: set = set()
+        self.inside: dict = {}  # id(producer Func) -> the loop handle its fused copies are in
 
     def wanted(self) -> bool:
         return bool(self.producers)
@@ -315,11 +318,40 @@ class FuseAt:
         """The producers computed at these loops are computed before the consumer's loops (not fused)."""
         self.done |= {id(p.func) for p, _ in self.producers if p.compute.var in loop_names}
 
+    def movers(self, loop_name: str, here: list) -> list:
+        """The producers computed at loops inside ``loop_name`` that read, directly or through each other, one
+        computed at it. fuse_into_containing_op fuses a producer where it is read inside the loop, so those
+        readers are fused into this loop first (and into their own loops later): then the producers here
+        have their uses inside it, and are computed once per iteration of it, as in Halide."""
+        if loop_name not in self.order:
+            return []
+        depth = self.order.index(loop_name)
+        deeper = [p for p, _ in self.producers if id(p.func) not in self.done and p not in here
+                  and p.compute.var in self.order and self.order.index(p.compute.var) > depth]
+        reached, movers = list(here), []
+        grew = True
+        while grew:
+            grew = False
+            for q in deeper:
+                if q not in movers and any(c is q for r in reached for c in r.consumers):
+                    movers.append(q)
+                    reached.append(q)
+                    grew = True
+        return movers
+
     def __call__(self, loop_name: str, loop: str, views: set = frozenset(), also=()) -> str:
         """``views``: producers the payload already reads through one slice inside this loop; ``also``: loops
         that are not materialized (vector lanes), whose producers are computed in this one."""
+        here = [p for p, _ in self.producers if p.compute.var == loop_name or p.compute.var in also]
+        movers = self.movers(loop_name, here)
+        entered = loop
+        moved = []
         for p, updates in reversed(self.producers):  # consumers before the producers they read
-            if p.compute.var != loop_name and p.compute.var not in also:
+            if p not in here and p not in movers:
+                continue
+            if self.inside.get(id(p.func)) == entered:  # (moved in already, for a reader: see movers)
+                self.done.add(id(p.func))
+                moved.append(p)
                 continue
             # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
             for i in [*reversed(range(len(updates))), None]:
@@ -335,7 +367,11 @@ class FuseAt:
                              f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
                 loop = new_loop
                 self.fused[key] = fused
-            self.done.add(id(p.func))
+            moved.append(p)
+            if p in here:
+                self.done.add(id(p.func))
+        for p in moved:
+            self.inside[id(p.func)] = loop
         return loop
 
     def check_done(self) -> None:
@@ -450,7 +486,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         plans[id(stage.func)] = plan
         if plan is not None:  # the payload computes these producers' tiles in place: nothing to fuse
             producers = [(p, updates) for p, updates in producers if id(p.func) not in plan.computed]
-        fuse_at = FuseAt(sb, stage.func, producers, names, fused)
+        fuse_at = FuseAt(sb, stage.func, producers, names, fused, [l.name for l in loops])
         if plan is None:
             schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at,
                            fused_producer=in_tile)

@@ -362,3 +362,35 @@ def test_store_at_checked_in_the_definition_that_uses_the_producer():
                 f0.store_at(f1, y)
             return f1
         """)
+
+
+# Examples 603-605 of `python -m halide_mlir.fuzz --examples 1500 --seed 81 --shrink-internal` (shrunk, then
+# by hand). b0 is computed at f1.y and read only by f0, computed at f1.x, inside it; f1 is itself computed at
+# a loop of f2. We fused b0 into f1's y loop before f0 was in it: "could not find next producer to fuse into
+# container". Now f0 goes into the y loop first (codegen/transform.py FuseAt.movers).
+def test_producer_read_only_by_a_producer_at_an_inner_loop_of_a_fused_consumer():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 0)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Float(32), b0[x, y]) * 2.0
+            f1 = hl.Func("f1")
+            f1[x, y] = f0[x, y] * 0.5 + f0[x, y]
+            r2 = hl.RDom([(0, 1), (0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.maximum(f1[x + r2.x, y + r2.y] * 0.5)
+            if schedule:
+                f2_xo, f2_xi = hl.Var("f2_xo"), hl.Var("f2_xi")
+                f2_xio, f2_xii = hl.Var("f2_xio"), hl.Var("f2_xii")
+                f2.split(x, f2_xo, f2_xi, 16)
+                f2.split(f2_xi, f2_xio, f2_xii, 4)
+                f1.compute_at(f2, f2_xii)
+                f0.compute_at(f1, x)
+                b0.compute_at(f1, y)
+            return f2
+        """)
