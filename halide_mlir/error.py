@@ -3,3 +3,7 @@
 
 class HalideError(RuntimeError):
     pass
+
+
+class UnrollWarning(RuntimeWarning):
+    """A loop the schedule unrolls was not (fully) unrolled in the compiled code: same values, slower."""

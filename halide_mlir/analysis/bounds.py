@@ -236,3 +236,50 @@ def _num(v) -> str:
 
 def _at(site) -> str:
     return f" (at {site})" if site is not None else ""
+
+
+def computed_region(bounded: Bounded, func) -> Region:
+    """The region one computation of ``func`` covers: its whole region, unless it is computed at a loop of a
+    consumer; then what bounds inference gives for one (interior, first) iteration of that loop, as Halide
+    computes it there. Its loops iterate over this, e.g. an unroll of them unrolls this many iterations."""
+    from .legality import OUTERMOST, _inside, _position
+    from .loop_nest import covered_extents, stage_loops
+    p = bounded.pipeline
+    stage = p.stage(func)
+    level = stage.compute
+    if func is p.output or level.kind != "at" or level.var == OUTERMOST:
+        return bounded.region(func)
+    consumer = p.stage(level.func)
+    outer = computed_region(bounded, level.func)
+    loops = stage_loops(consumer.name, consumer.vars, outer.extents, level.func.schedule().directives)
+    names = [l.name for l in loops]
+    if level.var not in names:
+        return bounded.region(func)  # an update's loop: computed before the consumer (legality.py hoist_from_loops)
+    pos = _position(consumer, level.var)
+    tile = Region(outer.mins, tuple(covered_extents(loops[:names.index(level.var) + 1], outer.extents)))
+    # bounds inference over the stages inside that loop, consumers first, from the consumer's tile
+    regions, required = {id(consumer.func): tile}, {}
+    for s in reversed(p.stages):
+        if id(s.func) in regions:
+            region = regions[id(s.func)]
+        elif id(s.func) in required and _inside(p, s, consumer, pos):
+            region = _scheduled_region(s, _region_of(required[id(s.func)], s.func))
+        else:
+            continue
+        env = {v: region.interval(d) for d, v in enumerate(s.vars)}
+        ups = bounded.updates[id(s.func)] if s.func is not consumer.func else []
+        for r in (r for u in ups for r in u.rvars):
+            lo, ext = bounded.rvar_range(r)
+            env[r.name()] = Interval(lo, lo + ext - 1)
+        region = _update_region(s, ups, env, region, False)
+        regions[id(s.func)] = region
+        if s is stage:
+            return region
+        env.update({v: region.interval(d) for d, v in enumerate(s.vars)})
+        for e in [*bounded.bodies[id(s.func)], *(x for u in ups for x in u.exprs())]:
+            for n in walk(e):
+                if n.kind == "call" and isinstance(n.value, Func) and n.value is not s.func:
+                    ivs = [bounds(a, env) for a in n.args]
+                    prev = required.get(id(n.value))
+                    required[id(n.value)] = ivs if prev is None else [a.union(b) for a, b in zip(prev, ivs)]
+    return bounded.region(func)

@@ -15,7 +15,7 @@ import os
 import re
 import warnings
 
-from ..analysis.bounds import Bounded
+from ..analysis.bounds import Bounded, computed_region
 from ..analysis.legality import OUTERMOST, update_loops
 from ..analysis.loop_nest import (MAX_VECTOR_LANES, Loop, covered_extents, serialize_nested_parallel,
                                   stage_loops, vector_block)
@@ -97,9 +97,9 @@ class ScriptBuilder:
                   f"[{sizes_txt}]{order} : ({ANY}) -> ({', '.join([ANY] * (len(loops) + 1))})")
         return tiled, loops[-1]
 
-    def unroll(self, loop: str, factor: int) -> None:
-        """Deferred to the end of the script (see ``flush_unrolls``)."""
-        self.unrolls.append((loop, factor))
+    def unroll(self, loop: str, factor: int, what: str) -> None:
+        """Deferred to the end of the script (see ``flush_unrolls``). ``what``: the loop for messages."""
+        self.unrolls.append((loop, factor, what))
 
     def flush_unrolls(self) -> None:
         """Unrolling runs after bufferization: unrolled tensor IR (a chain of extract/insert slices per copy)
@@ -110,12 +110,16 @@ class ScriptBuilder:
         unrolls them, innermost first (they were recorded consumers-first, outer-first): unrolling clones a
         loop's body, so an outer loop goes after the loops inside it. A loop the clean-up proved to run once is
         folded away with its tag, as unrolling would have. Edge tiles have a dynamic trip count: unroll-by-
-        factor adds the epilogue loop for them."""
-        for loop, factor in reversed(self.unrolls):
+        factor adds the epilogue loop for them. Each loop also carries ``hl.unroll_of`` (the Func and loop)
+        for runtime/jit.py's checks that it is unrolled as asked (a factor that is not the loop's trip count
+        leaves it rolled, or partly: MLIR does not complain)."""
+        for loop, factor, what in reversed(self.unrolls):
             k = len(self.unroll_lines) // 2
-            param, found = self.fresh("unroll"), self.fresh("loop")
+            param, found, desc = self.fresh("unroll"), self.fresh("loop"), self.fresh("unroll_of")
             self.emit(f"{param} = transform.param.constant {k} : i64 -> !transform.param<i64>")
             self.emit(f'transform.annotate {loop} "hl.unroll" = {param} : {ANY}, !transform.param<i64>')
+            self.emit(f"{desc} = transform.param.constant {mlir_string(what)} -> !transform.any_param")
+            self.emit(f'transform.annotate {loop} "hl.unroll_of" = {desc} : {ANY}, !transform.any_param')
             self.unroll_lines += [
                 f"    {found} = transform.structured.match ops{{[\"scf.for\"]}} attributes {{hl.unroll = {k} : i64}} "
                 f"in %root : ({ANY}) -> {ANY}",
@@ -178,7 +182,7 @@ class ScriptBuilder:
 
 
 def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
-                   fuse_at, compound: bool = False, n_rvars: int = 0, fused_producer: bool = False) -> None:
+                   fuse_at, compound: bool = False, n_rvars: int = 0, trips: dict | None = None) -> None:
     """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
 
     ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
@@ -188,11 +192,15 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     vectorizer refuses (DESIGN.md note 1). Every loop but the vectorized one is materialized first, so each
     such sum is of unit dims (RVar loops tile their dim to 1): folding the unit dims away leaves projected
     permutations, and the folded op is vectorized over the dims that remain.
+
+    ``trips``: loop name -> iterations per computation of the stage (``unroll_trips``), which unroll factors
+    must be: a stage computed at a consumer's loop runs its loops over one tile, not over ``extents``.
     """
     n = len(extents)
-    # computed per consumer tile (fused, or in the payload's loops): its loops cover one tile, not the extents
-    # given here
-    fused_producer = fused_producer or op is not None
+    trips = trips or {}
+
+    def trip(l: Loop) -> int:
+        return trips.get(l.name, l.extent)
     if not directives and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
     vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
@@ -207,8 +215,8 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         vec = []  # vectorize(v, 1): one lane, a plain loop
     materialize, lanes = vector_loops(name, loops, vec[0], extents, n_rvars, fuse_at, site) if vec else (loops, [])
     for l in loops:
-        if l.kind == "unrolled" and l.extent > MAX_UNROLL and (l.constant or not fused_producer):
-            raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {l.extent} "
+        if l.kind == "unrolled" and trip(l) > MAX_UNROLL:
+            raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {trip(l)} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     # producers computed at the vectorized loop or at one of its lanes: at the loop around the vector block
     in_vector = [l.name for l in [loops[vec[0]], *lanes]] if vec else []
@@ -229,7 +237,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
                 fuse_at.computed_before([l.name, *also])
                 continue
             loop = fuse_at(l.name, last_loop, also=also)
-            unrolled = [(loop if u == last_loop else u, e) for u, e in unrolled]  # (fusing replaces the loop)
+            unrolled = [(loop if u == last_loop else u, *e) for u, *e in unrolled]  # (fusing replaces the loop)
             last_loop = loop
             continue
         sizes = [0] * n
@@ -245,7 +253,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         loop = fuse_at(l.name, loop, also=also)
         last_loop = loop
         if l.kind == "unrolled":
-            unrolled.append((loop, l.extent))
+            unrolled.append((loop, trip(l), unroll_what(name, l, directives)))
     fuse_at.check_done()
     if vec:
         l = loops[vec[0]]
@@ -257,8 +265,8 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
             sizes = [s for s in sizes if s != 1]
         sb.vectorize(op, sizes)
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
-    for loop, extent in unrolled:
-        sb.unroll(loop, extent)
+    for loop, extent, what in unrolled:
+        sb.unroll(loop, extent, what)
 
 
 def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fuse_at, site):
@@ -381,6 +389,32 @@ class FuseAt:
                                   f"'{self.consumer.name()}', which has no such loop")
 
 
+def unroll_what(name: str, loop: Loop, directives) -> str:
+    """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
+    d = next((d for d in directives if d.kind == "unroll" and d.args[0] == loop.name and d.site is not None), None)
+    return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
+
+
+def unroll_trips(name: str, vars_, extents, directives) -> dict:
+    """Loop name -> its iterations when the stage computes ``extents`` (one computation: a tile of it when
+    it is computed at a consumer's loop)."""
+    return loop_trips(stage_loops(name, vars_, extents, directives), extents)
+
+
+def loop_trips(loops: list[Loop], extents) -> dict:
+    """Loop name -> its iterations over ``extents``. The inner loop of a split runs the factor's iterations
+    only where the region is that large: split(y, yo, yi, 16).unroll(yo, 5) over 23 rows runs 2 (Halide
+    guards the other 3 copies away)."""
+    trips, covered = {}, list(extents)
+    for l in loops:
+        if len(l.parts) == 1:
+            trips[l.name] = min(l.extent, -(-covered[l.dim] // l.stride))
+            covered[l.dim] = min(covered[l.dim], l.stride)
+        else:
+            trips[l.name] = l.extent
+    return trips
+
+
 def inside_parallel(stages, stage, loop_lists) -> bool:
     """Is this stage computed inside a parallel loop of a consumer (at any depth)?"""
     return parallel_at(stages, stage.compute, loop_lists)
@@ -460,9 +494,9 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         extents = bounded.region(stage.func).extents
         level = stage.compute
         outer = plans.get(id(level.func)) if level.kind == "at" else None
-        in_tile = outer is not None and id(stage.func) in outer.computed  # the payload computes its tiles
+        per_computation = computed_region(bounded, stage.func).extents
         if outer is not None and id(stage.func) in outer.computed | outer.viewed:
-            extents = outer.computed_tile(stage.func)[1]  # one tile, not the whole region
+            extents = per_computation = outer.computed_tile(stage.func)[1]  # one tile, not the whole region
         directives = stage.func.schedule().directives
         inside = inside_parallel(stages, stage, loop_lists)
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -477,6 +511,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
             directives = [*directives, implicit]
             loops = stage_loops(name, stage.vars, extents, directives)
         loop_lists[id(stage.func)] = loops
+        trips = unroll_trips(name, stage.vars, per_computation, directives)
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so
         # are the stages analysis/legality.py hoist_from_loops moves out of loops)
         producers = [(s, bounded.updates[id(s.func)]) for s in stages if s.compute.kind == "at"
@@ -489,7 +524,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
         fuse_at = FuseAt(sb, stage.func, producers, names, fused, [l.name for l in loops])
         if plan is None:
             schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at,
-                           fused_producer=in_tile)
+                           trips=trips)
         else:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
             # innermost level first: a producer computed at an outer loop may be read only by producers
@@ -499,15 +534,17 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
             for lev, handle in reversed(list(zip(plan.levels, handles))):
                 loop = fuse_at(lev.loop.name, handle, plan.viewed)
                 if lev.loop.kind == "unrolled":
-                    unrolled.append((loop, lev.trip))
+                    unrolled.append((loop, lev.trip, unroll_what(name, lev.loop, directives)))
             inner = loops[len(plan.levels):]
-            schedule_stage(sb, name, sb.match_stage(name), inner, plan.tile_sizes, directives, fuse_at)
-            for loop, trip in unrolled:
-                sb.unroll(loop, trip)
+            schedule_stage(sb, name, sb.match_stage(name), inner, plan.tile_sizes, directives, fuse_at,
+                           trips=unroll_trips(name, stage.vars, plan.tile_sizes, directives))
+            for loop, trip, what in unrolled:
+                sb.unroll(loop, trip, what)
         for u in bounded.updates[id(stage.func)]:
             if not is_reduction(stage, u):
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
             uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
+            uext_one = uext[:len(u.rvars)] + list(per_computation)
             udirectives = u.schedule.directives
             uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
             # an update is vectorized along x only where the user made a pure x loop innermost
@@ -522,7 +559,7 @@ def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: fr
                 op = sb.match_stage(name, u.index)
             schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, udirectives,
                            FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars),
-                           len(u.rvars))
+                           len(u.rvars), trips=loop_trips(update_loops(stage, u, uext_one, udirectives), uext_one))
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -6,13 +6,14 @@ import ctypes
 import os
 import re
 import threading
+import warnings
 
 from ..analysis import vectorize
 from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, hoist_static_allocas, keep_masked_store_values,
                                 lowering_passes, num_threads, parallel_runtime, to_llvm)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
-from ..error import HalideError
+from ..error import HalideError, UnrollWarning
 
 _PARSE_OPTS = {}
 
@@ -77,9 +78,96 @@ def bufferize(ctx, module, script) -> None:
         dense_strided_reads(module)   # codegen/strided_reads.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
+        with ctx:
+            reported = check_unroll_factors(module, unroll)
         with ctx, mlir_errors("unrolling failed"):
             interpreter.apply_named_sequence(module.operation, unroll, script)
+        with ctx:
+            check_unrolled(module, reported)
     run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed")
+
+
+# Unrolling is checked around @halide_unroll: transform.loop.unroll by a factor above the loop's trip count
+# leaves the loop as it is, and by a smaller one leaves a loop; neither is an error in MLIR. A schedule's
+# unroll that does not happen is reported (UnrollWarning), never silently dropped.
+
+def _constant(value):
+    op = value.owner
+    if getattr(op, "name", None) != "arith.constant":
+        return None
+    from mlir import ir
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def _upper_bound(value):
+    """A constant upper bound of an index: a constant, or an affine.min with a constant among its results
+    (an edge tile's extent, min(4, 9 - iv))."""
+    from mlir import ir
+    c = _constant(value)
+    op = value.owner
+    if c is not None or getattr(op, "name", None) != "affine.min":
+        return c
+    consts = [e.value for e in ir.AffineMapAttr(op.attributes["map"]).value.results
+              if isinstance(e, ir.AffineConstantExpr)]
+    return min(consts) if consts else None
+
+
+def _max_trip(loop):
+    """At most how many iterations the scf.for runs (None: not known when compiling)."""
+    lb, ub, step = (list(loop.operands)[:3])
+    lb, ub, step = _constant(lb), _upper_bound(ub), _constant(step)
+    if None in (lb, ub, step) or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+def _unrolled_loops(module):
+    """(hl.unroll id, what: the Func and loop, scf.for) of each loop the schedule unrolls."""
+    from mlir import ir
+    found = []
+
+    def visit(op):
+        if op.name == "scf.for" and "hl.unroll_of" in op.attributes:
+            found.append((ir.IntegerAttr(op.attributes["hl.unroll"]).value,
+                          ir.StringAttr(op.attributes["hl.unroll_of"]).value, op))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def check_unroll_factors(module, unroll_sequence) -> set:
+    """Before unrolling: each loop's factor (from the @halide_unroll sequence) must be its trip count, at
+    least in a full tile (edge tiles may run fewer iterations: the unroll's epilogue loop does them).
+    Returns the loops reported."""
+    factors, k = {}, None
+    for op in unroll_sequence.regions[0].blocks[0].operations:
+        text = str(op)
+        m = re.search(r"hl\.unroll = (\d+)", text) or re.search(r"\{factor = (\d+)", text)
+        if m and "hl.unroll" in m.group(0):
+            k = int(m.group(1))
+        elif m and k is not None:
+            factors[k] = int(m.group(1))
+    reported = set()
+    for k, what, loop in _unrolled_loops(module):
+        trip, factor = _max_trip(loop), factors.get(k)
+        if trip is None or factor is None or trip <= 1 or trip == factor or what in reported:
+            continue
+        reported.add(what)
+        warnings.warn(UnrollWarning(f"{what} is not fully unrolled: it runs {trip} iterations in the compiled "
+                                    f"code, but is unrolled by {factor} (same values)"), stacklevel=3)
+    return reported
+
+
+def check_unrolled(module, reported: set = frozenset()) -> None:
+    """After unrolling: a loop the schedule unrolls is gone or, in an edge tile, has a dynamic trip count
+    (unroll-by-factor's epilogue). One still there with a static trip count above 1 was not unrolled."""
+    for _, what, loop in _unrolled_loops(module):
+        trip = _max_trip(loop) if _constant(list(loop.operands)[1]) is not None else None
+        if trip is not None and trip > 1 and what not in reported:
+            reported = reported | {what}
+            warnings.warn(UnrollWarning(f"{what} is not fully unrolled: {trip} iterations of it remain a loop "
+                                        f"in the compiled code (same values)"), stacklevel=3)
 
 
 def bufferized(ctx, payload: str, transform: str):

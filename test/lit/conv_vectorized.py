@@ -39,7 +39,8 @@ emit(relu, [CO, W, H, N])
 # The update's loops: n, r.z, r.y, r.x by 2 and by 1, y, x, c by 16; then the unit dims are folded and the
 # folded op is vectorized over c alone; unroll factors are those of the fused tile (64 channels x 5 columns).
 # The unrolls run after bufferization (unrolled tensor IR is slow to bufferize): the schedule tags each loop
-# with an hl.unroll id and @halide_unroll unrolls them by id, innermost first.
+# with an hl.unroll id and @halide_unroll unrolls them by id, innermost first; hl.unroll_of names the loop for
+# the warning when one is left (runtime/jit.py check_unrolled).
 # SCRIPT:      %[[U:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.update_of = "conv", hl.update = 0 : i64}
 # SCRIPT:      transform.structured.tile_using_for %{{[A-Za-z0-9_]+}} tile_sizes [0, 0, 0, 16, 0, 0, 0]
 # SCRIPT-NEXT: transform.apply_patterns to %[[C:[A-Za-z0-9_]+]] {
@@ -48,12 +49,20 @@ emit(relu, [CO, W, H, N])
 # SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
 # SCRIPT-NEXT: %[[P0:[A-Za-z0-9_]+]] = transform.param.constant 0 : i64
 # SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll" = %[[P0]]
+# SCRIPT-NEXT: %[[D0:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'c'"
+# SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll_of" = %[[D0]]
 # SCRIPT-NEXT: %[[P1:[A-Za-z0-9_]+]] = transform.param.constant 1 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P1]]
+# SCRIPT-NEXT: %[[D1:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'x'"
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D1]]
 # SCRIPT-NEXT: %[[P2:[A-Za-z0-9_]+]] = transform.param.constant 2 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P2]]
+# SCRIPT-NEXT: %[[D2:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'y'"
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D2]]
 # SCRIPT-NEXT: %[[P3:[A-Za-z0-9_]+]] = transform.param.constant 3 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P3]]
+# SCRIPT-NEXT: %[[D3:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'r0$x.v3'"
+# SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D3]]
 # SCRIPT-NOT:  transform.loop.unroll
 # SCRIPT:      transform.named_sequence @halide_unroll(%[[ROOT:[A-Za-z0-9_]+]]: !transform.any_op
 # SCRIPT-NEXT: %[[L0:[A-Za-z0-9_]+]] = transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 0 : i64} in %[[ROOT]]
