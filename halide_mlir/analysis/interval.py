@@ -140,12 +140,17 @@ def halide_div(a: int, b: int) -> int:
 def simplify_within(e, env):
     """``e`` with the min/max, comparisons, logic and selects that ``env``'s ranges decide replaced by their
     outcome: inside a boundary condition's interior ``clamp(x, lo, hi)`` is ``x``, and outside it a constant
-    (Halide's loop partitioning does the same with its ``likely`` tags). Integer operands only."""
+    (Halide's loop partitioning does the same with its ``likely`` tags). Integer operands only, and none that
+    depends on a Param: a Param's value may change after the code is compiled (``bounds`` reads its current
+    value, which is right for bounds inference only where the Param is part of the compile key)."""
     from ..lang.expr import const
+    from ..lang.traversal import walk
     if not e.args:
         return e
     args = tuple(simplify_within(a, env) for a in e.args)
     k = e.kind
+    if any(n.kind == "param" for a in args for n in walk(a)):
+        return e.copy_with(args)
     if k in ("min", "max") and not e.type.is_float():
         a, b = bounds(args[0], env), bounds(args[1], env)
         if a.hi <= b.lo:   # a <= b everywhere

@@ -180,6 +180,7 @@ def build_pipeline(output: Func) -> Pipeline:
         order.append(f)
 
     visit(output, [])
+    order = _inline_padded_copies(order, bodies, updates, output)
     stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)], updates=updates[id(f)],
                     compute=f.schedule().compute) for f in order]
     index = {id(s.func): s for s in stages}
@@ -217,6 +218,40 @@ def build_pipeline(output: Func) -> Pipeline:
     _cache.clear()
     _cache[key] = p
     return p
+
+
+def partitionable(f: Func, output: Func, funcs) -> bool:
+    """Can codegen compute ``f`` in pieces cut at the bounds of the clamps in its body (codegen/payload.py
+    partition): a stage at the root with no update, no unroll (the pieces' loops are shorter) and no Func
+    computed at one of its loops (a tiled stage is one loop nest)."""
+    s = f.schedule()
+    return (f is output or s.compute.kind == "root") and not f.has_update_definition() \
+        and not any(d.kind == "unroll" for d in s.directives) \
+        and not any(g.schedule().compute.kind == "at" and g.schedule().compute.func is f for g in funcs)
+
+
+def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func) -> list:
+    """A BoundaryConditions Func left to its default is a padded copy at the root (lang/boundary.py); a
+    consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
+    piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
+    The copy stays for the other consumers, over the region they read; it goes when none is left."""
+    from .affine import slice_forms
+    for bc in [f for f in order if f is not output and f.schedule().padded_copy and not f.schedule().directives]:
+        d = bc._definition()
+        for c in order:
+            calls = [n for e in bodies[id(c)] for n in walk(e) if n.kind == "call" and n.value is bc]
+            if c is bc or not calls or not partitionable(c, output, order) or \
+                    any(slice_forms(n) is None for n in calls):
+                continue
+
+            def leaf(n, args):
+                if n.kind == "call" and n.value is bc:
+                    return substitute(bodies[id(bc)][n.index], {v.name(): a for v, a in zip(d.args, args)})
+                return None
+            bodies[id(c)] = tuple(_rewrite(v, leaf, {}) for v in bodies[id(c)])
+    used = {id(n.value) for f in order for e in [*bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]
+            for n in walk(e) if n.kind == "call" and isinstance(n.value, Func) and n.value is not f}
+    return [f for f in order if f is output or id(f) in used]
 
 
 def _check_self_references(f: Func) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..analysis.affine import strided_forms
+from ..analysis.affine import linear_form, strided_forms
 from ..analysis.bounds import Bounded
-from ..analysis.interval import Interval, simplify_within
+from ..analysis.interval import Interval, bounds, simplify_within
 from ..analysis.pipeline import resolve_buffer_dims
 from ..lang.traversal import walk
 from ..lang.func import Func
@@ -121,7 +121,9 @@ class PayloadBuilder:
         region = b.region(func)
         shape = tuple(reversed(region.extents))
         plan = self.plans[id(func)]
-        pieces = padded_copy_pieces(func, region) if plan is None and not b.updates[id(func)] else None
+        at_root = func is self.p.output or stage.compute.kind == "root"   # not fused into a consumer's loop
+        pieces = partition(stage, b.bodies[id(func)], region) if at_root and plan is None \
+            and not b.updates[id(func)] and len(func.output_types()) == 1 else None
         if pieces:
             names = self.emit_pieces(index, stage, region, pieces)
         elif plan is None:
@@ -136,14 +138,20 @@ class PayloadBuilder:
             self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
 
     def emit_pieces(self, index: int, stage, region, pieces) -> list:
-        """One generic per piece of the region, each over its own body simplified for that piece
-        (analysis/interval.py simplify_within), written into its part of one tensor."""
+        """One generic per piece of the region (``partition``), each over its own body simplified for that
+        piece (analysis/interval.py simplify_within), written into its part of one tensor."""
         func = stage.func
         (t,) = func.output_types()
         shape = tuple(reversed(region.extents))
         loc = self.def_loc(func)
         acc = self.fresh("init")
-        self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
+        if func is self.p.output:
+            # the pieces go straight into the caller's buffer: eliminate-empty-tensors would replace a
+            # tensor.empty here only after the first piece was given its own (an alloc and a copy)
+            self.lines.append(f"{acc} = bufferization.to_tensor {output_arg(0)} restrict writable : "
+                              f"{memref_type(shape, t)} to {tensor_type(shape, t)} {loc}")
+        else:
+            self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
         for mins, extents in pieces:
             env = {v: Interval(lo, lo + ext - 1) for v, lo, ext in zip(stage.vars, mins, extents)}
             values = tuple(simplify_within(v, env) for v in self.b.bodies[id(func)])
@@ -151,9 +159,10 @@ class PayloadBuilder:
             sizes = ", ".join(map(str, reversed(extents)))
             ones = ", ".join(["1"] * len(mins))
             part_type = tensor_type(tuple(reversed(extents)), t)
-            part = self.fresh("s")
-            self.lines.append(f"{part} = tensor.extract_slice {acc}[{offsets}] [{sizes}] [{ones}] : "
-                              f"{tensor_type(shape, t)} to {part_type} {loc}")
+            # a tensor.empty per piece: eliminate-empty-tensors writes it in place of its insert_slice (an
+            # extract_slice of the first, empty accumulator would fold into a new empty tensor: a copy)
+            part = self.fresh("init")
+            self.lines.append(f"{part} = tensor.empty() : {part_type} {loc}")
             (res,) = self.emit_generic(index, stage, Tile(mins, extents), [part], values=values)
             new = self.fresh("t")
             self.lines.append(f"{new} = tensor.insert_slice {res} into {acc}[{offsets}] [{sizes}] [{ones}] : "
@@ -358,29 +367,46 @@ class PayloadBuilder:
         return em.from_storage(name, call.type)
 
 
-def padded_copy_pieces(func, region) -> list | None:
-    """A BoundaryConditions padded copy (lang/boundary.py) left to our default: its region split, in each dim
-    the condition bounds, into the part below the source, the source's extent and the part above, as
-    (mins, extents) per piece; None when that is one piece. Inside the source's extent the coordinate
-    remapping is the identity and the read a plain slice (dense vector loads); outside it, a constant
-    coordinate (a broadcast) -- instead of one gather of the whole region."""
-    schedule = func.schedule()
-    if not schedule.padded_copy or schedule.directives or schedule.compute.kind != "root":
+def partition(stage, values, region) -> list | None:
+    """Pieces of a stage's region, as (mins, extents), cut per Var where the clamps ``clamp(v + c, lo, hi)`` of
+    its body stop being the identity (Halide's loop partitioning of boundary conditions): inside them every
+    such clamp is ``v + c`` and the read a plain slice, outside a constant (a broadcast). None when the body
+    has no such clamp or the stage is not one generic (analysis/pipeline.py partitionable)."""
+    f = stage.func
+    if any(d.kind == "unroll" for d in f.schedule().directives):
+        return None
+    inside: dict = {}   # var -> (lo, hi) where all its clamps are the identity
+    for n in (m for v in values for m in walk(v)):
+        if n.kind != "max" or n.args[0].kind != "min" or n.type.is_float():
+            continue
+        e, hi, lo = n.args[0].args[0], _constant(n.args[0].args[1]), _constant(n.args[1])
+        form = linear_form(e)
+        if hi is None or lo is None or form is None or form[0] not in stage.vars or form[1] != 1:
+            continue
+        a, z = lo - form[2], hi - form[2]
+        old = inside.get(form[0], (a, z))
+        inside[form[0]] = (max(a, old[0]), min(z, old[1]))
+    if not inside:
         return None
     cuts = []
-    for d, (lo, ext) in enumerate(zip(region.mins, region.extents)):
-        b = schedule.padded_copy[d] if d < len(schedule.padded_copy) else None
+    for v, lo, ext in zip(stage.vars, region.mins, region.extents):
+        hi = lo + ext - 1
         parts = [(lo, ext)]
-        if b is not None:
-            smin, sext = (resolve_buffer_dims(x) for x in b)
-            if smin.kind != "const" or sext.kind != "const":
-                return None
-            smin, smax, hi = int(smin.value), int(smin.value) + int(sext.value) - 1, lo + ext - 1
-            bounds = [(lo, min(hi, smin - 1)), (max(lo, smin), min(hi, smax)), (max(lo, smax + 1), hi)]
-            parts = [(a, z - a + 1) for a, z in bounds if z >= a]
+        if v in inside and inside[v][0] <= inside[v][1]:
+            a, z = inside[v]
+            bounds = [(lo, min(hi, a - 1)), (max(lo, a), min(hi, z)), (max(lo, z + 1), hi)]
+            parts = [(p, q - p + 1) for p, q in bounds if q >= p]
         cuts.append(parts)
-    pieces = [tuple(zip(*combo)) for combo in itertools.product(*cuts)]
-    return pieces if len(pieces) > 1 else None
+    return [tuple(zip(*combo)) for combo in itertools.product(*cuts)]
+
+
+def _constant(e) -> int | None:
+    """The value of an integer Expr made of constants (``lo + ext - 1`` of a boundary condition), else None."""
+    e = resolve_buffer_dims(e)
+    if any(n.kind in ("var", "rvar", "call", "param") for n in walk(e)):   # a Param may change after compiling
+        return None
+    iv = bounds(e, {})
+    return int(iv.lo) if iv.lo == iv.hi else None
 
 
 def _unique_names(names: list[str]) -> list[str]:

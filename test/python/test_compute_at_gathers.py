@@ -81,7 +81,8 @@ def test_vectorized_once(build):
     assert s.payload.count(f'hl.func = "{producer}"') == 1
     scheduled = s.scheduled()
     assert "linalg.generic" not in scheduled
-    assert "vector.gather" in scheduled
+    # g's own clamps are partitioned away (codegen/payload.py partition): no gather left in the clamped case
+    assert ("vector.gather" in scheduled) == (build is not clamped)
     assert len(re.findall(r"scf\.for", scheduled)) < 12  # not one loop nest per cloned producer copy
 
 

@@ -17,17 +17,21 @@ def V(hl, names):
 
 
 def padded_copy(hl, parallel=True, user_root=False):
+    """The copy's reader is computed at the output's rows, so it reads the copy (it is not computed in pieces
+    at the root, where it would read the condition inlined: analysis/pipeline.py partitionable)."""
     inp = hl.Buffer(IMG, "input")
     x, y = V(hl, "x y")
     clamped = hl.BoundaryConditions.repeat_edge(inp)
-    blur = hl.Func("blur")
+    blur, out = hl.Func("blur"), hl.Func("out")
     blur[x, y] = clamped[x - 1, y - 1] + clamped[x + 1, y + 1] * 2.0
-    blur.vectorize(x, 8)
+    out[x, y] = blur[x, y] * 0.5
+    blur.compute_at(out, y).vectorize(x, 8)
+    out.vectorize(x, 8)
     if parallel:
-        blur.parallel(y)
+        out.parallel(y)
     if user_root:
         clamped.compute_root()
-    return blur
+    return out
 
 
 def color_padded_copy(hl):
@@ -80,7 +84,16 @@ def test_matches_halide(build):
 def test_padded_copy_of_a_parallel_consumer_is_parallel():
     import halide_mlir as hl
     assert "repeat_edge_input" in _forall_stages(padded_copy(hl), [40, 30])
-    assert "repeat_edge_floating" in _forall_stages(color_padded_copy(hl), [36, 26])
+
+
+def test_a_consumer_in_pieces_reads_the_condition_inlined():
+    """gray is computed at the root in pieces: it reads the condition inlined, so there is no copy."""
+    import halide_mlir as hl
+    from halide_mlir.runtime.realize import stages
+    s = stages(color_padded_copy(hl), [36, 26])
+    assert "repeat_edge_floating" not in s.payload
+    assert s.payload.count('hl.func = "gray"') > 1
+    assert "vector.gather" not in s.bufferized()
 
 
 def test_hoisted_producer_of_a_parallel_loop_is_parallel():
