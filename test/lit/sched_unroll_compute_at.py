@@ -15,28 +15,19 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # bench/
 import halide_mlir as hl  # noqa: E402
 from hl_stage import emit  # noqa: E402
+from bench.suite import matmul_build  # noqa: E402
 
 N = 64
-a = hl.Buffer(np.zeros((N, N), np.float32), "A")
-b = hl.Buffer(np.zeros((N, N), np.float32), "B")
-x, y, xi, yi, yii, t = (hl.Var(n) for n in "x y xi yi yii t".split())
-r = hl.RDom([hl.Range(0, N)])
-prod, out = hl.Func("prod"), hl.Func("matmul")
-prod[x, y] = hl.f32(0)
-prod[x, y] += a[r.x, y] * b[x, r.x]
-out[x, y] = prod[x, y]
-out.tile(x, y, xi, yi, 32, 32).fuse(x, y, t).parallel(t)
-out.split(yi, yi, yii, 4).vectorize(xi, 16).unroll(xi).unroll(yii)
-prod.compute_at(out, yi).vectorize(x, 16).unroll(y)
-prod.update().reorder(x, y, r.x).vectorize(x, 16).unroll(x).unroll(y)
+out, _ = matmul_build(hl, {"A": np.zeros((N, N), np.float32), "B": np.zeros((N, N), np.float32)})
 emit(out, [N, N])
 
 # Each unrolled loop is tagged with its id and named (hl.unroll_of); @halide_unroll unrolls them by id.
-# SCRIPT:      transform.param.constant "sched_unroll_compute_at.py:33: Func 'prod.update(0)': unrolled loop 'x'"
-# SCRIPT:      transform.param.constant "sched_unroll_compute_at.py:33: Func 'prod.update(0)': unrolled loop 'y'"
-# SCRIPT:      transform.param.constant "sched_unroll_compute_at.py:32: Func 'prod': unrolled loop 'y'"
+# SCRIPT:      transform.param.constant "suite.py:{{[0-9]+}}: Func 'prod.update(0)': unrolled loop 'x'"
+# SCRIPT:      transform.param.constant "suite.py:{{[0-9]+}}: Func 'prod.update(0)': unrolled loop 'y'"
+# SCRIPT:      transform.param.constant "suite.py:{{[0-9]+}}: Func 'prod': unrolled loop 'y'"
 # SCRIPT:      transform.named_sequence @halide_unroll
 # SCRIPT-NEXT:   transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 0 : i64}
 # SCRIPT-NEXT:   transform.loop.unroll %{{[A-Za-z0-9_]+}} {factor = 2}

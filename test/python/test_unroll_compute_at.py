@@ -6,7 +6,9 @@ the latter, transform.loop.unroll got a factor above the trip count and silently
 unroll that still does not happen is an UnrollWarning (runtime/jit.py check_unroll_factors), which the test
 configuration turns into an error.
 """
+import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -14,6 +16,9 @@ import pytest
 
 import halide_mlir
 from oracle import run_both
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from bench.suite import matmul_build  # noqa: E402
 
 A = np.random.default_rng(3).uniform(-1, 1, (80, 80)).astype(np.float32)
 B = np.random.default_rng(4).uniform(-1, 1, (80, 80)).astype(np.float32)
@@ -23,18 +28,7 @@ IMG_U8 = np.random.default_rng(5).integers(0, 255, (29, 37), endpoint=True).asty
 def matmul(hl, n):
     """bench/suite.py's matmul (Halide's matrix_multiplication schedule): prod is computed per 4-row strip
     of a 32x32 tile, so its y loop runs 4 times there, its update's x loop 2 vectors of 16."""
-    a, b = hl.Buffer(A[:n, :n], "A"), hl.Buffer(B[:n, :n], "B")
-    x, y, xi, yi, yii, t = (hl.Var(v) for v in "x y xi yi yii t".split())
-    r = hl.RDom([hl.Range(0, n)])
-    prod, out = hl.Func("prod"), hl.Func("matmul")
-    prod[x, y] = hl.f32(0)
-    prod[x, y] += a[r.x, y] * b[x, r.x]
-    out[x, y] = prod[x, y]
-    out.tile(x, y, xi, yi, 32, 32).fuse(x, y, t).parallel(t)
-    out.split(yi, yi, yii, 4).vectorize(xi, 16).unroll(xi).unroll(yii)
-    prod.compute_at(out, yi).vectorize(x, 16).unroll(y)
-    prod.update().reorder(x, y, r.x).vectorize(x, 16).unroll(x).unroll(y)
-    return out
+    return matmul_build(hl, {"A": A[:n, :n], "B": B[:n, :n]})[0]
 
 
 def unroll_factors(script: str) -> dict:
