@@ -11,6 +11,7 @@ import warnings
 from ..analysis import vectorize
 from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, hoist_static_allocas, keep_masked_store_values,
                                 lowering_passes, num_threads, parallel_runtime, to_llvm)
+from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import HalideError, UnrollWarning
@@ -70,12 +71,14 @@ def run_passes(ctx, module, passes: str, what: str) -> None:
 
 
 def bufferize(ctx, module, script) -> None:
-    """Bufferize the scheduled module, turn strided vector reads into dense loads plus shuffles, then unroll the loops the schedule unrolls (the script's
+    """Bufferize the scheduled module, turn strided vector reads into dense loads plus shuffles and gathers'
+    indices into i32, then unroll the loops the schedule unrolls (the script's
     UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up."""
     from mlir.dialects.transform import interpreter
     run_passes(ctx, module, BUFFERIZE, "bufferization failed")
-    with ctx, mlir_errors("rewriting strided reads failed"):
+    with ctx, mlir_errors("rewriting vector reads failed"):
         dense_strided_reads(module)   # codegen/strided_reads.py
+        narrow_gather_indices(module)   # codegen/gather_indices.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
         with ctx:
