@@ -71,9 +71,10 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
         t["schedule"] = time.process_time() - c
         c = time.process_time()
         if passes:
-            before, after = lowering.lowering_passes(threads)
+            hoist, loops, after = lowering.lowering_passes(threads)
             steps = (_split(lowering.BUFFERIZE) + ["@" + UNROLL_SEQUENCE] + _split(lowering.AFTER_BUFFERIZE)
-                     + _split(before) + ["hoist_static_allocas"] + _split(after) + ["keep_masked_store_values"])
+                     + _split(hoist) + ["heap_allocations"] + _split(loops) + ["hoist_static_allocas"] + _split(after)
+                     + ["keep_masked_store_values", "compile_body_once"])
             for step in steps:
                 s = time.process_time()
                 if step == "@" + UNROLL_SEQUENCE:
@@ -81,7 +82,11 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
                     if seq is not None:
                         with ctx:
                             interpreter.apply_named_sequence(module.operation, seq, scripts[0])
-                elif step in ("hoist_static_allocas", "keep_masked_store_values"):
+                elif step == "heap_allocations":
+                    with ctx:
+                        if lowering.heap_allocations(module):
+                            jit.run_passes(ctx, module, lowering.DEALLOCATE, step)
+                elif step in ("hoist_static_allocas", "keep_masked_store_values", "compile_body_once"):
                     with ctx:
                         getattr(lowering, step)(module)
                 else:
@@ -93,13 +98,18 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
             jit.bufferize(ctx, module, scripts[0])
             t["bufferize"] = time.process_time() - c
             c = time.process_time()
-            before, after = lowering.lowering_passes(threads)
-            jit.run_passes(ctx, module, before, "lowering")
+            hoist, loops, after = lowering.lowering_passes(threads)
+            jit.run_passes(ctx, module, hoist, "lowering")
+            with ctx:
+                if lowering.heap_allocations(module):
+                    loops = f"{lowering.DEALLOCATE},{loops}"
+            jit.run_passes(ctx, module, loops, "lowering")
             with ctx:
                 lowering.hoist_static_allocas(module)
             jit.run_passes(ctx, module, after, "lowering")
             with ctx:
                 lowering.keep_masked_store_values(module)
+                lowering.compile_body_once(module)
             t["lower"] = time.process_time() - c
         c = time.process_time()
         with ctx:

@@ -88,15 +88,20 @@ HOIST = ",".join([
 VECTOR_TO_SCF = "convert-vector-to-scf{full-unroll=true}"
 
 
-def lowering_passes(threads: int) -> tuple[str, str]:
-    """The pipeline in two parts; ``hoist_static_allocas`` runs between them."""
+# Frees the heap allocations that are left (not moved to the stack). Without any, it changes nothing (same machine
+# code, checked per benchmark) but costs a walk of every op: conv_layer 13 ms.
+DEALLOCATE = "buffer-deallocation-pipeline"
+
+
+def lowering_passes(threads: int) -> tuple[str, str, str]:
+    """The pipeline in three parts: allocations hoisted, the rest down to loops (DEALLOCATE first when
+    ``heap_allocations``), to the LLVM dialect; ``hoist_static_allocas`` runs between the last two."""
     runtime = parallel_runtime(threads)
     # serially, the foralls become plain loops first, so allocations are hoisted out of them too
     loops_first, loops_later = ([SERIAL], []) if runtime == "serial" else \
         ([], [PARALLEL[runtime] % {"threads": threads, "workers": 4 * threads}])
-    before = ",".join(loops_first + [
-        HOIST,
-        "buffer-deallocation-pipeline",
+    hoist = ",".join(loops_first + [HOIST])
+    loops = ",".join([
         "convert-linalg-to-loops",
     ] + loops_later + [
         VECTOR_TO_SCF,
@@ -118,14 +123,33 @@ def lowering_passes(threads: int) -> tuple[str, str]:
     ] + (["convert-openmp-to-llvm"] if runtime == "openmp" else []) + [
         "reconcile-unrealized-casts",
     ])
-    return before, after
+    return hoist, loops, after
 
 
 def to_llvm(threads: int) -> str:
-    """The whole pipeline as one string (for display and cache keys); see lowering_passes and
-    keep_masked_store_values (the two steps that are ours, not MLIR passes)."""
-    before, after = lowering_passes(threads)
-    return f"{before},hoist-static-allocas,{after},keep-masked-store-values"
+    """The whole pipeline as one string (for display and cache keys); see lowering_passes, keep_masked_store_values
+    and compile_body_once (the steps that are ours, not MLIR passes)."""
+    hoist, loops, after = lowering_passes(threads)
+    return (f"{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
+            "keep-masked-store-values,compile-body-once")
+
+
+# what buffer-deallocation-pipeline would free (or expand: memref.realloc)
+_HEAP = frozenset(("memref.alloc", "memref.realloc", "bufferization.clone", "bufferization.alloc_tensor"))
+
+
+def heap_allocations(module) -> bool:
+    """Whether any op of the module allocates on the heap."""
+    from mlir import ir
+    found = []
+
+    def visit(op):
+        if op.name in _HEAP:
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return bool(found)
 
 
 def hoist_static_allocas(module) -> int:
@@ -144,7 +168,7 @@ def hoist_static_allocas(module) -> int:
     runs the ``omp.parallel`` region once, hence its own frame and its own heap buffer. Returns how many ops
     moved."""
     from mlir import ir
-    allocas, allocs, scopes = [], [], []
+    allocas, allocs, scopes, deallocs = [], [], [], []
 
     def visit(op):
         if op.name == "memref.alloca" and len(op.operands) == 0:
@@ -153,13 +177,15 @@ def hoist_static_allocas(module) -> int:
             allocs.append(op)
         elif op.name == "memref.alloca_scope":
             scopes.append(op)
+        elif op.name == "memref.dealloc":
+            deallocs.append(op)
         return ir.WalkResult.ADVANCE
 
-    def frame_entry(op):
+    def frame(op):
         parent = op.parent
         while parent.name not in ("func.func", "omp.parallel"):
             parent = parent.parent
-        return parent.regions[0].blocks[0]
+        return parent
 
     def holds_alloca(op):
         found = []
@@ -173,39 +199,76 @@ def hoist_static_allocas(module) -> int:
         return bool(found)
 
     count = 0
-    for func in module.body.operations:
-        if func.operation.name != "func.func" or not func.regions[0].blocks:
+    for func in top_level_ops(module, "func.func"):
+        if not func.regions[0].blocks:
             continue
         allocas.clear()
         allocs.clear()
         scopes.clear()
-        func.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        deallocs.clear()
+        func.walk(visit, ir.WalkOrder.PRE_ORDER)
         for alloca in allocas:
-            entry = frame_entry(alloca)
-            if alloca.block != entry:
-                alloca.move_before(entry.operations[0])
+            f = frame(alloca)
+            if alloca.block != f.regions[0].blocks[0]:
+                alloca.move_before(first_nested_op(f))
                 count += 1
         for scope in reversed(scopes):   # innermost first
             if len(scope.results) or holds_alloca(scope):
                 continue
-            body = scope.regions[0].blocks[0]
-            for op in list(body.operations)[:-1]:   # all but memref.alloca_scope.return
+            for op in child_ops(scope)[:-1]:   # all but memref.alloca_scope.return
                 op.move_before(scope)
             scope.erase()
         for alloc in allocs:
+            frees = [d for d in deallocs if d.operands[0] == alloc.result]
             while True:
                 loop = alloc.parent
                 if loop.name == "omp.loop_nest" and loop.parent.name == "omp.wsloop":
                     loop = loop.parent
                 elif loop.name != "scf.for":
                     break
-                deallocs = [u.owner.operation for u in alloc.result.uses if u.owner.operation.name == "memref.dealloc"]
-                if len(deallocs) != 1 or deallocs[0].block != alloc.block:
+                if len(frees) != 1 or frees[0].block != alloc.block:
                     break
                 alloc.move_before(loop)
-                deallocs[0].move_after(loop)
+                frees[0].move_after(loop)
                 count += 1
     return count
+
+
+# The IR is walked as plain ``Operation``s: ``block.operations``, ``module.body.operations`` and ``use.owner`` make
+# an OpView of each op, which imports that dialect's Python module the first time (llvm ~19 ms, memref + arith +
+# scf ~14 ms), paid by a process's first compile.
+def top_level_ops(module, name: str | None = None) -> list:
+    """The ops of the module's body (named ``name``), in order."""
+    return child_ops(module.operation, name)
+
+
+def child_ops(op, name: str | None = None) -> list:
+    """The ops directly inside ``op``'s regions (named ``name``), in order."""
+    from mlir import ir
+    out = []
+
+    def visit(o):
+        if o == op:
+            return ir.WalkResult.ADVANCE
+        if name is None or o.name == name:
+            out.append(o)
+        return ir.WalkResult.SKIP
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
+
+
+def first_nested_op(op):
+    """The first op of ``op``'s first block."""
+    from mlir import ir
+    found = []
+
+    def visit(o):
+        if o == op:
+            return ir.WalkResult.ADVANCE
+        found.append(o)
+        return ir.WalkResult.INTERRUPT
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0]
 
 
 # LLVM 22's X86 backend miscompiles a masked store of a truncated vector whose mask is a constant with exactly one
@@ -245,11 +308,9 @@ def keep_masked_store_values(module) -> int:
         return ir.WalkResult.ADVANCE
 
     count = 0
-    for func in module.body.operations:
-        if func.operation.name != "llvm.func":
-            continue
+    for func in top_level_ops(module, "llvm.func"):
         stores.clear()
-        func.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        func.walk(visit, ir.WalkOrder.PRE_ORDER)
         if not stores:
             continue
         for store in stores:
@@ -259,6 +320,24 @@ def keep_masked_store_values(module) -> int:
                     "intrin": ir.StringAttr.get("llvm.fake.use"),
                     "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
                     "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0])})
-        func.operation.attributes["no_inline"] = ir.UnitAttr.get()
+        func.attributes["no_inline"] = ir.UnitAttr.get()
         count += len(stores)
+    return count
+
+
+# convert-func-to-llvm adds a C-interface wrapper (_mlir_ciface_pipeline, what we call) that calls the pipeline's
+# function, and the ExecutionEngine adds a packed wrapper (_mlir_<name>) to every external function. The inliner
+# copied the pipeline's body into the wrappers: LLVM optimized and generated it up to four times (hist_eq at
+# 1 thread: 100 ms of LLVM instead of 36). Marked noinline, the body is compiled once and the wrappers call it
+# (one call per realize).
+def compile_body_once(module) -> int:
+    """Mark ``noinline`` every function that has a C-interface wrapper. Returns how many."""
+    from mlir import ir
+    funcs = top_level_ops(module, "llvm.func")
+    names = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in funcs}
+    count = 0
+    for name, f in names.items():
+        if "_mlir_ciface_" + name in names and f.regions[0].blocks:
+            f.attributes["no_inline"] = ir.UnitAttr.get()
+            count += 1
     return count

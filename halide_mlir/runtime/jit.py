@@ -9,9 +9,10 @@ import threading
 import warnings
 
 from ..analysis import vectorize
-from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, hoist_static_allocas, keep_masked_store_values,
-                                lowering_passes, num_threads, parallel_runtime, to_llvm)
 from ..codegen.gather_indices import narrow_gather_indices
+from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_body_once, heap_allocations,
+                                hoist_static_allocas, keep_masked_store_values, lowering_passes, num_threads,
+                                parallel_runtime, to_llvm, top_level_ops)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import HalideError, UnrollWarning
@@ -184,13 +185,18 @@ def bufferized(ctx, payload: str, transform: str):
 def lower(ctx, payload: str, transform: str, threads: int):
     """Scheduled, bufferized and lowered to the LLVM dialect."""
     module = bufferized(ctx, payload, transform)
-    before, after = lowering_passes(threads)
-    run_passes(ctx, module, before, "lowering to LLVM failed")
+    hoist, loops, after = lowering_passes(threads)
+    run_passes(ctx, module, hoist, "lowering to LLVM failed")
+    with ctx:
+        if heap_allocations(module):
+            loops = f"{DEALLOCATE},{loops}"
+    run_passes(ctx, module, loops, "lowering to LLVM failed")
     with ctx:
         hoist_static_allocas(module)
     run_passes(ctx, module, after, "lowering to LLVM failed")
     with ctx:
         keep_masked_store_values(module)  # works around an LLVM 22 X86 miscompile, see codegen/lowering.py
+        compile_body_once(module)
     if vectorize.mode() == "off":
         with ctx:
             keep_llvm_from_vectorizing(module)
@@ -202,11 +208,10 @@ def keep_llvm_from_vectorizing(module) -> None:
     ``noimplicitfloat``, so loops the schedule left scalar stay scalar, as in Halide. Explicit vector ops are
     unaffected."""
     from mlir import ir
-    for op in module.body.operations:
-        if op.operation.name == "llvm.func":
-            attrs = op.operation.attributes
-            old = list(attrs["passthrough"]) if "passthrough" in attrs else []
-            attrs["passthrough"] = ir.ArrayAttr.get(old + [ir.StringAttr.get("noimplicitfloat")])
+    for op in top_level_ops(module, "llvm.func"):
+        attrs = op.attributes
+        old = list(attrs["passthrough"]) if "passthrough" in attrs else []
+        attrs["passthrough"] = ir.ArrayAttr.get(old + [ir.StringAttr.get("noimplicitfloat")])
 
 
 def runtime_libraries(threads: int) -> list[str]:
