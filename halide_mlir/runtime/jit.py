@@ -330,11 +330,17 @@ _engines: dict = {}
 compile_lock = threading.RLock()
 
 
+_UNROLL_DESCRIPTION = re.compile(r'(?<=transform\.param\.constant )"[^"]*"(?= -> !transform\.any_param)')
+
+
 def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
     """Two Funcs that compile to the same text share one engine; across processes, the disk cache
     (disk_cache.py) supplies the compiled object so a second process compiles nothing."""
     threads = num_threads()
-    key = (payload, transform, threads, parallel_runtime(threads), vectorize.mode())
+    # the unrolled loops' descriptions (for UnrollWarning) name fresh Vars and RDoms (v3, r0), numbered per
+    # process: the same pipeline built again must still find its engine and its disk-cache entry
+    transform_key = _UNROLL_DESCRIPTION.sub('""', transform)
+    key = (payload, transform_key, threads, parallel_runtime(threads), vectorize.mode())
     c = _engines.get(key)
     if c is None:
         with compile_lock:
@@ -344,7 +350,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
                 cache_key = None
                 if disk_cache.enabled():
                     passes = f"{BUFFERIZE}|{UNROLL_SEQUENCE}|{AFTER_BUFFERIZE}|{to_llvm(threads)}"
-                    cache_key = disk_cache.key(payload, transform, threads, arg_types,
+                    cache_key = disk_cache.key(payload, transform_key, threads, arg_types,
                                                f"{passes}|opt_level=3|vectorize={vectorize.mode()}")
                 c = Compiled(payload, transform, arg_types, threads, cache_key)
                 _engines[key] = c

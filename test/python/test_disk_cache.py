@@ -178,3 +178,27 @@ def test_cache_is_pruned_least_recently_used_first(tmp_path, monkeypatch):
     assert keys[1] not in left                                  # the oldest unused entry went first
     total = sum(os.path.getsize(disk_cache._path(k)) for k in left)
     assert total <= disk_cache.max_bytes()
+
+
+def test_rebuilt_pipeline_reuses_its_engine():
+    """The same pipeline built twice in one process compiles once, though its unrolled loops' descriptions name
+    fresh Vars and RDoms (v3, r0) numbered per process (runtime/jit.py compile_cached)."""
+    import halide_mlir as hl
+    from halide_mlir.runtime import jit
+
+    a = np.arange(40 * 30, dtype=np.float32).reshape(30, 40)
+
+    def build():
+        x, y = hl.Var("x"), hl.Var("y")
+        r = hl.RDom([hl.Range(0, 4)])
+        f = hl.Func("f")
+        f[x, y] = hl.f32(0)
+        f[x, y] += hl.Buffer(a, "a")[x + r.x, y]
+        f.update().unroll(r.x, 2)
+        return f
+
+    first = np.asarray(build().realize([32, 30]))
+    engines = len(jit._engines)
+    again = np.asarray(build().realize([32, 30]))
+    assert len(jit._engines) == engines
+    assert (first == again).all()
