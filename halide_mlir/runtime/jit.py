@@ -250,7 +250,7 @@ def compile_context():
 
 
 class Compiled:
-    """A JIT-compiled pipeline; call it with descriptor addresses and scalars.
+    """A JIT-compiled pipeline; ``call`` it with one ctypes cell per argument.
 
     With ``cache_key`` (see disk_cache.py) the machine code comes from the on-disk cache when an entry exists
     (linked in memory, no compilation: ``from_disk`` is True); otherwise it is compiled and the object stored.
@@ -316,11 +316,10 @@ class Compiled:
             return
         disk_cache.write(cache_key, obj)
 
-    def __call__(self, *args) -> None:
-        """Memref arguments are addresses of descriptors; scalars are Python numbers."""
-        cells = [ct(a) for ct, a in zip(self.arg_ctypes, args)]
-        pointers = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
-        self.packed(pointers)
+    def call(self, cells) -> None:
+        """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py
+        argument_cell), the scalar's own ctype for a Param."""
+        self.packed((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
 
 
 _engines: dict = {}

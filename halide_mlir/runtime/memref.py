@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -38,3 +39,21 @@ _SCALARS = {"i1": ctypes.c_int8, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i3
 
 def scalar_ctype(mlir_type: str):
     return _SCALARS[mlir_type]
+
+
+# What a Buffer passes to compiled code: a cell holding the address of its array's descriptor. A Buffer keeps
+# its array for life, so both are made once per Buffer (building them cost ~5 us of each realize); weak
+# keys, so a cell goes with its Buffer. Read-only once made: concurrent calls may share it.
+_cells: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def argument_cell(buffer, array: np.ndarray):
+    """The ``void*`` cell for ``buffer`` whose storage is the C-contiguous ``array``."""
+    hit = _cells.get(buffer)
+    if hit is not None and hit[0] is array:
+        return hit[2]
+    d = descriptor(array)
+    cell = ctypes.c_void_p(ctypes.addressof(d))
+    cell.descriptor, cell.array = d, array   # the cell keeps what it points to, whatever becomes of the entry
+    _cells[buffer] = (array, d, cell)
+    return cell

@@ -18,7 +18,7 @@ from ..lang.buffer import Buffer
 from ..lang.schedule import generation
 from ..lang.source import user_site
 from .memory import aligned_empty
-from .memref import descriptor
+from .memref import argument_cell
 
 
 @dataclass
@@ -236,23 +236,23 @@ def realize(func, sizes, *rest):
 
 def _run(compiled, p, outs) -> None:
     """Call the compiled pipeline on the inputs' and ``outs``' memory."""
-    keep = []   # descriptors and arrays that must outlive the call
-    args = []
+    cells = []
     for h in p.inputs:
         b = input_buffer(h)
-        arr = b.array if b.array.flags.c_contiguous else np.ascontiguousarray(b.array)
-        d = descriptor(arr)
-        keep += [arr, d]
-        args.append(ctypes.addressof(d))
-    args += [prm.get() for prm in p.params]
-    targets = []
+        if b.array.flags.c_contiguous:
+            cells.append(argument_cell(b, b.array))
+        else:
+            arr = np.ascontiguousarray(b.array)
+            cells.append(argument_cell(Buffer(arr), arr))
+    cells += [ct(prm.get()) for ct, prm in zip(compiled.arg_ctypes[len(p.inputs):], p.params)]
+    copies = []
     for out in outs:
-        target = out.array if out.array.flags.c_contiguous else np.empty(out.array.shape, out.array.dtype)
-        d = descriptor(target)
-        keep.append(d)
-        args.append(ctypes.addressof(d))
-        targets.append(target)
-    compiled(*args)
-    for out, target in zip(outs, targets):
-        if target is not out.array:
-            out.array[...] = target
+        if out.array.flags.c_contiguous:
+            cells.append(argument_cell(out, out.array))
+        else:
+            target = Buffer(np.empty(out.array.shape, out.array.dtype))
+            copies.append((out, target))
+            cells.append(argument_cell(target, target.array))
+    compiled.call(cells)
+    for out, target in copies:
+        out.array[...] = target.array
