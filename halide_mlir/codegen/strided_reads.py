@@ -131,7 +131,6 @@ def _every_nth(wide, vtype, s: int):
     from mlir.dialects import ub, vector
     shape = list(vtype.shape)
     lanes = [s * i for i in range(shape[-1])]
-    row_type = ir.VectorType.get([shape[-1]], vtype.element_type)
     wide_row = ir.VectorType.get([s * shape[-1]], vtype.element_type)
     if all(n == 1 for n in shape[:-1]):
         row = vector.shape_cast(wide_row, wide)

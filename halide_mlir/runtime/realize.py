@@ -1,7 +1,6 @@
 """``Func.realize``: bounds → payload + transform → compiled code (cached) → call on numpy memory."""
 from __future__ import annotations
 
-import ctypes
 import warnings
 from dataclasses import dataclass
 
