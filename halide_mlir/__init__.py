@@ -1,9 +1,10 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
-from .error import HalideError, UnrollWarning
+from .error import (AutoVectorizeWarning, HalideError, InternalError, ParallelAsLanesWarning, SerialUpdateWarning,
+                    SlowPathWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, Tuple
-from .runtime.realize import AutoVectorizeWarning, Realization
+from .runtime.realize import Realization
 from .analysis.vectorize import set_auto_vectorize
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
                              floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
@@ -19,7 +20,8 @@ from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
-__all__ = ["HalideError", "AutoVectorizeWarning", "UnrollWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults",
+__all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StridedReadWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults",
            "get_host_target", "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",

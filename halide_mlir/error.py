@@ -1,9 +1,53 @@
-"""The one exception type users see, as in Halide's Python bindings."""
+"""The exception and warning classes of halide_mlir.
+
+``HalideError`` is what Halide's Python bindings raise for what the user wrote (a bad schedule, an out-of-bounds
+input, a missing definition). ``InternalError`` is a compiler bug (MLIR rejected IR we generated, a transform
+script failed to apply): it subclasses HalideError so ``except hl.HalideError`` still catches it, as Halide's
+``InternalError`` is a ``Halide::Error``, but the fuzzer and the auto-vectorization fallback tell the two apart by
+class, never by message text. Warnings that announce a slow path (same values, slower code than asked for) are
+``SlowPathWarning``s; the test suite turns the whole family into errors.
+"""
+from __future__ import annotations
 
 
 class HalideError(RuntimeError):
     pass
 
 
-class UnrollWarning(RuntimeWarning):
+class InternalError(HalideError):
+    """A halide_mlir bug: the IR or script we generated was rejected by MLIR, or an invariant broke.
+
+    ``stage``: the compile step that failed (driver.py's names: "schedule", "lower", ...);
+    ``diagnostic``: MLIR's own text; ``locations``: the user's source lines (file, line) it points at, which
+    name the Funcs involved (each op carries the line of its Func's definition)."""
+
+    def __init__(self, message: str, *, stage: str | None = None, diagnostic: str | None = None,
+                 locations: frozenset = frozenset()):
+        super().__init__(message)
+        self.stage = stage
+        self.diagnostic = diagnostic
+        self.locations = locations
+
+
+class SlowPathWarning(RuntimeWarning):
+    """The compiled code is slower than the schedule asks for (same values): a directive only partly honored."""
+
+
+class UnrollWarning(SlowPathWarning):
     """A loop the schedule unrolls was not (fully) unrolled in the compiled code: same values, slower."""
+
+
+class AutoVectorizeWarning(SlowPathWarning):
+    """MLIR could not vectorize a Func the user left unvectorized; it runs scalar (as in Halide)."""
+
+
+class ParallelAsLanesWarning(SlowPathWarning):
+    """A parallel loop runs as lanes of a vectorized loop (it is inside it), not in parallel."""
+
+
+class SerialUpdateWarning(SlowPathWarning):
+    """A scatter or scan update's schedule is not applied: it runs as serial loops."""
+
+
+class StridedReadWarning(SlowPathWarning):
+    """A strided vector read stays one scalar load per lane."""

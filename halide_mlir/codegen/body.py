@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..error import HalideError
+from ..error import HalideError, InternalError
 from ..lang.types import Bool, Type
 from .mlir_text import constant_literal
 
@@ -95,7 +95,7 @@ class BodyEmitter:
             "shl": (None, "shli", "shli"), "shr": (None, "shrsi", "shrui"),
         }.get(k)
         if simple is None:
-            raise HalideError(f"internal: no lowering for Expr kind '{k}'")
+            raise InternalError(f"no lowering for Expr kind '{k}'", stage="payload")
         name = simple[0] if t.is_float() else simple[1] if t.is_signed() else simple[2]
         # like Halide, let LLVM fuse a * b + c into one FMA (contract only: no reassociation)
         flags = " fastmath<contract>" if name in ("addf", "subf", "mulf") else ""

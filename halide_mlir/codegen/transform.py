@@ -19,7 +19,7 @@ from ..analysis.bounds import Bounded, computed_region
 from ..analysis.legality import OUTERMOST, update_loops
 from ..analysis.loop_nest import (MAX_VECTOR_LANES, Loop, covered_extents, serialize_nested_parallel,
                                   stage_loops, vector_block)
-from ..error import HalideError
+from ..error import HalideError, InternalError, ParallelAsLanesWarning
 from ..lang.func import MAX_UNROLL
 from ..lang.schedule import Directive
 from .mlir_text import mlir_string
@@ -52,7 +52,7 @@ def library_sequence(name: str) -> str:
                           re.M | re.S)
             if m:
                 return m.group(0)
-    raise HalideError(f"internal: transform library sequence @{name} not found in {_LIBRARY_DIRS}")
+    raise InternalError(f"transform library sequence @{name} not found in {_LIBRARY_DIRS}", stage="transform")
 ANY = "!transform.any_op"
 # the script's second entry point: the unrolls, run on the bufferized IR (runtime/jit.py bufferize)
 UNROLL_SEQUENCE = "halide_unroll"
@@ -294,7 +294,7 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
     if parallel:  # same values; say so rather than let a parallel request silently do nothing
         warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
                       f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
-                      f"lanes are strided), not in parallel", RuntimeWarning, stacklevel=2)
+                      f"lanes are strided), not in parallel", ParallelAsLanesWarning, stacklevel=2)
     n_lanes = math.prod(covered_extents(outer, extents))
     if lanes and n_lanes > MAX_VECTOR_LANES:
         raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "

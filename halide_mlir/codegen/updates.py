@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..error import HalideError
+from ..error import HalideError, SerialUpdateWarning
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
@@ -205,7 +205,7 @@ def emit_loops(pb, stage, u, current: list) -> list:
         warnings.warn(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
                       f"data-dependent or shifted coordinates (a scatter, a scan or a fixed row), so it runs as "
                       f"serial scalar loops; its vectorize/parallel/unroll schedule is not applied yet",
-                      RuntimeWarning, stacklevel=2)
+                      SerialUpdateWarning, stacklevel=2)
     ttypes = [tensor_type(tuple(reversed(region.extents)), t) for t in func.output_types()]
     m = len(ttypes)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"

@@ -15,21 +15,19 @@ from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_
                                 parallel_runtime, to_llvm, top_level_ops)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
-from ..error import HalideError, UnrollWarning
-
-_PARSE_OPTS = {}
-
+from ..error import InternalError, UnrollWarning
 
 @contextlib.contextmanager
-def mlir_errors(what: str):
-    """MLIR diagnostics carry the user's source lines (every op has a loc); surface them as HalideError."""
+def mlir_errors(what: str, stage: str):
+    """MLIR rejecting what we generated is a halide_mlir bug: an InternalError whose ``diagnostic`` is MLIR's
+    text (every op carries the user's source line, so it names the Funcs involved: ``locations``)."""
     from mlir.ir import MLIRError
     try:
         yield
-    except MLIRError as e:
-        raise HalideError(f"{what}:\n{readable_locations(str(e))}") from None
-    except ValueError as e:  # the transform interpreter reports failures as ValueError with the diagnostics
-        raise HalideError(f"{what}:\n{readable_locations(str(e))}") from None
+    except (MLIRError, ValueError) as e:  # the transform interpreter reports failures as ValueError
+        text = readable_locations(str(e))
+        raise InternalError(f"{what} (a halide_mlir bug):\n{text}", stage=stage, diagnostic=text,
+                            locations=source_locations(str(e))) from None
 
 
 _LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)')
@@ -44,6 +42,11 @@ def readable_locations(text: str) -> str:
     return _LOC.sub(sub, text)
 
 
+def source_locations(text: str) -> frozenset:
+    """The user's source lines (file, line) a diagnostic points at (not the transform script's)."""
+    return frozenset((m.group(1), int(m.group(2))) for m in _LOC.finditer(text) if m.group(1) != "-")
+
+
 def _sequence(script, name: str):
     return next((op for op in script.body.operations
                  if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == f'"{name}"'), None)
@@ -54,20 +57,20 @@ def apply_schedule(ctx, payload: str, transform: str, script_out: list | None = 
     script (bufferize runs its second entry point)."""
     from mlir import ir
     from mlir.dialects.transform import interpreter
-    with ctx, mlir_errors("MLIR rejected the generated payload (a halide_mlir bug)"):
+    with ctx, mlir_errors("MLIR rejected the generated payload", "payload"):
         module = ir.Module.parse(payload)
-    with ctx, mlir_errors("MLIR rejected the generated transform script (a halide_mlir bug)"):
+    with ctx, mlir_errors("MLIR rejected the generated transform script", "transform"):
         script = ir.Module.parse(transform)
-    with ctx, mlir_errors("applying the schedule failed"):
+    with ctx, mlir_errors("applying the schedule failed", "schedule"):
         interpreter.apply_named_sequence(module.operation, _sequence(script, "__transform_main"), script)
     if script_out is not None:
         script_out.append(script)
     return module
 
 
-def run_passes(ctx, module, passes: str, what: str) -> None:
+def run_passes(ctx, module, passes: str, what: str, stage: str) -> None:
     from mlir import passmanager
-    with ctx, mlir_errors(what):
+    with ctx, mlir_errors(what, stage):
         passmanager.PassManager.parse(f"builtin.module({passes})").run(module.operation)
 
 
@@ -76,19 +79,19 @@ def bufferize(ctx, module, script) -> None:
     indices into i32, then unroll the loops the schedule unrolls (the script's
     UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up."""
     from mlir.dialects.transform import interpreter
-    run_passes(ctx, module, BUFFERIZE, "bufferization failed")
-    with ctx, mlir_errors("rewriting vector reads failed"):
+    run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
+    with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
         dense_strided_reads(module)   # codegen/strided_reads.py
         narrow_gather_indices(module)   # codegen/gather_indices.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
         with ctx:
             reported = check_unroll_factors(module, unroll)
-        with ctx, mlir_errors("unrolling failed"):
+        with ctx, mlir_errors("unrolling failed", "unroll"):
             interpreter.apply_named_sequence(module.operation, unroll, script)
         with ctx:
             check_unrolled(module, reported)
-    run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed")
+    run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed", "bufferize")
 
 
 # Unrolling is checked around @halide_unroll: transform.loop.unroll by a factor above the loop's trip count
@@ -186,14 +189,14 @@ def lower(ctx, payload: str, transform: str, threads: int):
     """Scheduled, bufferized and lowered to the LLVM dialect."""
     module = bufferized(ctx, payload, transform)
     hoist, loops, after = lowering_passes(threads)
-    run_passes(ctx, module, hoist, "lowering to LLVM failed")
+    run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
         if heap_allocations(module):
             loops = f"{DEALLOCATE},{loops}"
-    run_passes(ctx, module, loops, "lowering to LLVM failed")
+    run_passes(ctx, module, loops, "lowering to LLVM failed", "lower")
     with ctx:
         hoist_static_allocas(module)
-    run_passes(ctx, module, after, "lowering to LLVM failed")
+    run_passes(ctx, module, after, "lowering to LLVM failed", "lower")
     with ctx:
         keep_masked_store_values(module)  # works around an LLVM 22 X86 miscompile, see codegen/lowering.py
         compile_body_once(module)
@@ -291,13 +294,13 @@ class Compiled:
         from mlir import execution_engine
         self.ctx = compile_context()
         module = lower(self.ctx, payload, transform, threads)
-        with self.ctx, mlir_errors("JIT compilation failed"):
+        with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
             self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=libraries)
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
         if not address:
-            raise HalideError("internal: the JIT did not produce the pipeline entry point")
+            raise InternalError("the JIT did not produce the pipeline entry point", stage="llvm")
         return address
 
     def _store(self, cache_key: str) -> None:

@@ -12,7 +12,7 @@ from ..analysis.pipeline import build_pipeline
 from ..codegen.lowering import num_threads, parallel_runtime
 from ..codegen.payload import build_payload
 from ..codegen.transform import build_transform
-from ..error import HalideError
+from ..error import AutoVectorizeWarning, HalideError, InternalError
 from ..lang.buffer import Buffer
 from ..lang.schedule import generation
 from ..lang.source import user_site
@@ -140,10 +140,6 @@ def _output_buffers(func, sizes):
     return outs, region
 
 
-class AutoVectorizeWarning(RuntimeWarning):
-    """MLIR could not vectorize a Func the user left unvectorized; it runs scalar (as in Halide)."""
-
-
 def _compile(func, bounded, arg_types):
     """Compiled code for ``bounded``. Auto-vectorization (analysis/vectorize.py) is an optimisation the user
     did not ask for: if MLIR fails on it, the Funcs the diagnostic points at (by their definition's line) are
@@ -157,11 +153,11 @@ def _compile(func, bounded, arg_types):
         try:
             compiled = compile_cached(payload, script, arg_types)
             break
-        except HalideError as e:
+        except InternalError as e:
             error = error or e
             culprits = {id(s.func) for s in bounded.pipeline.stages
                         for site in [s.func._definition().site, *(u.site for u in s.updates)]
-                        if site is not None and f"at {site}:" in str(e)} - scalar
+                        if site is not None and (site.file, site.line) in e.locations} - scalar
             scalar |= culprits
             retry = build_transform(bounded, scalar_funcs=frozenset(scalar)) if culprits else \
                 build_transform(bounded, auto_vector=False)
