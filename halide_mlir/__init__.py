@@ -5,7 +5,7 @@ from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, Tuple
 from .runtime.realize import Realization
-from .analysis.vectorize import set_auto_vectorize
+from .settings import set_auto_vectorize
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
                              floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
                              tanh, trunc, u8, u16, u32, u64)

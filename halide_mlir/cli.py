@@ -15,15 +15,9 @@ import os
 import runpy
 import sys
 
-STAGES = {
-    "payload": "linalg-on-tensors payload module (func.func)",
-    "transform": "transform-dialect script (@__transform_main) built from the schedule",
-    "scheduled": "payload after the transform script ran (tiled, fused, vectorized; still tensors)",
-    "bufferized": "scheduled module bufferized (memrefs), then the schedule's unrolls (@halide_unroll)",
-    "lowered": "LLVM dialect after bufferization and the lowering pipeline",
-    "llvm": "LLVM IR (mlir-translate)",
-    "asm": "x86-64 assembly (llc -O3 -mcpu=native)",
-}
+from .driver import STEPS
+
+STAGES = {s.name: s.description for s in STEPS}
 
 RUN_NAME = "halide_mlir_cli"
 
@@ -48,8 +42,8 @@ def _find_func(name: str, output, namespace: dict):
     if output.name() == name:
         return output
     try:
-        from .analysis.pipeline import build_pipeline
-        p = build_pipeline(output)
+        from .driver import front_end
+        p = front_end(output)
         for stage in p.stages:
             if stage.func.name() == name:
                 return stage.func
@@ -96,7 +90,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from .error import HalideError
-    from .runtime.realize import stages
+    from .driver import stages
     try:
         func, sizes, namespace = _load(args.file)
         if args.func:
@@ -106,16 +100,7 @@ def main(argv=None) -> int:
         if len(sizes) != func.dimensions():
             raise _UsageError(f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
                               f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension")
-        s = stages(func, sizes)
-        text = {
-            "payload": lambda: s.payload,
-            "transform": lambda: s.transform,
-            "scheduled": s.scheduled,
-            "bufferized": s.bufferized,
-            "lowered": s.lowered,
-            "llvm": s.llvm_ir,
-            "asm": s.assembly,
-        }[args.stage]()
+        text = stages(func, sizes).text(args.stage)
     except _UsageError as e:
         print(f"halide-mlir: error: {e}", file=sys.stderr)
         return 2

@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass, replace
 
 from ..error import HalideError
-from .pipeline import build_pipeline
 
 
 @dataclass(frozen=True)
@@ -160,48 +159,29 @@ def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[
     return out
 
 
-def loop_nest_text(func) -> str:
-    from .legality import update_loops
-    """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""
-    p = build_pipeline(func)
-    loops = {id(s.func): stage_loops(s.name, s.vars, None, s.func.schedule().directives) for s in p.stages}
-    at: dict = {}  # (id(consumer), loop name) -> producers computed there
-    roots = []
-    for s in p.stages:
-        level = s.compute
-        if s.func is not p.output and level.kind == "at" and level.var != "__outermost":
-            at.setdefault((id(level.func), level.var), []).append(s)
-        elif s.func is not p.output:
-            roots.append(s)
+def update_loops(stage, u, extents=None, directives=None) -> list[Loop]:
+    """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
+    ``directives``: the update's schedule (default: the user's)."""
+    names = [r.name() for r in u.rvars] + list(stage.vars)
+    return stage_loops(f"{stage.name}.update({u.index})", names, extents,
+                       u.schedule.directives if directives is None else directives)
 
-    def produce(stage, indent: str, out: list) -> None:
-        out.append(f"{indent}produce {stage.name}:")
-        nest(stage, loops[id(stage.func)], indent + "  ", out)
-        for u in stage.updates:
-            nest(stage, update_loops(stage, u), indent + "  ", out)
 
-    def nest(stage, stage_loops_, indent: str, out: list) -> None:
-        inner = indent
-        for l in stage_loops_:
-            prefix = "for" if l.kind == "serial" else l.kind
-            rng = f" in [0, {l.extent - 1}]" if l.constant else ""
-            out.append(f"{inner}{prefix} {l.path}{rng}:")
-            inner += "  "
-            # a producer goes in the first definition that has its loop (legality.py's _position)
-            for producer in at.pop((id(stage.func), l.name), []):
-                produce(producer, inner, out)
-                out.append(f"{inner}consume {producer.name}:")
-                inner += "  "
-        out.append(f"{inner}{stage.name}(...) = ...")
+def definition_loop_names(stage) -> list[list[str]]:
+    """The loops of each definition of ``stage`` as the user scheduled them, outermost first: the pure
+    definition's, then each update's."""
+    pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.func.schedule().directives)]
+    return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
 
-    out: list[str] = []
-    indent = ""
-    for s in roots:
-        produce(s, indent, out)
-        out.append(f"{indent}consume {s.name}:")
-        indent += "  "
-    produce(p.stage(p.output), indent, out)
-    return "\n".join(out)
+
+def loop_position(stage, var: str):
+    """(definition, loop index) of loop ``var`` of ``stage`` in the first definition that has it, or None.
+    A producer computed at an update's loop (an RVar's, say) is legal in Halide; ours computes it before
+    all of a consumer's loop nests when the consumer has updates (placement.py hoist_from_loops), same values."""
+    for k, names in enumerate(definition_loop_names(stage)):
+        if var in names:
+            return k, names.index(var)
+    return None
 
 
 def covered_extents(loops: list[Loop], extents) -> list[int]:

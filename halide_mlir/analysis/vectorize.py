@@ -26,10 +26,10 @@ vectorizers (what a plain MLIR scalar lowering at -O3 gets), to measure the diff
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from ..lang.schedule import Directive
+from ..settings import auto_vectorize_mode
 from ..lang.traversal import free_vars, walk
 from .loop_nest import Loop
 
@@ -38,26 +38,9 @@ MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans
 MIN_LANES, MAX_LANES = 4, 64
 AUTO_SUFFIX = "_vec"         # the inner loop auto-vectorization splits off: x -> x, x_vec
 
-MODES = ("auto", "off", "llvm")
-_override: list = [None]
-
-
-def set_auto_vectorize(enabled) -> None:
-    """True/False turn auto-vectorization on/off for this process, "llvm" leaves unvectorized loops to LLVM's
-    vectorizers, None goes back to the environment's choice."""
-    if enabled not in (True, False, None, "llvm"):
-        raise ValueError(f"set_auto_vectorize takes True, False, 'llvm' or None, not {enabled!r}")
-    _override[0] = enabled
-
-
 def mode() -> str:
-    """"auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM)."""
-    choice = _override[0]
-    if choice is None:
-        choice = os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower()
-    if choice == "llvm":
-        return "llvm"
-    return "off" if choice in (False, "0", "false", "no", "off") else "auto"
+    """"auto", "off" or "llvm" (settings.py auto_vectorize_mode)."""
+    return auto_vectorize_mode()
 
 
 def enabled() -> bool:

@@ -132,7 +132,7 @@ def _source_hash() -> str:
 
 def pipeline_hash(infos, sizes) -> str:
     """Hash of the algorithm (every Func with schedules reset, inputs included), sizes, threads, compiler."""
-    from ..codegen.lowering import num_threads
+    from ..settings import num_threads
     saved = save_schedules(infos)
     try:
         reset_schedules(infos)

@@ -62,3 +62,8 @@ def output_arg(k: int) -> str:
 def out_block_arg(k: int) -> str:
     """Inside a generic, the current value of its k-th output."""
     return "%o" if k == 0 else f"%o{k}"
+
+
+def loop_attr(stage_name: str, loop_name: str) -> str:
+    """The attribute naming a loop the payload spells out (codegen/tiled.py), matched by the transform script."""
+    return f"hl.loop = {mlir_string(f'{stage_name}.s0.{loop_name}')}"

@@ -13,40 +13,11 @@ from __future__ import annotations
 
 import warnings
 
+from ..analysis.affine import affine_form
 from ..error import HalideError, SerialUpdateWarning
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
-
-
-def _affine(e, dim_of: dict, base_of: dict):
-    """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
-    k = e.kind
-    if k == "const" and not e.type.is_float():
-        return {}, int(e.value)
-    if k == "param" and not e.type.is_float():
-        return {}, int(e.value.get())
-    if k in ("var", "rvar"):
-        name = e.value.name()
-        return {dim_of[name]: 1}, base_of[name]
-    if k in ("add", "sub") and not e.type.is_float():
-        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
-        if a is None or b is None:
-            return None
-        sign = 1 if k == "add" else -1
-        coef = dict(a[0])
-        for d, c in b[0].items():
-            coef[d] = coef.get(d, 0) + sign * c
-        return coef, a[1] + sign * b[1]
-    if k == "mul" and not e.type.is_float():
-        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
-        if a is None or b is None or (a[0] and b[0]):
-            return None
-        (coef, c), scale = (a, b[1]) if a[0] else (b, a[1])
-        return {d: v * scale for d, v in coef.items()}, c * scale
-    if k == "cast" and e.type.bits() >= 32 and e.args[0].type.is_int() and e.args[0].type.bits() <= 32:
-        return _affine(e.args[0], dim_of, base_of)
-    return None
 
 
 def _plain_dims(map_text: str) -> list[int]:
@@ -93,12 +64,12 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             if node.value is func:
                 access_of[id(node)] = "self"
                 continue
-            forms = [_affine(a, dim_of, base_of) for a in node.args]
+            forms = [affine_form(a, dim_of, base_of) for a in node.args]
             if any(f is None for f in forms) or any(m.kind == "call" for a in node.args for m in walk(a)):
                 access_of[id(node)] = "extract"
                 continue
-            mins = pb.min_of[id(node.value)]
-            full = pb.shape_of[id(node.value)]
+            mins = pb.min_of[node.value]
+            full = pb.shape_of[node.value]
             m = len(node.args)
             # A coordinate that is one loop dim plus a constant reads a slice of exactly that loop's extent
             # through a plain dim (linalg takes loop extents from plain dims, so a wider tensor would make the
@@ -129,10 +100,10 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     offsets.append(shift)
                     sizes.append(full[m - 1 - j] - shift)
                     results.append(_affine_text(coef, c - mins[j] - shift))
-            key = (id(node.value), node.index, tuple(offsets), tuple(results))
+            key = (node.value, node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)
-                src = pb.tensor_of[id(node.value)][node.index]
+                src = pb.tensor_of[node.value][node.index]
                 if tuple(sizes) != tuple(full) or any(offsets):
                     sliced = pb.fresh("s")
                     pb.lines.append(

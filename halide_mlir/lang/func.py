@@ -474,41 +474,40 @@ class Func:
 
     # --- realization ---------------------------------------------------------------------------
     def realize(self, sizes, *rest):
-        from ..runtime.realize import realize
-        return realize(self, sizes, *rest)
+        return _driver().realize(self, sizes, *rest)
 
     def compile_jit(self, target=None) -> None:
         """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline;
         the first realize compiles and caches."""
-        from ..analysis.pipeline import build_pipeline
-        build_pipeline(self)
+        _driver().front_end(self)
 
     def infer_input_bounds(self, sizes) -> None:
         raise HalideError("infer_input_bounds is not supported yet")
 
     def compile_to_mlir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).payload
+        return _driver().stages(self, sizes, mins).payload
 
     def transform_script(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).transform
+        return _driver().stages(self, sizes, mins).transform
 
     def compile_to_lowered_mlir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).lowered()
+        return _driver().stages(self, sizes, mins).lowered()
 
     def compile_to_llvm_ir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).llvm_ir()
+        return _driver().stages(self, sizes, mins).llvm_ir()
 
     def compile_to_assembly(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).assembly()
+        return _driver().stages(self, sizes, mins).assembly()
 
     def print_loop_nest(self) -> None:
-        from ..analysis.loop_nest import loop_nest_text
-        print(loop_nest_text(self))
+        print(_driver().print_loop_nest(self))
+
+
+def _driver():
+    """The compile driver. lang is the bottom layer: the one place it reaches up (Halide's API puts realize and
+    compile_to_* on Func), imported when first called."""
+    from .. import driver
+    return driver
 
 
 def _var_name(v) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 from .expr import Expr, ExprOps
+from .schedule import OUTERMOST
 from .types import Int
 
 _fresh = itertools.count()
@@ -28,7 +29,7 @@ class Var(ExprOps):
     @staticmethod
     def outermost() -> "Var":
         """The loop level outside all of a Func's loops (``compute_at(f, Var.outermost())``)."""
-        return Var("__outermost")
+        return Var(OUTERMOST)
 
     def __repr__(self) -> str:
         return f"<halide_mlir.Var '{self._name}'>"
