@@ -46,7 +46,7 @@ class Stages:
 
     def assembly(self) -> str:
         """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines, if any), then llc.
-        The triple matters: without it memcpy becomes byte loops (DESIGN.md note 8)."""
+        The triple matters: without it memcpy becomes byte loops (docs/mlir-pitfalls.md#target-triple)."""
         from .tools import llvm_tool, run_tool
         target = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"]
         optimized = run_tool([llvm_tool("opt"), "-O3", "-S", *target], self.llvm_ir())
