@@ -1,9 +1,9 @@
 """Which of a consumer's loops the payload spells out itself, for compute_at with exact producer bounds.
 
-``fuse_into_containing_op`` fuses one producer tile per *use* inside the loop; a consumer reading three
-taps of its producer would get three overlapping tiles (DESIGN.md note 2). So for a consumer with producers
-computed at its loops, the payload emits the loops down to the deepest compute_at level itself, and inside
-each level reads each producer through ONE slice covering all the taps of that level's iterations (bounds
+``fuse_into_containing_op`` fuses one producer tile per *use* inside the loop; a consumer reading three taps of its
+producer would get three overlapping tiles (docs/mlir-pitfalls.md#fuse-once-per-use). So for a consumer with
+producers computed at its loops, the payload emits the loops down to the deepest compute_at level itself, and
+inside each level reads each producer through ONE slice covering all the taps of that level's iterations (bounds
 inference over the tile). Inner loops are still made by the transform script.
 
 Producers come in two kinds (consumers first, as bounds inference goes):

@@ -1,4 +1,4 @@
-"""Bufferize the scheduled payload and lower it to the LLVM dialect (DESIGN.md note 7's order).
+"""Bufferize the scheduled payload and lower it to the LLVM dialect (docs/mlir-pitfalls.md#lowering-pass-order).
 
 Parallel loops (``scf.forall`` from ``parallel()``) run on LLVM's OpenMP runtime (libomp, from the cmeel-libomp
 wheel; runtime/openmp.py loads it): scf-forall-to-parallel + convert-scf-to-openmp make one ``omp.parallel``

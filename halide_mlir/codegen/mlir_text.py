@@ -1,7 +1,8 @@
 """Small helpers for writing MLIR textual IR: types, constants, strings.
 
 We emit the payload as text and parse it once with the bindings: one way for every kind of op, readable
-for users and FileCheck, and the builder API is painful for whole linalg.generic regions (DESIGN.md note 11).
+for users and FileCheck, and the builder API is painful for whole linalg.generic regions
+(docs/mlir-pitfalls.md#textual-ir).
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Calls whose coordinates are a stage's Vars (times positive constants: strided reads such as downsampling's
 ``f[2 * x + 1]``) plus constants (stencil taps, transposes, fixed rows) are read through
-``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees
-plain loads (offset maps leave the op scalar: DESIGN.md note 1). Any other call (data-dependent or
+``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees plain loads (offset
+maps leave the op scalar: docs/mlir-pitfalls.md#offset-indexing-maps). Any other call (data-dependent or
 computed coordinates) is a ``tensor.extract`` inside the body; bounds inference has proved it in range.
 """
 from __future__ import annotations

@@ -139,8 +139,9 @@ class ScriptBuilder:
     def fold_unit_dims(self, op: str, loop: str | None) -> str:
         """Drop the unit dims of the (only) generic in ``loop`` (the innermost loop around ``op``); returns
         a handle to the folded generic. The patterns replace the op and drop its attributes, so it is matched
-        again by kind inside the loop. Reshapes, not rank-reducing slices: DESIGN.md note 4 saw a miscompile
-        with _via_slices (LLVM makes the same register-tiled loop of either)."""
+        again by kind inside the loop. Reshapes, not rank-reducing slices: MLIR 22.1.8 miscompiles with
+        _via_slices (docs/mlir-pitfalls.md#fold-unit-dims-via-slices; LLVM makes the same register-tiled loop
+        of either)."""
         if loop is None:
             loop = self.fresh("fn")
             self.emit(f"{loop} = transform.get_parent_op {op} {{op_name = \"func.func\"}} : ({ANY}) -> {ANY}")
@@ -180,9 +181,9 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     producers computed at that loop and returns the (possibly replaced) loop handle.
 
     ``compound``: the op reads through sums of loop dims (``input[x + r.y]``, updates.py), which the
-    vectorizer refuses (DESIGN.md note 1). Every loop but the vectorized one is materialized first, so each
-    such sum is of unit dims (RVar loops tile their dim to 1): folding the unit dims away leaves projected
-    permutations, and the folded op is vectorized over the dims that remain.
+    vectorizer refuses (docs/mlir-pitfalls.md#offset-indexing-maps). Every loop but the vectorized one is
+    materialized first, so each such sum is of unit dims (RVar loops tile their dim to 1): folding the unit
+    dims away leaves projected permutations, and the folded op is vectorized over the dims that remain.
 
     ``trips``: loop name -> iterations per computation of the stage (``unroll_trips``), which unroll factors
     must be: a stage computed at a consumer's loop runs its loops over one tile, not over ``extents``.

@@ -95,7 +95,8 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     results.append(_affine_text(coef, 0))
                 else:
                     # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
-                    # is not vectorizable even after the unit dims are folded (DESIGN.md note 1)
+                    # is not vectorizable even after the unit dims are folded
+                    # (docs/mlir-pitfalls.md#offset-indexing-maps)
                     shift = max(0, c - mins[j])
                     offsets.append(shift)
                     sizes.append(full[m - 1 - j] - shift)
