@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lang.schedule import Directive
+from ..lang.schedule import Directive, DirectiveKind, LoopKind
 from ..settings import auto_vectorize_mode
 from ..lang.traversal import free_vars, walk
 from .loop_nest import Loop
@@ -80,9 +80,10 @@ class AutoVector:
 
     def directives(self) -> list[Directive]:
         if not self.split:
-            return [Directive("vectorize", (self.loop,))]
+            return [Directive(DirectiveKind.VECTORIZE, (self.loop,))]
         inner = self.loop + AUTO_SUFFIX
-        return [Directive("split", (self.loop, self.loop, inner, self.lanes, None)), Directive("vectorize", (inner,))]
+        return [Directive(DirectiveKind.SPLIT, (self.loop, self.loop, inner, self.lanes, None)),
+                Directive(DirectiveKind.VECTORIZE, (inner,))]
 
 
 def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, dim: int = 0,
@@ -90,10 +91,10 @@ def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, d
     """Auto-vectorization for one stage with ``loops`` (outermost first, after the user's directives), whose
     pure x is loop dimension ``dim`` (an update's RVars come first), or None when the user vectorized
     something or the innermost loop is not a plain loop over x."""
-    if not enabled() or not loops or not pure_vars or any(d.kind == "vectorize" for d in directives):
+    if not enabled() or not loops or not pure_vars or any(d.kind == DirectiveKind.VECTORIZE for d in directives):
         return None
     inner = loops[-1]
-    if inner.kind != "serial" or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
+    if inner.kind != LoopKind.SERIAL or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
             or inner.name in computed_here or inner.extent < MIN_LANES:
         return None
     if any(l.name == inner.name + AUTO_SUFFIX for l in loops):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.plan import StagePlan
+from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, tensor_type
 
 
@@ -68,7 +69,7 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         for prod in slid:  # a warm-up reads the warm-ups of the windows it reads
             windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
             warm_views[prod.func] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
-        if l.kind == "parallel":
+        if l.kind == LoopKind.PARALLEL:
             inner = pb.fresh("so")
             lines.append(f"{res} = scf.forall ({iv}) in ({lev.trip}) shared_outs({inner} = {carried}) -> "
                          f"({ttype(sizes)}) {{")
@@ -115,7 +116,7 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
     for l, res, inner, rel, tile_sizes, parent_sizes, slid_results in reversed(closers):
         slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
                     f"{ttype(parent_sizes)}"
-        if l.kind == "parallel":
+        if l.kind == LoopKind.PARALLEL:
             lines.append("scf.forall.in_parallel {")
             lines.append(f"  tensor.parallel_insert_slice {result} into {inner}{slice_txt} {loc}")
             lines.append("}")

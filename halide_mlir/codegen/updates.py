@@ -15,6 +15,7 @@ import warnings
 
 from ..analysis.affine import affine_form
 from ..error import HalideError, SerialUpdateWarning
+from ..lang.schedule import DirectiveKind
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
@@ -171,7 +172,8 @@ def emit_loops(pb, stage, u, current: list) -> list:
     b = pb.b
     func = stage.func
     region = b.region(func)
-    if any(d.kind in ("vectorize", "parallel", "unroll") for d in u.schedule.directives):
+    if any(d.kind in (DirectiveKind.VECTORIZE, DirectiveKind.PARALLEL, DirectiveKind.UNROLL)
+           for d in u.schedule.directives):
         # the schedule is legal (analysis/legality.py checked it) and the loops below compute the same values
         # serially; say so rather than let a vectorize/parallel request silently do nothing
         warnings.warn(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
