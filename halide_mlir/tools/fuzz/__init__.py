@@ -18,5 +18,5 @@ from .check import ATOL, RTOL, Outcome, Run, check, compare, reference_worker, r
 from .pipelines import PAD, H, W
 from .program import Program, draw_program, programs
 
-__all__ = ["ATOL", "H", "PAD", "RTOL", "W", "Outcome", "Program", "Run", "check", "compare", "draw_program",
+__all__ = ["ATOL", "PAD", "RTOL", "H", "Outcome", "Program", "Run", "W", "check", "compare", "draw_program",
            "programs", "reduce_schedule", "reference_worker", "reproducer", "run", "run_reference", "worker"]
