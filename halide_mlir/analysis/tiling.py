@@ -23,7 +23,8 @@ Producers come in two kinds (consumers first, as bounds inference goes):
 extent, keeps what earlier iterations computed, as Halide's sliding window does: the payload computes the
 rows the first iteration needs but does not compute itself just before the loop ("warm-up"), then in each
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
-consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every tile has a static shape. Storage is not folded: the buffer
+consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every
+tile has a static shape. Storage is not folded: the buffer
 spans the whole loop (what Halide allocates without ``fold_storage``).
 
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain

@@ -119,7 +119,8 @@ class AutotuneResult:
     plan: list                        # the best schedule as (func index, update or None, method, args) calls
     baseline_time: float | None       # the schedule the Funcs had when autotune was called
     reference_time: float | None      # the unscheduled pipeline (the correctness reference), compile + run
-    counts: dict                      # evaluations by status: ok, cached, mismatch, halide_error, internal_error, crash, ...
+    counts: dict                      # evaluations by status: ok, cached, mismatch, halide_error,
+    #                                   internal_error, crash, ...
     evaluations: list                 # every candidate: dict(t, status, time, error, key)
     budget_s: float
     search_s: float
@@ -169,7 +170,8 @@ class Progress:
         bar = "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width))
         b = f"{best * 1e3:.3f} ms" if best else "-"
         base = f" (given {baseline * 1e3:.3f} ms)" if baseline else ""
-        self.stream.write(("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, {bad:3d} rejected  "
+        self.stream.write(("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, "
+                          f"{bad:3d} rejected  "
                           f"best {b}{base} " + ("" if tty else "\n"))
         self.stream.flush()
 

@@ -12,9 +12,7 @@ runtime in the process refuses a second one); ``async-parallel-for`` must then b
 """
 from __future__ import annotations
 
-import os
 
-from ..error import HalideError
 from ..settings import parallel_runtime
 
 # eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy);

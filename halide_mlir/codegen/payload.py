@@ -306,7 +306,8 @@ class PayloadBuilder:
             value = self.fresh("s")
             self.lines.append(
                 f"{value} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
-                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : {tensor_type(full, elem_t)} "
+                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : "
+                f"{tensor_type(full, elem_t)} "
                 f"to {tensor_type(result_shape, elem_t)} {loc}")
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 

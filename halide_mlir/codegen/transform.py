@@ -121,7 +121,8 @@ class ScriptBuilder:
         """A loop the payload spelled out (codegen/tiled.py), by its ``hl.loop`` attribute."""
         h = self.fresh("loop")
         op = "scf.forall" if loop.kind == LoopKind.PARALLEL else "scf.for"
-        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes {{{loop_attr(stage_name, loop.name)}}} "
+        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes "
+                  f"{{{loop_attr(stage_name, loop.name)}}} "
                   f"in %root : ({ANY}) -> {ANY}")
         return h
 
@@ -382,7 +383,8 @@ class FuseAt:
 
 def unroll_what(name: str, loop: Loop, directives) -> str:
     """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
-    d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name and d.site is not None), None)
+    d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name
+              and d.site is not None), None)
     return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
 
 

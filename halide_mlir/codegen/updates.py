@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 
 from ..analysis.affine import affine_form
-from ..error import HalideError, SerialUpdateWarning
+from ..error import SerialUpdateWarning
 from ..lang.schedule import DirectiveKind
 from ..lang.traversal import walk
 from .body import BodyEmitter

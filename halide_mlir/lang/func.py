@@ -384,7 +384,8 @@ class Func:
                               f"got {factor!r}")
         if tail is not None and not isinstance(tail, TailStrategy):
             raise HalideError(f"{user_site()}: split tail strategy must be a hl.TailStrategy, got {tail!r}")
-        return self._directive(DirectiveKind.SPLIT, _var_name(old), _var_name(outer), _var_name(inner), int(factor), tail)
+        return self._directive(DirectiveKind.SPLIT, _var_name(old), _var_name(outer), _var_name(inner), int(factor),
+                               tail)
 
     def fuse(self, inner, outer, fused) -> "Func":
         return self._directive(DirectiveKind.FUSE, _var_name(inner), _var_name(outer), _var_name(fused))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .expr import FLOAT_MATH, Expr, cast, const, is_python_number, operands, to_expr
 from .source import user_site
-from .types import Float, Int, Type, UInt, match_types
+from .types import Float, Int, Type, UInt
 
 
 def select(*args) -> Expr:

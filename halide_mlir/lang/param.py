@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 from ..error import HalideError
-from .expr import Expr, ExprOps, _wrap_const, to_expr
+from .expr import Expr, ExprOps, _wrap_const
 from .source import capture_site, user_site
 from .types import Int, Type, as_type
 

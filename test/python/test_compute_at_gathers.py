@@ -8,7 +8,6 @@ producers at the root). Checked against real Halide 21; a vectorize() the user a
 
 import re
 
-import numpy as np
 import pytest
 
 from oracle import image_f32, image_u16, run_both

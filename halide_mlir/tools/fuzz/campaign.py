@@ -144,7 +144,7 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
     # known to pass are not run again), raise on the first example with that signature, let Hypothesis shrink.
     minimized = []
     sigs = []
-    for i, source, o in failures:
+    for i, _source, o in failures:
         if o.signature not in [s for s, _ in sigs]:
             sigs.append((o.signature, i))
     for sig, first in sigs[:shrink]:
