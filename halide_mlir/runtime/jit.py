@@ -10,6 +10,7 @@ import warnings
 
 from ..analysis import vectorize
 from ..codegen.gather_indices import narrow_gather_indices
+from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_body_once, heap_allocations,
                                 hoist_static_allocas, keep_masked_store_values, lowering_passes, num_threads,
                                 parallel_runtime, to_llvm, top_level_ops)
@@ -188,6 +189,10 @@ def bufferized(ctx, payload: str, transform: str):
 def lower(ctx, payload: str, transform: str, threads: int):
     """Scheduled, bufferized and lowered to the LLVM dialect."""
     module = bufferized(ctx, payload, transform)
+    with ctx, mlir_errors("approximating math functions failed", "lower"):
+        approximated = approximate_math(module)   # codegen/math_approx.py: f32 exp, log, pow as vector code
+    if approximated:
+        run_passes(ctx, module, INLINE, "approximating math functions failed", "lower")
     hoist, loops, after = lowering_passes(threads)
     run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
