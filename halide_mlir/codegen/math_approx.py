@@ -254,8 +254,11 @@ def _pow_f32(b: _Emitter, x: str, y: str) -> str:
     t = b.op(f"arith.mulf {y}, {hi}", "f32")
     tl = b.add(b.op(f"math.fma {y}, {hi}, {b.un('arith.negf', t)}", "f32"), b.mul(y, lo))
     e = _exp_f32(b, t)
-    r = b.select(b.cmpf("oeq", e, b.const(math.inf, "f32")), e, b.add(b.mul(e, tl), e))   # inf * tl may be nan
-    zero, one, inf = b.const(0.0, "f32"), b.const(1.0, "f32"), b.const(math.inf, "f32")
+    # tl matters only when tiny; where e^t is 0 or inf, tl can be huge or nan (inf - inf): bounded, 0 and inf stay
+    tl = b.bin("maxnumf", b.bin("minnumf", tl, b.const(0.5, "f32"), "f32"), b.const(-0.5, "f32"), "f32")
+    inf = b.const(math.inf, "f32")
+    r = b.select(b.cmpf("oeq", e, inf), e, b.add(b.mul(e, tl), e))
+    zero, one = b.const(0.0, "f32"), b.const(1.0, "f32")
     y_neg = b.cmpf("olt", y, zero)
     # |x| = 0, inf: 0 or inf by the sign of y; |x| = 1 with y = +-inf: 1
     r = b.select(b.cmpf("oeq", ax, zero), b.select(y_neg, inf, zero), r)
