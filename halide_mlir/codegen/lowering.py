@@ -104,10 +104,10 @@ def lowering_passes(threads: int) -> tuple[str, str, str]:
 
 
 def to_llvm(threads: int) -> str:
-    """The whole pipeline as one string (for display and cache keys); see lowering_passes, keep_masked_store_values
-    and compile_body_once (the steps that are ours, not MLIR passes)."""
+    """The whole pipeline as one string (for display and cache keys); see lowering_passes, keep_masked_store_values,
+    compile_body_once and codegen/math_approx.py (the steps that are ours, not MLIR passes)."""
     hoist, loops, after = lowering_passes(threads)
-    return (f"{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
+    return (f"approximate-math,{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
             "keep-masked-store-values,compile-body-once")
 
 

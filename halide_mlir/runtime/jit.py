@@ -9,6 +9,7 @@ import threading
 import warnings
 
 from ..codegen.gather_indices import narrow_gather_indices
+from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_body_once, heap_allocations,
                                 hoist_static_allocas, keep_masked_store_values, lowering_passes, to_llvm,
                                 top_level_ops)
@@ -177,6 +178,10 @@ def check_unrolled(module, reported: set = frozenset()) -> None:
 
 def lower(ctx, module, threads: int) -> None:
     """A bufferized module → the LLVM dialect (codegen/lowering.py's passes and IR rewrites, in order)."""
+    with ctx, mlir_errors("approximating math functions failed", "lower"):
+        approximated = approximate_math(module)   # codegen/math_approx.py: f32 exp, log, pow as vector code
+    if approximated:
+        run_passes(ctx, module, INLINE, "approximating math functions failed", "lower")
     hoist, loops, after = lowering_passes(threads)
     run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
