@@ -8,7 +8,6 @@ mark when the fix lands.
 """
 import textwrap
 
-import pytest
 
 from halide_mlir import fuzz
 

@@ -18,18 +18,10 @@ Features halide_mlir lacks are xfail, keyed by feature, and only count as expect
 HalideError/AttributeError: a wrong result always fails.
 """
 
-import numpy as np
 import pytest
 
-import halide_mlir
+from helpers import V, box_blur, box_blur_numpy
 from oracle import assert_same, image_f32, image_u16, raises_both, run_both
-
-NOT_YET = (halide_mlir.HalideError, AttributeError, NotImplementedError)
-
-
-def missing(feature):
-    return pytest.mark.xfail(reason=f"{feature} not implemented in halide_mlir yet", raises=NOT_YET, strict=False)
-
 
 STORE_AT = pytest.mark.feature("store_root/store_at")  # implemented: a tag, no longer an xfail
 TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail
@@ -42,24 +34,7 @@ INPUTS = {(dt, name): (image_f32 if dt == "f32" else image_u16)(w + 2, h + 2, se
 
 
 def blur(hl, image):
-    inp = hl.Buffer(image, "input")
-    x, y = hl.Var("x"), hl.Var("y")
-    bx, by = hl.Func("bx"), hl.Func("by")
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
-    return bx, by, x, y
-
-
-def blur_numpy(a):
-    if a.dtype == np.uint16:  # Halide: u16 + u16 wraps, / 3 floors
-        bx = ((a[:, :-2] + a[:, 1:-1] + a[:, 2:]) // 3).astype(np.uint16)
-        return ((bx[:-2] + bx[1:-1] + bx[2:]) // 3).astype(np.uint16)
-    bx = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) / np.float32(3)
-    return (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
-
-
-def V(hl, *names):
-    return [hl.Var(n) for n in names]
+    return box_blur(hl, hl.Buffer(image, "input"))
 
 
 def _tail(hl, tail):
@@ -100,37 +75,37 @@ def sliding_window_vec(hl, bx, by, x, y, tail=None):
 
 
 def tiled(hl, bx, by, x, y, tail=None):
-    xo, yo, xi, yi = V(hl, "xo", "yo", "xi", "yi")
+    xo, yo, xi, yi = V(hl, "xo yo xi yi")
     by.tile(x, y, xo, yo, xi, yi, 256, 32, *_tail(hl, tail))
     bx.compute_at(by, xo)
 
 
 def tiled_vec_par(hl, bx, by, x, y, tail=None):
-    xo, yo, xi, yi = V(hl, "xo", "yo", "xi", "yi")
+    xo, yo, xi, yi = V(hl, "xo yo xi yi")
     by.tile(x, y, xo, yo, xi, yi, 256, 32, *_tail(hl, tail)).vectorize(xi, 16).parallel(yo)
     bx.compute_at(by, xo).vectorize(x, 16)
 
 
 def tiled_fused_par(hl, bx, by, x, y, tail=None):
-    xo, yo, xi, yi, t = V(hl, "xo", "yo", "xi", "yi", "t")
+    xo, yo, xi, yi, t = V(hl, "xo yo xi yi t")
     by.tile(x, y, xo, yo, xi, yi, 256, 32, *_tail(hl, tail)).fuse(xo, yo, t).parallel(t).vectorize(xi, 16)
     bx.compute_at(by, t).vectorize(x, 16)
 
 
 def sliding_in_tiles(hl, bx, by, x, y, tail=None):
-    yo, yi = V(hl, "yo", "yi")
+    yo, yi = V(hl, "yo yi")
     by.split(y, yo, yi, 8, *_tail(hl, tail))
     bx.store_at(by, yo).compute_at(by, yi)
 
 
 def sliding_in_tiles_vec_par(hl, bx, by, x, y, tail=None):
-    yo, yi = V(hl, "yo", "yi")
+    yo, yi = V(hl, "yo yi")
     by.split(y, yo, yi, 8, *_tail(hl, tail)).parallel(yo).vectorize(x, 16)
     bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 16)
 
 
 def sliding_in_2d_tiles(hl, bx, by, x, y, tail=None):
-    xo, yo, xi, yi = V(hl, "xo", "yo", "xi", "yi")
+    xo, yo, xi, yi = V(hl, "xo yo xi yi")
     by.tile(x, y, xo, yo, xi, yi, 256, 32, *_tail(hl, tail)).vectorize(xi, 16).parallel(yo)
     bx.store_at(by, xo).compute_at(by, yi).vectorize(x, 16)
 
@@ -167,7 +142,7 @@ def _run(dt, size, schedule, tail=None, expect_numpy=True):
     tol = dict(rtol=1e-5, atol=1e-6)
     ref, _ = run_both(_build(image, schedule, tail), [w, h], **tol)
     if expect_numpy:
-        assert_same(blur_numpy(image), ref, rtol=1e-5, atol=1e-6, what="oracle vs numpy")
+        assert_same(box_blur_numpy(image), ref, rtol=1e-5, atol=1e-6, what="oracle vs numpy")
 
 
 # A 256-wide tile (ShiftInwards, Halide's default) of a 37-wide output starts at x = 37 - 256 = -219: Halide

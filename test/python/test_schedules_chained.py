@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from helpers import V, box_blur
 from oracle import image_f32, image_u16, run_both
 
 SIZES = [(61, 37), (83, 45)]
@@ -16,10 +17,6 @@ TILES = [8, 16, 32]
 # hl.Buffer(ndarray) does not copy and real Halide does not keep the array alive: keep the inputs here.
 RGB = {size: image_f32(size[0] + 4, size[1] + 4, seed=11, c=3, lo=0.05, hi=1.0) for size in SIZES}
 GRAY16 = {size: image_u16(size[0] + 4, size[1] + 4, seed=12) for size in SIZES}
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def gray_of(hl, inp, x, y):
@@ -155,11 +152,8 @@ def test_harris_chain(schedule, size, t):
 
 def blur16(hl, image):
     inp = hl.Buffer(image, "input")
-    x, y = V(hl, "x y")
-    bx, by, out = hl.Func("bx"), hl.Func("by"), hl.Func("out")
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
-    return inp, bx, by, out, x, y
+    bx, by, x, y = box_blur(hl, inp)
+    return inp, bx, by, hl.Func("out"), x, y
 
 
 CHAINS16 = {  # name -> (out's definition, vectorized)

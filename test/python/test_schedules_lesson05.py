@@ -17,15 +17,7 @@ only count as "expected" if ours raises HalideError/AttributeError -- a wrong re
 import numpy as np
 import pytest
 
-import halide_mlir
 from oracle import run_both
-
-NOT_YET = (halide_mlir.HalideError, AttributeError, NotImplementedError)
-
-
-def missing(feature):
-    return pytest.mark.xfail(reason=f"{feature} not implemented in halide_mlir yet", raises=NOT_YET, strict=False)
-
 
 FUSE = pytest.mark.feature("fuse")  # implemented: a tag, no longer an xfail
 TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail

@@ -20,24 +20,10 @@ import numpy as np
 import pytest
 
 import halide_mlir
+from helpers import NOT_YET, lesson8
 from oracle import assert_same, run_both, run_program_both
 
-NOT_YET = (halide_mlir.HalideError, AttributeError, NotImplementedError)
-
-
-def missing(feature):
-    return pytest.mark.xfail(reason=f"{feature} not implemented in halide_mlir yet", raises=NOT_YET, strict=False)
-
-
 STORE_AT = pytest.mark.feature("store_root/store_at")  # implemented: a tag, no longer an xfail
-
-
-def algorithm(hl, tag):
-    x, y = hl.Var("x"), hl.Var("y")
-    producer, consumer = hl.Func(f"producer_{tag}"), hl.Func(f"consumer_{tag}")
-    producer[x, y] = hl.sqrt(x * y)
-    consumer[x, y] = producer[x, y] + producer[x, y + 1] + producer[x + 1, y] + producer[x + 1, y + 1]
-    return producer, consumer, x, y
 
 
 def numpy_reference(sizes, mins=(0, 0)):
@@ -175,7 +161,7 @@ VARIANTS = [
 
 def _build(tag, schedule):
     def build(hl):
-        p, c, x, y = algorithm(hl, tag)
+        p, c, x, y = lesson8(hl, tag)
         schedule(hl, p, c, x, y)
         return c
     return build
@@ -210,7 +196,7 @@ def test_lesson08_realize_twice_different_sizes(schedule):
     """A sliding window keeps state across loop iterations: a second realize (new size, new cached kernel) and a
     repeat of the first must not see stale rows."""
     def program(hl):
-        p, c, x, y = algorithm(hl, "twice")
+        p, c, x, y = lesson8(hl, "twice")
         schedule(hl, p, c, x, y)
         a = np.asarray(c.realize([40, 33])).copy()
         b = np.asarray(c.realize([17, 50])).copy()

@@ -8,12 +8,12 @@ Cases whose text already matches are asserted equal; the others are xfail (stric
 spelled out, so the lead can decide which of Halide's quirks to follow.
 """
 
-import os
 import re
 
 import pytest
 
 import halide_mlir
+from helpers import lesson8
 
 
 # (id, module, builder name, schedule name): built by _build_case in both processes
@@ -77,7 +77,7 @@ def _build_case(hl, module, sched):
         return g
     if module == "lesson08":
         import test_schedules_lesson08 as m
-        p, c, x, y = m.algorithm(hl, "t")
+        p, c, x, y = lesson8(hl, "t")
         getattr(m, sched)(hl, p, c, x, y)
         return c
     import test_schedules_blur as m
