@@ -71,12 +71,12 @@ DIFFERENT = {
 def _build_case(hl, module, sched):
     """The Func whose loop nest is printed, built with module ``hl``."""
     if module == "lesson05":
-        import test_schedules_lesson05 as m
+        import test_schedule_loops as m
         g, x, y = m.gradient(hl, "gradient")
         getattr(m, sched)(hl, g, x, y)
         return g
     if module == "lesson08":
-        import test_schedules_lesson08 as m
+        import test_compute_at as m
         p, c, x, y = lesson8(hl, "t")
         getattr(m, sched)(hl, p, c, x, y)
         return c

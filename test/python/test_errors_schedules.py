@@ -3,7 +3,7 @@ segfault, a raw IndexError/KeyError/ValueError from our internals, an MLIR diagn
 a hang or a wrong result.
 
 Each test checks that the message names what is wrong (the Func, the buffer or the schedule call) and,
-where the mistake sits on one line of the user's program, that line as `test_errors_catalogue.py:<line>`.
+where the mistake sits on one line of the user's program, that line as `test_errors_schedules.py:<line>`.
 The line is found by a `# site:<tag>` marker on it, so editing this file does not break the tests.
 Where real Halide 21 also refuses the program the test runs it under both (oracle.raises_both).
 """
@@ -24,7 +24,7 @@ _SOURCE = open(__file__).read().splitlines()
 
 
 def site(tag: str) -> str:
-    """`test_errors_catalogue.py:<n>` for the line carrying the marker `# site:<tag>`."""
+    """`test_errors_schedules.py:<n>` for the line carrying the marker `# site:<tag>`."""
     lines = [i + 1 for i, text in enumerate(_SOURCE) if text.rstrip().endswith(f"# site:{tag}")]
     assert len(lines) == 1, f"marker site:{tag} found {len(lines)} times"
     return f"{THIS}:{lines[0]}"
@@ -42,7 +42,7 @@ def check(msg: str, *words, at: str | None = None) -> None:
 
 
 def line_of(fn) -> str:
-    """`test_errors_catalogue.py:<n>` for the line a lambda is written on (where its calls are made)."""
+    """`test_errors_schedules.py:<n>` for the line a lambda is written on (where its calls are made)."""
     return f"{THIS}:{fn.__code__.co_firstlineno}"
 
 
