@@ -11,9 +11,6 @@ parallel strips, vectorize by 4, store_at yo / compute_at yi, producer vectorize
 800x600 for "mixed") and at non-divisible sizes (odd extents, shifted output mins) that exercise the edges of every
 split.  The oracle's result is pinned to a float64 numpy evaluation of the algorithm (loose tolerance: Halide
 computes in f32), then ours is compared to the oracle (rtol 1e-5).
-
-Features halide_mlir lacks are xfail, keyed by feature, and only count as expected when ours raises
-HalideError/AttributeError: a wrong result always fails.
 """
 
 import numpy as np
@@ -22,8 +19,6 @@ import pytest
 import halide_mlir
 from helpers import NOT_YET, lesson8
 from oracle import assert_same, run_both, run_program_both
-
-STORE_AT = pytest.mark.feature("store_root/store_at")  # implemented: a tag, no longer an xfail
 
 
 def numpy_reference(sizes, mins=(0, 0)):
@@ -127,35 +122,35 @@ def s_compute_at_reorder(hl, p, c, x, y):
 
 
 LESSON = [
-    # (id, schedule, sizes, marks)
-    ("inline", s_inline, [4, 4], []),
-    ("root", s_root, [4, 4], []),
-    ("compute_at_y", s_compute_at_y, [4, 4], []),
-    ("compute_at_x", s_compute_at_x, [4, 4], []),
-    ("store_root_compute_at_y", s_store_root_compute_at_y, [4, 4], [STORE_AT]),
-    ("store_root_compute_at_x", s_store_root_compute_at_x, [4, 4], [STORE_AT]),
-    ("tile_compute_at_x_outer", s_tile_compute_at, [4, 4], []),
-    ("mixed_800x600", s_mixed, [800, 600], [STORE_AT]),
+    # (id, schedule, sizes)
+    ("inline", s_inline, [4, 4]),
+    ("root", s_root, [4, 4]),
+    ("compute_at_y", s_compute_at_y, [4, 4]),
+    ("compute_at_x", s_compute_at_x, [4, 4]),
+    ("store_root_compute_at_y", s_store_root_compute_at_y, [4, 4]),
+    ("store_root_compute_at_x", s_store_root_compute_at_x, [4, 4]),
+    ("tile_compute_at_x_outer", s_tile_compute_at, [4, 4]),
+    ("mixed_800x600", s_mixed, [800, 600]),
 ]
 
 VARIANTS = [
-    ("inline_odd", s_inline, [37, 23], []),
-    ("root_odd", s_root, [37, 23], []),
-    ("compute_at_y_odd", s_compute_at_y, [37, 23], []),
-    ("compute_at_x_odd", s_compute_at_x, [11, 7], []),
-    ("store_root_compute_at_y_odd", s_store_root_compute_at_y, [37, 23], [STORE_AT]),
-    ("store_root_compute_at_x_odd", s_store_root_compute_at_x, [11, 7], [STORE_AT]),
-    ("tile_compute_at_x_outer_5x5", s_tile_compute_at, [5, 5], []),
-    ("tile_compute_at_x_outer_160", s_tile_compute_at, [160, 160], []),
-    ("mixed_160x160", s_mixed, [160, 160], [STORE_AT]),
-    ("mixed_odd_803x601", s_mixed, [803, 601], [STORE_AT]),
-    ("mixed_compute_at_only_803x601", s_mixed_compute_at_only, [803, 601], []),
-    ("mixed_wide_803x601", s_mixed_wide, [803, 601], [STORE_AT]),
-    ("tile_vectorized_parallel_203x77", s_tile_compute_at_vectorized, [203, 77], []),
-    ("tile_compute_at_y_inner_29x13", s_tile_compute_at_y_inner, [29, 13], []),
-    ("store_at_tile_compute_at_y_inner_29x13", s_store_at_tile_compute_at_y_inner, [29, 13], [STORE_AT]),
-    ("root_tiled_both_67x45", s_root_tiled_both, [67, 45], []),
-    ("compute_at_reorder_13x9", s_compute_at_reorder, [13, 9], []),
+    ("inline_odd", s_inline, [37, 23]),
+    ("root_odd", s_root, [37, 23]),
+    ("compute_at_y_odd", s_compute_at_y, [37, 23]),
+    ("compute_at_x_odd", s_compute_at_x, [11, 7]),
+    ("store_root_compute_at_y_odd", s_store_root_compute_at_y, [37, 23]),
+    ("store_root_compute_at_x_odd", s_store_root_compute_at_x, [11, 7]),
+    ("tile_compute_at_x_outer_5x5", s_tile_compute_at, [5, 5]),
+    ("tile_compute_at_x_outer_160", s_tile_compute_at, [160, 160]),
+    ("mixed_160x160", s_mixed, [160, 160]),
+    ("mixed_odd_803x601", s_mixed, [803, 601]),
+    ("mixed_compute_at_only_803x601", s_mixed_compute_at_only, [803, 601]),
+    ("mixed_wide_803x601", s_mixed_wide, [803, 601]),
+    ("tile_vectorized_parallel_203x77", s_tile_compute_at_vectorized, [203, 77]),
+    ("tile_compute_at_y_inner_29x13", s_tile_compute_at_y_inner, [29, 13]),
+    ("store_at_tile_compute_at_y_inner_29x13", s_store_at_tile_compute_at_y_inner, [29, 13]),
+    ("root_tiled_both_67x45", s_root_tiled_both, [67, 45]),
+    ("compute_at_reorder_13x9", s_compute_at_reorder, [13, 9]),
 ]
 
 
@@ -168,7 +163,7 @@ def _build(tag, schedule):
 
 
 @pytest.mark.parametrize("tag,schedule,sizes",
-                         [pytest.param(t, s, z, id=t, marks=m) for t, s, z, m in LESSON + VARIANTS])
+                         [pytest.param(t, s, z, id=t) for t, s, z in LESSON + VARIANTS])
 def test_lesson08(tag, schedule, sizes):
     ref, _ = run_both(_build(tag, schedule), sizes)
     assert_same(numpy_reference(sizes), ref, rtol=1e-4, what="oracle vs numpy")
@@ -177,10 +172,9 @@ def test_lesson08(tag, schedule, sizes):
 @pytest.mark.parametrize("tag,schedule,sizes,mins", [
     pytest.param("root_shifted", s_root, [9, 7], [3, 5], id="root_shifted"),
     pytest.param("compute_at_y_shifted", s_compute_at_y, [9, 7], [3, 5], id="compute_at_y_shifted"),
-    pytest.param("store_root_y_shifted", s_store_root_compute_at_y, [9, 7], [3, 5], id="store_root_y_shifted",
-                 marks=[STORE_AT]),
+    pytest.param("store_root_y_shifted", s_store_root_compute_at_y, [9, 7], [3, 5], id="store_root_y_shifted"),
     pytest.param("tile_shifted", s_tile_compute_at, [9, 7], [1, 2], id="tile_shifted"),
-    pytest.param("mixed_shifted", s_mixed, [101, 37], [5, 3], id="mixed_shifted", marks=[STORE_AT]),
+    pytest.param("mixed_shifted", s_mixed, [101, 37], [5, 3], id="mixed_shifted"),
 ])
 def test_lesson08_shifted(tag, schedule, sizes, mins):
     ref, _ = run_both(_build(tag, schedule), sizes, mins=mins, mode="numpy", out_dtype=np.float32)
@@ -189,8 +183,8 @@ def test_lesson08_shifted(tag, schedule, sizes, mins):
 
 @pytest.mark.parametrize("schedule", [
     pytest.param(s_compute_at_y, id="compute_at_y"),
-    pytest.param(s_store_root_compute_at_y, id="store_root_compute_at_y", marks=[STORE_AT]),
-    pytest.param(s_mixed, id="mixed", marks=[STORE_AT]),
+    pytest.param(s_store_root_compute_at_y, id="store_root_compute_at_y"),
+    pytest.param(s_mixed, id="mixed"),
 ])
 def test_lesson08_realize_twice_different_sizes(schedule):
     """A sliding window keeps state across loop iterations: a second realize (new size, new cached kernel) and a
@@ -212,7 +206,7 @@ def test_lesson08_all_schedules_agree_with_inline():
     sizes = [45, 31]
     ref = np.asarray(_build("agree_inline", s_inline)(hl).realize(sizes))
     tried = 0
-    for tag, schedule, _, _ in LESSON + VARIANTS:
+    for tag, schedule, _ in LESSON + VARIANTS:
         try:
             got = np.asarray(_build("agree_" + tag, schedule)(hl).realize(sizes))
         except NOT_YET:

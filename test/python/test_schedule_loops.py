@@ -11,18 +11,12 @@ oracle's result is also pinned to the closed form x + y.
 Each case is realized three ways: ``f.realize(sizes)``, into a numpy-backed Buffer (which must be written in
 place), and into a Buffer with a non-zero min (the lesson's rule ``x = min(x_outer * factor, x_extent - factor) +
 x_inner + x_min`` depends on x_min).
-
-Cases that need a primitive halide_mlir does not have yet are marked xfail, keyed by the missing feature; they
-only count as "expected" if ours raises HalideError/AttributeError -- a wrong result is always a failure.
 """
 
 import numpy as np
 import pytest
 
 from oracle import run_both
-
-FUSE = pytest.mark.feature("fuse")  # implemented: a tag, no longer an xfail
-TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail
 
 
 def gradient(hl, name):
@@ -154,49 +148,49 @@ def s_vectorize_tail(strategy):
 
 
 CASES = [
-    # (id, schedule, sizes from the lesson, marks)
-    ("default_4x4", s_default, [4, 4], []),
-    ("reorder_4x4", s_reorder, [4, 4], []),
-    ("split_4x4", s_split, [4, 4], []),
-    ("fuse_4x4", s_fuse, [4, 4], [FUSE]),
-    ("tile_by_hand_4x4", s_tile_by_hand, [4, 4], []),
-    ("tile_shorthand_4x4", s_tile_shorthand, [4, 4], []),
-    ("vectorize_8x4", s_vectorize, [8, 4], []),
-    ("vectorize_shorthand_8x4", s_vectorize_shorthand, [8, 4], []),
-    ("unroll_4x4", s_unroll, [4, 4], []),
-    ("unroll_shorthand_4x4", s_unroll_shorthand, [4, 4], []),
-    ("split_nondivisible_5x4", s_split, [5, 4], []),           # the Python lesson
-    ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2], []),  # the C++ lesson
-    ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4], [FUSE]),
-    ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8], [FUSE]),
-    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4], []),
-    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3], []),
-    ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4], []),
-    ("all_together_800x600", s_all_together, [800, 600], [FUSE]),      # the Python lesson
-    ("all_together_350x250", s_all_together_64, [350, 250], [FUSE]),   # the C++ lesson
-    ("all_together_no_fuse_350x250", s_all_together_no_fuse, [350, 250], []),
+    # (id, schedule, sizes from the lesson[, the realize modes when not all])
+    ("default_4x4", s_default, [4, 4]),
+    ("reorder_4x4", s_reorder, [4, 4]),
+    ("split_4x4", s_split, [4, 4]),
+    ("fuse_4x4", s_fuse, [4, 4]),
+    ("tile_by_hand_4x4", s_tile_by_hand, [4, 4]),
+    ("tile_shorthand_4x4", s_tile_shorthand, [4, 4]),
+    ("vectorize_8x4", s_vectorize, [8, 4]),
+    ("vectorize_shorthand_8x4", s_vectorize_shorthand, [8, 4]),
+    ("unroll_4x4", s_unroll, [4, 4]),
+    ("unroll_shorthand_4x4", s_unroll_shorthand, [4, 4]),
+    ("split_nondivisible_5x4", s_split, [5, 4]),           # the Python lesson
+    ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2]),  # the C++ lesson
+    ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4]),
+    ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8]),
+    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4]),
+    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3]),
+    ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4]),
+    ("all_together_800x600", s_all_together, [800, 600]),      # the Python lesson
+    ("all_together_350x250", s_all_together_64, [350, 250]),   # the C++ lesson
+    ("all_together_no_fuse_350x250", s_all_together_no_fuse, [350, 250]),
     # non-divisible extents with the other lesson schedules
-    ("vectorize_nondivisible_7x3", s_vectorize, [7, 3], []),
-    ("unroll_nondivisible_5x3", s_unroll, [5, 3], []),
-    ("tile_nondivisible_5x3", s_tile_shorthand, [5, 3], []),
-    ("reorder_nondivisible_3x5", s_reorder, [3, 5], []),
+    ("vectorize_nondivisible_7x3", s_vectorize, [7, 3]),
+    ("unroll_nondivisible_5x3", s_unroll, [5, 3]),
+    ("tile_nondivisible_5x3", s_tile_shorthand, [5, 3]),
+    ("reorder_nondivisible_3x5", s_reorder, [3, 5]),
     # explicit tail strategies on the 7x2 split by 3 (Halide's default for a pure output is ShiftInwards)
     # RoundUp at a non-divisible extent: realize(sizes) works in Halide (it sizes its own output), but into a
     # user buffer it is an error (test_roundup_into_small_buffer_is_an_error below)
-    ("split_by_3_RoundUp_7x2", s_split_tail("RoundUp"), [7, 2], [TAIL], ["sizes"]),
-    ("split_by_3_GuardWithIf_7x2", s_split_tail("GuardWithIf"), [7, 2], [TAIL]),
-    ("split_by_3_ShiftInwards_7x2", s_split_tail("ShiftInwards"), [7, 2], [TAIL]),
-    ("vectorize_4_GuardWithIf_7x3", s_vectorize_tail("GuardWithIf"), [7, 3], [TAIL]),
-    ("vectorize_4_ShiftInwards_7x3", s_vectorize_tail("ShiftInwards"), [7, 3], [TAIL]),
-    ("split_by_3_RoundUp_9x2", s_split_tail("RoundUp"), [9, 2], [TAIL]),
+    ("split_by_3_RoundUp_7x2", s_split_tail("RoundUp"), [7, 2], ["sizes"]),
+    ("split_by_3_GuardWithIf_7x2", s_split_tail("GuardWithIf"), [7, 2]),
+    ("split_by_3_ShiftInwards_7x2", s_split_tail("ShiftInwards"), [7, 2]),
+    ("vectorize_4_GuardWithIf_7x3", s_vectorize_tail("GuardWithIf"), [7, 3]),
+    ("vectorize_4_ShiftInwards_7x3", s_vectorize_tail("ShiftInwards"), [7, 3]),
+    ("split_by_3_RoundUp_9x2", s_split_tail("RoundUp"), [9, 2]),
 ]
 
 
 def _params(modes):
     out = []
-    for cid, sched, sizes, marks, *only in CASES:
+    for cid, sched, sizes, *only in CASES:
         for mode in (only[0] if only else modes):
-            out.append(pytest.param(cid, sched, sizes, mode, id=f"{cid}-{mode}", marks=marks))
+            out.append(pytest.param(cid, sched, sizes, mode, id=f"{cid}-{mode}"))
     return out
 
 
@@ -221,7 +215,7 @@ SHIFTED = [
     pytest.param("all_together_no_fuse_350x250_min", s_all_together_no_fuse, [350, 250], [13, -7],
                  id="all_together_no_fuse_350x250_min"),
     pytest.param("fused_tiles_parallel_5x5_min", s_fused_tiles_parallel, [5, 5], [1, 2],
-                 id="fused_tiles_parallel_5x5_min", marks=[FUSE]),
+                 id="fused_tiles_parallel_5x5_min"),
 ]
 
 

@@ -13,19 +13,12 @@ Halide 21 with the same schedule::
 each plain and with vectorize / parallel variants, at a divisible size (512x256), a non-divisible one (1531x1001),
 and a tiny one (37x19, smaller than one tile), in float32 and uint16 (integer division by 3), and with explicit
 tail strategies (hl.TailStrategy.RoundUp / GuardWithIf / ShiftInwards) on the splits.
-
-Features halide_mlir lacks are xfail, keyed by feature, and only count as expected when ours raises
-HalideError/AttributeError: a wrong result always fails.
 """
 
 import pytest
 
 from helpers import V, box_blur, box_blur_numpy
 from oracle import assert_same, image_f32, image_u16, raises_both, run_both
-
-STORE_AT = pytest.mark.feature("store_root/store_at")  # implemented: a tag, no longer an xfail
-TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail
-FUSE = pytest.mark.feature("fuse")  # implemented: a tag, no longer an xfail
 
 SIZES = {"512x256": (512, 256), "1531x1001": (1531, 1001), "37x19": (37, 19)}
 # hl.Buffer(ndarray) does not copy and real Halide does not keep the array alive: keep the inputs here.
@@ -111,20 +104,20 @@ def sliding_in_2d_tiles(hl, bx, by, x, y, tail=None):
 
 
 STRATEGIES = [
-    # (id, schedule, marks)
-    ("breadth_first", breadth_first, []),
-    ("breadth_first_vec", breadth_first_vec, []),
-    ("breadth_first_vec_par", breadth_first_vec_par, []),
-    ("full_fusion", full_fusion, []),
-    ("full_fusion_vec_par", full_fusion_vec_par, []),
-    ("sliding_window", sliding_window, [STORE_AT]),
-    ("sliding_window_vec", sliding_window_vec, [STORE_AT]),
-    ("tiled", tiled, []),
-    ("tiled_vec_par", tiled_vec_par, []),
-    ("tiled_fused_par", tiled_fused_par, [FUSE]),
-    ("sliding_in_tiles", sliding_in_tiles, [STORE_AT]),
-    ("sliding_in_tiles_vec_par", sliding_in_tiles_vec_par, [STORE_AT]),
-    ("sliding_in_2d_tiles", sliding_in_2d_tiles, [STORE_AT]),
+    # (id, schedule)
+    ("breadth_first", breadth_first),
+    ("breadth_first_vec", breadth_first_vec),
+    ("breadth_first_vec_par", breadth_first_vec_par),
+    ("full_fusion", full_fusion),
+    ("full_fusion_vec_par", full_fusion_vec_par),
+    ("sliding_window", sliding_window),
+    ("sliding_window_vec", sliding_window_vec),
+    ("tiled", tiled),
+    ("tiled_vec_par", tiled_vec_par),
+    ("tiled_fused_par", tiled_fused_par),
+    ("sliding_in_tiles", sliding_in_tiles),
+    ("sliding_in_tiles_vec_par", sliding_in_tiles_vec_par),
+    ("sliding_in_2d_tiles", sliding_in_2d_tiles),
 ]
 
 
@@ -151,14 +144,14 @@ TILE_256 = {"tiled", "tiled_vec_par", "tiled_fused_par", "sliding_in_2d_tiles"}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n, marks=m) for n, s, m in STRATEGIES])
+@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s in STRATEGIES])
 def test_blur_f32(name, schedule, size):
     if size == "37x19" and name in TILE_256:
         pytest.skip("tile larger than the image: Halide raises (test_blur_tile_larger_than_image)")
     _run("f32", size, schedule)
 
 
-@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s, m in STRATEGIES if n in TILE_256])
+@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s in STRATEGIES if n in TILE_256])
 @pytest.mark.xfail(reason="a 256x32 tile of a 37x19 output: ShiftInwards moves the tile to x = -219 and Halide "
                           "raises 'Input buffer input is accessed at -219'; ours clamps the tile to the image and "
                           "returns the right numbers", strict=False)
@@ -170,7 +163,7 @@ def test_blur_tile_larger_than_image(name, schedule):
     raises_both(program)
 
 
-@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n, marks=m) for n, s, m in STRATEGIES])
+@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s in STRATEGIES])
 def test_blur_u16_nondivisible(name, schedule):
     _run("u16", "1531x1001", schedule)
 
@@ -180,32 +173,32 @@ def test_blur_u16_nondivisible(name, schedule):
 # needed beyond the input image: Halide refuses ("Input buffer input is accessed at ..., which is beyond the max"),
 # so there we check that both refuse; at a divisible size RoundUp must give the same numbers.
 
-TAILED = [("breadth_first_vec", breadth_first_vec, []),
-          ("full_fusion_vec_par", full_fusion_vec_par, []),
-          ("sliding_window_vec", sliding_window_vec, [STORE_AT]),
-          ("tiled", tiled, []),
-          ("tiled_vec_par", tiled_vec_par, []),
-          ("sliding_in_tiles_vec_par", sliding_in_tiles_vec_par, [STORE_AT]),
-          ("sliding_in_2d_tiles", sliding_in_2d_tiles, [STORE_AT])]
+TAILED = [("breadth_first_vec", breadth_first_vec),
+          ("full_fusion_vec_par", full_fusion_vec_par),
+          ("sliding_window_vec", sliding_window_vec),
+          ("tiled", tiled),
+          ("tiled_vec_par", tiled_vec_par),
+          ("sliding_in_tiles_vec_par", sliding_in_tiles_vec_par),
+          ("sliding_in_2d_tiles", sliding_in_2d_tiles)]
 
 
 @pytest.mark.parametrize("tail", ["GuardWithIf", "ShiftInwards"])
-@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n, marks=[TAIL] + m) for n, s, m in TAILED])
+@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s in TAILED])
 def test_blur_tail_nondivisible(name, schedule, tail):
     _run("f32", "1531x1001", schedule, tail)
 
 
-@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n, marks=[TAIL] + m) for n, s, m in TAILED])
+@pytest.mark.parametrize("name,schedule", [pytest.param(n, s, id=n) for n, s in TAILED])
 def test_blur_tail_roundup_divisible(name, schedule):
     _run("f32", "512x256", schedule, "RoundUp")
 
 
 @pytest.mark.parametrize("name,schedule", [
-    pytest.param("tiled", tiled, id="tiled", marks=[TAIL]),
-    pytest.param("sliding_in_tiles", sliding_in_tiles, id="sliding_in_tiles", marks=[TAIL, STORE_AT]),
+    pytest.param("tiled", tiled, id="tiled"),
+    pytest.param("sliding_in_tiles", sliding_in_tiles, id="sliding_in_tiles"),
 ])
-@pytest.mark.xfail(reason="RoundUp of a 1531-wide output by 256: Halide needs the input up to x = 1537 and raises a bounds error; ours guards the last tile (right numbers, no error)",
-                   strict=False)
+@pytest.mark.xfail(reason="RoundUp of a 1531-wide output by 256: Halide needs the input up to x = 1537 and raises a "
+                          "bounds error; ours guards the last tile (right numbers, no error)", strict=False)
 def test_blur_tail_roundup_nondivisible_reads_past_input_is_an_error(name, schedule):
     image = INPUTS[("f32", "1531x1001")]
 
