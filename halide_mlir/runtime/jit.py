@@ -342,6 +342,11 @@ _engines: dict = {}
 compile_lock = threading.RLock()
 
 
+def loaded_engine_count() -> int:
+    """How many compiled pipelines this process holds (each distinct pipeline is compiled once)."""
+    return len(_engines)
+
+
 _UNROLL_DESCRIPTION = re.compile(r'(?<=transform\.param\.constant )"[^"]*"(?= -> !transform\.any_param)')
 
 

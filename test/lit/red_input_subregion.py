@@ -2,7 +2,7 @@
 # 4 columns) must get its loop extents from the output and the RDom (3 and 2), never from the input's shape.
 # The generic reads a 2x3 slice of the input through a plain (d0, d1) -> (d1, d0) map (reading the whole input
 # through that map made linalg infer x = 4, r = 6 and sum all 6 rows: a wrong result, see
-# test_reductions_core.py).
+# test_reductions.py).
 #
 # RUN: %python %s payload | mlir-opt | FileCheck %s
 

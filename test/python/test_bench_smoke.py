@@ -2,19 +2,19 @@
 subprocess (it sets HL_NUM_THREADS before importing Halide and halide_mlir). Checks that it runs, that both
 implementations' outputs agree, and that RESULTS.md is written. Timings are never asserted. No matplotlib needed."""
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import REPO_ROOT as ROOT
+from helpers import python_env
 
 pytest.importorskip("halide")
 
 
 def test_bench_smoke(tmp_path):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = python_env()
     proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--threads", "1", "--no-chart",
                            "--only", "blur_f32,rgb_to_gray", "--out", str(tmp_path)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
@@ -33,7 +33,7 @@ def test_bench_smoke(tmp_path):
 def test_study_smoke(study):
     """bench.vectorization (scalar vs auto-vectorized) and bench.autoschedule (autoscheduler vs hand schedules):
     smoke mode prints the table and writes nothing; outputs are checked inside (exit code 1 on a mismatch)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = python_env()
     proc = subprocess.run([sys.executable, "-m", f"bench.{study}", "--smoke", "--threads", "1",
                            "--only", "blur_u8,matmul"], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)

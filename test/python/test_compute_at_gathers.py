@@ -10,15 +10,12 @@ import re
 
 import pytest
 
+from helpers import V
 from oracle import image_f32, image_u16, run_both
 
 W, H = 40, 24
 IMG = image_f32(W + 4, H + 4, seed=31)
 RGB16 = image_u16(36, 20, seed=32, c=3)
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def upsample(hl, vectorize=True):

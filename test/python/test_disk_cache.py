@@ -2,14 +2,12 @@
 compiling. Everything is checked through the cache's counters and the files, never through timing."""
 import json
 import os
-import subprocess
-import sys
 import threading
 
 import numpy as np
 import pytest
 
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+from helpers import python_env, run_python
 
 # The tiled-fusion blur (compute_at + parallel: exercises libomp's symbols when linking from disk).
 PROGRAM = r"""
@@ -36,12 +34,10 @@ print(json.dumps({"stats": disk_cache.stats, "max_err": float(np.abs(got - ref).
 
 
 def run(cache_dir, **env_extra):
-    env = dict(os.environ)
+    env = python_env(HALIDE_MLIR_CACHE_DIR=str(cache_dir), HL_NUM_THREADS="2")
     env.pop("HALIDE_MLIR_CACHE", None)
-    env.update({"HALIDE_MLIR_CACHE_DIR": str(cache_dir), "HL_NUM_THREADS": "2",
-                "PYTHONPATH": REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")})
     env.update(env_extra)
-    r = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=300)
+    r = run_python(PROGRAM, env=env)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["shape"] == [64, 512]
@@ -198,7 +194,7 @@ def test_rebuilt_pipeline_reuses_its_engine():
         return f
 
     first = np.asarray(build().realize([32, 30]))
-    engines = len(jit._engines)
+    engines = jit.loaded_engine_count()
     again = np.asarray(build().realize([32, 30]))
-    assert len(jit._engines) == engines
+    assert jit.loaded_engine_count() == engines
     assert (first == again).all()

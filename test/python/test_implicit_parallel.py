@@ -6,14 +6,11 @@ import re
 
 import pytest
 
+from helpers import V
 from oracle import image_f32, image_u16, run_both
 
 IMG = image_f32(70, 50, seed=51)
 RGB = image_u16(40, 30, seed=52, c=3)
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def padded_copy(hl, parallel=True, user_root=False):

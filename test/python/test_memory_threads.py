@@ -7,18 +7,14 @@ the same time (test_compiled_code_runs_without_the_gil checks it), so these test
 
 import gc
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 
 import numpy as np
 import pytest
 
+from helpers import box_blur, box_blur_numpy, in_threads, run_python
 from oracle import image_f32, ours
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def rss_bytes() -> int:
@@ -28,25 +24,14 @@ def rss_bytes() -> int:
 
 def blur(hl, arr, name="blur", vec=16):
     """The 3x3 separable box blur of the README: blur_x compute_root, both vectorized."""
-    inp = hl.Buffer(arr, f"{name}_in")
-    x, y = hl.Var("x"), hl.Var("y")
-    bx = hl.Func(f"{name}_x")
-    by = hl.Func(name)
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+    bx, by, x, y = box_blur(hl, hl.Buffer(arr, f"{name}_in"), names=(f"{name}_x", name))
     bx.compute_root().vectorize(x, vec)
     by.vectorize(x, vec)
     return by
 
 
-def blur_reference(arr):
-    a = arr.astype(np.float32)
-    bx = (a[:, 0:-2] + a[:, 1:-1] + a[:, 2:]) / np.float32(3)
-    return (bx[0:-2, :] + bx[1:-1, :] + bx[2:, :]) / np.float32(3)
-
-
 IMG = image_f32(258, 258, seed=11)
-EXPECTED = blur_reference(IMG)
+EXPECTED = box_blur_numpy(IMG)
 
 
 # ---------------------------------------------------------------------------
@@ -86,16 +71,13 @@ def test_thousand_realizes_into_one_buffer_do_not_grow_rss():
     assert grown < (1 << 20), f"RSS grew by {grown / 1024:.0f} KiB over 1000 realizes"
 
 
-def _run_isolated(code: str, timeout: int = 300, stack_bytes: int | None = None):
-    """Run `code` in a fresh interpreter (so a segfault is reported, not fatal), optionally with the stack
-    limited the way a default shell limits it."""
+def _run_isolated(code: str, stack_bytes: int):
+    """Run `code` in a fresh interpreter (so a segfault is reported, not fatal), with the stack limited the
+    way a default shell limits it."""
     def limit():
-        if stack_bytes is not None:
-            import resource
-            resource.setrlimit(resource.RLIMIT_STACK, (stack_bytes, stack_bytes))
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, preexec_fn=limit, env=env)
+        import resource
+        resource.setrlimit(resource.RLIMIT_STACK, (stack_bytes, stack_bytes))
+    return run_python(code, preexec_fn=limit)
 
 
 LARGE = 16384
@@ -153,33 +135,11 @@ def test_16k_by_16k_serial_realize_runs_under_the_default_8mb_stack():
 # Threads
 # ---------------------------------------------------------------------------
 
-def _in_threads(jobs, timeout=300):
-    """Run each job in its own thread, all released at once; re-raise the first failure."""
-    barrier = threading.Barrier(len(jobs))
-    errors = []
-
-    def run(job):
-        try:
-            barrier.wait()
-            job()
-        except BaseException as e:  # noqa: BLE001 -- reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(j,)) for j in jobs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout)
-        assert not t.is_alive(), "a thread hung"
-    if errors:
-        raise errors[0]
-
-
 def test_realize_from_two_threads_on_different_pipelines():
     hl = ours()
     other = image_f32(130, 66, seed=12)
     pipelines = [(blur(hl, IMG, "tb1"), [256, 256], EXPECTED),
-                 (blur(hl, other, "tb2", vec=8), [128, 64], blur_reference(other))]
+                 (blur(hl, other, "tb2", vec=8), [128, 64], box_blur_numpy(other))]
     for f, sizes, _ in pipelines:  # compile first: this test is about running concurrently
         f.realize(sizes)
 
@@ -189,7 +149,7 @@ def test_realize_from_two_threads_on_different_pipelines():
                 np.testing.assert_allclose(np.asarray(f.realize(sizes)), want, rtol=1e-5, atol=1e-6)
         return run
 
-    _in_threads([job(*p) for p in pipelines])
+    in_threads([job(*p) for p in pipelines])
 
 
 def test_realize_from_two_threads_on_the_same_compiled_pipeline():
@@ -201,7 +161,7 @@ def test_realize_from_two_threads_on_the_same_compiled_pipeline():
         for _ in range(100):
             np.testing.assert_allclose(np.asarray(f.realize([256, 256])), EXPECTED, rtol=1e-5, atol=1e-6)
 
-    _in_threads([run, run, run])
+    in_threads([run, run, run])
 
 
 def test_realize_from_threads_into_their_own_buffers_with_shifted_mins():
@@ -218,7 +178,7 @@ def test_realize_from_threads_into_their_own_buffers_with_shifted_mins():
                                            atol=1e-6)
         return run
 
-    _in_threads([job(0, 0), job(100, 50), job(192, 224)])
+    in_threads([job(0, 0), job(100, 50), job(192, 224)])
 
 
 def test_compiling_from_two_threads_at_once():
@@ -232,23 +192,23 @@ def test_compiling_from_two_threads_at_once():
         def run():
             f = blur(hl, arrays[i], f"conc{i}", vec=4 * (i + 1))
             h, w = arrays[i].shape
-            np.testing.assert_allclose(np.asarray(f.realize([w - 2, h - 2])), blur_reference(arrays[i]),
+            np.testing.assert_allclose(np.asarray(f.realize([w - 2, h - 2])), box_blur_numpy(arrays[i]),
                                        rtol=1e-5, atol=1e-6)
         return run
 
-    _in_threads([job(i) for i in range(4)])
+    in_threads([job(i) for i in range(4)])
 
     shared = blur(hl, arrays[0], "conc_shared", vec=64)   # a schedule no other test compiles
-    before = len(jit._engines)
+    before = jit.loaded_engine_count()
     results = []
 
     def same():
         results.append(np.asarray(shared.realize([38, 22])).copy())
 
-    _in_threads([same, same, same])
-    assert len(jit._engines) == before + 1, "the same pipeline was compiled more than once"
+    in_threads([same, same, same])
+    assert jit.loaded_engine_count() == before + 1, "the same pipeline was compiled more than once"
     for r in results:
-        np.testing.assert_allclose(r, blur_reference(arrays[0]), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r, box_blur_numpy(arrays[0]), rtol=1e-5, atol=1e-6)
 
 
 def test_compiled_code_runs_without_the_gil():

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import halide_mlir as hl
+from helpers import V, box_blur
 
 ALLOCATORS = ("malloc", "aligned_alloc", "calloc", "realloc")
 _FUNC = re.compile(r"^\s*llvm\.func @([\w$.]+)\(")
@@ -153,11 +154,8 @@ def check_no_heap_in_loops(ir: str) -> dict:
 
 
 def tiled_blur(a: np.ndarray, parallel: bool = True):
-    inp = hl.Buffer(a, "input")
-    x, y, xo, yo, xi, yi = (hl.Var(n) for n in "x y xo yo xi yi".split())
-    bx, out = hl.Func("blur_x"), hl.Func("blur_y")
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    out[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+    bx, out, x, y = box_blur(hl, hl.Buffer(a, "input"), names=("blur_x", "blur_y"))
+    xo, yo, xi, yi = V(hl, "xo yo xi yi")
     out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 16)
     if parallel:
         out.parallel(yo)

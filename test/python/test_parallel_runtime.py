@@ -1,21 +1,14 @@
 """Parallel loops run on OpenMP (libomp from the cmeel-libomp wheel) with HL_NUM_THREADS threads, or on MLIR's
 async runtime with HALIDE_MLIR_PARALLEL_RUNTIME=async (codegen/lowering.py); both give the serial results."""
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
 import halide_mlir as hl
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import box_blur, in_threads, python_env, run_python
 
 
 def _run(code: str, **env) -> str:
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PYTHONPATH": REPO, "HALIDE_MLIR_CACHE": "0", **env})
+    r = run_python(code, env=python_env(HALIDE_MLIR_CACHE="0", **env))
     assert r.returncode == 0, f"rc {r.returncode}:\n{r.stdout}\n{r.stderr[-3000:]}"
     return r.stdout
 
@@ -49,11 +42,8 @@ def _blur(a, strip):
     """Integer arithmetic, so "the serial result" means bit-identical: in float, LLVM may contract a multiply
     into an add (FMA) in one copy of a loop body and not in another (the async runtime keeps two copies of a
     parallel body, and which one runs a block varies from call to call), a last-bit difference."""
-    inp = hl.Buffer(a, "input")
-    x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
-    bx, out = hl.Func("bx"), hl.Func("by")
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    out[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+    bx, out, x, y = box_blur(hl, hl.Buffer(a, "input"))
+    yo, yi = hl.Var("yo"), hl.Var("yi")
     out.split(y, yo, yi, strip).vectorize(x, 16).parallel(yo)
     bx.compute_at(out, yo).vectorize(x, 16)
     return out
@@ -84,7 +74,6 @@ def test_unknown_runtime_is_a_clear_error(monkeypatch):
 def test_parallel_pipelines_from_several_python_threads(monkeypatch, runtime):
     """Four Python threads (ctypes releases the GIL) each run parallel loops at once: with OpenMP each caller is
     the master of its own team; every call's result is the serial one."""
-    import threading
     rng = np.random.default_rng(8)
     arrays = [rng.integers(0, 4096, (66, 130), dtype=np.uint16) for _ in range(4)]
     funcs = [_blur(a, 8) for a in arrays]
@@ -94,22 +83,13 @@ def test_parallel_pipelines_from_several_python_threads(monkeypatch, runtime):
     monkeypatch.setenv("HALIDE_MLIR_PARALLEL_RUNTIME", runtime)
     for f in funcs:   # compiled here, before the threads
         f.realize([128, 64])
-    errors, barrier = [], threading.Barrier(4)
 
-    def run(i):
-        try:
-            barrier.wait()
+    def job(i):
+        def run():
             out = hl.Buffer(hl.UInt(16), [128, 64])
             for _ in range(200):
                 funcs[i].realize(out)
                 np.testing.assert_array_equal(np.asarray(out), wants[i])
-        except BaseException as e:  # noqa: BLE001 -- reported below
-            errors.append(e)
+        return run
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not any(t.is_alive() for t in threads), "a parallel realize hung"
-    assert not errors, errors[0]
+    in_threads([job(i) for i in range(4)], timeout=120)

@@ -9,15 +9,12 @@ import re
 
 import pytest
 
+from helpers import V, lesson8
 from oracle import image_f32, run_both
 
 W, H = 61, 37
 IMG = image_f32(W + 8, H + 8, seed=21)
 RGB = image_f32(W + 8, H + 8, seed=22, c=3)
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def blur(hl, taps=(0, 1, 2), image=IMG):
@@ -122,10 +119,8 @@ def test_chain_reads_window():
 def test_lesson8_mixed():
     """Tutorial lesson 8's "mixed" schedule, at a size with a partial last strip."""
     def build(hl):
-        x, y, yo, yi = V(hl, "x y yo yi")
-        producer, consumer = hl.Func("producer"), hl.Func("consumer")
-        producer[x, y] = hl.sqrt(x * y)
-        consumer[x, y] = producer[x, y] + producer[x, y + 1] + producer[x + 1, y] + producer[x + 1, y + 1]
+        producer, consumer, x, y = lesson8(hl)
+        yo, yi = V(hl, "yo yi")
         consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4)
         producer.store_at(consumer, yo).compute_at(consumer, yi).vectorize(x, 4)
         return consumer

@@ -7,15 +7,12 @@ import re
 
 import pytest
 
+from helpers import V
 from oracle import image_f32, image_u8, image_u16, run_both
 
 IMG = image_f32(260, 70, seed=41)
 IMG8 = image_u8(260, 70, seed=42)
 IMG16 = image_u16(260, 70, seed=43)
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def downsample(stride, width=16, tail=None, img=None):

@@ -1,8 +1,11 @@
 """``Func.print_loop_nest()``: ours against real Halide 21's, for the schedules of lessons 5 and 8 and the blurs.
 
 Halide prints the loop nest on stderr (its debug stream), ours on stdout: both are captured at the file-descriptor
-level (capfd) and compared as text; test_loop_nest_goes_to_stderr pins the stream difference.  Halide numbers the Vars made by ``vectorize(x, n)`` / ``unroll(x, n)`` with a
-process-global counter (``x.v0``, ``x.v1``, ...): both sides are normalized to ``v#`` before comparing.
+level (capfd) and compared as text; test_loop_nest_goes_to_stderr pins the stream difference.  Halide numbers the
+Vars made by ``vectorize(x, n)`` / ``unroll(x, n)`` with a process-global counter (``x.v0``, ``x.v1``, ...): both
+sides are normalized to ``v#`` before comparing.
+
+The schedules are those of test_schedule_loops.py (lesson 5) and test_compute_at.py (lesson 8, the blurs).
 
 Cases whose text already matches are asserted equal; the others are xfail (strict=False) with the difference
 spelled out, so the lead can decide which of Halide's quirks to follow.
@@ -13,6 +16,7 @@ import re
 import pytest
 
 import halide_mlir
+from helpers import lesson8
 
 
 # (id, module, builder name, schedule name): built by _build_case in both processes
@@ -70,16 +74,16 @@ DIFFERENT = {
 def _build_case(hl, module, sched):
     """The Func whose loop nest is printed, built with module ``hl``."""
     if module == "lesson05":
-        import test_schedules_lesson05 as m
+        import test_schedule_loops as m
         g, x, y = m.gradient(hl, "gradient")
         getattr(m, sched)(hl, g, x, y)
         return g
     if module == "lesson08":
-        import test_schedules_lesson08 as m
-        p, c, x, y = m.algorithm(hl, "t")
+        import test_compute_at as m
+        p, c, x, y = lesson8(hl, "t")
         getattr(m, sched)(hl, p, c, x, y)
         return c
-    import test_schedules_blur as m
+    import test_compute_at as m
     bx, by, x, y = m.blur(hl, m.INPUTS[("f32", "37x19")])
     getattr(m, sched)(hl, bx, by, x, y)
     return by

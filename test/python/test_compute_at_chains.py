@@ -2,13 +2,16 @@
 through other producers computed there (unsharp's gray -> blur_y -> ratio, Harris's gray -> Ix, Iy). The payload
 computes each producer's tile once per iteration of its loop, with Halide's bounds (analysis/tiling.py; lit
 sched_compute_at_chained.py pins the "once"). Checked against real Halide 21 at odd sizes, several tile sizes,
-producers at the same and at deeper loops, and chains that fall back to plain fusion.
+producers at the same and at deeper loops, chains that fall back to plain fusion, and producers computed at
+different loops of the same consumer that read each other.
 """
 
 import math
 
+import numpy as np
 import pytest
 
+from helpers import V, box_blur
 from oracle import image_f32, image_u16, run_both
 
 SIZES = [(61, 37), (83, 45)]
@@ -16,10 +19,6 @@ TILES = [8, 16, 32]
 # hl.Buffer(ndarray) does not copy and real Halide does not keep the array alive: keep the inputs here.
 RGB = {size: image_f32(size[0] + 4, size[1] + 4, seed=11, c=3, lo=0.05, hi=1.0) for size in SIZES}
 GRAY16 = {size: image_u16(size[0] + 4, size[1] + 4, seed=12) for size in SIZES}
-
-
-def V(hl, names):
-    return [hl.Var(n) for n in names.split()]
 
 
 def gray_of(hl, inp, x, y):
@@ -155,11 +154,8 @@ def test_harris_chain(schedule, size, t):
 
 def blur16(hl, image):
     inp = hl.Buffer(image, "input")
-    x, y = V(hl, "x y")
-    bx, by, out = hl.Func("bx"), hl.Func("by"), hl.Func("out")
-    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
-    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
-    return inp, bx, by, out, x, y
+    bx, by, x, y = box_blur(hl, inp)
+    return inp, bx, by, hl.Func("out"), x, y
 
 
 CHAINS16 = {  # name -> (out's definition, vectorized)
@@ -230,3 +226,56 @@ def test_chain_transposed(size):
         tr.compute_at(out, yi)
         return out
     run_both(build, list(size))
+
+
+# --- producers at different loops of the same consumer, read by each other -----------------------------------------
+# A producer P computed at an outer loop of C, read only by a producer Q computed at an inner loop of C: when
+# P is fused into the outer loop, Q is not inside it yet, and fuse_into_containing_op (which fuses a producer
+# where it is read inside the loop) failed with "could not find next producer to fuse into container" (found
+# by `python -m halide_mlir.tools.fuzz --examples 1500 --seed 81`). Q now goes into the outer loop first, then P,
+# then Q into its own loop (codegen/transform.py FuseAt.movers): P is computed once per iteration of its loop,
+# as in Halide.
+
+IMG_U8 = np.random.default_rng(21).integers(0, 255, (29, 37), endpoint=True).astype(np.uint8)
+
+
+def nested_chain(hl, schedule):
+    x, y, yo, yi, xo, xi = (hl.Var(v) for v in "x y yo yi xo xi".split())
+    inp = hl.Buffer(IMG_U8, "in0")
+    p, q, r, c, out = (hl.Func(n) for n in ("p", "q", "r", "c", "out"))
+    p[x, y] = hl.i32(inp[hl.clamp(x, 0, 36), hl.clamp(y, 0, 28)]) * 3
+    q[x, y] = p[x, y] + p[x + 1, y + 1]
+    if schedule == "p_also_read_by_c":
+        c[x, y] = q[x, y] * 2 + p[x, y]
+    elif schedule == "three_levels":
+        r[x, y] = q[x, y] - 7
+        c[x, y] = r[x, y] * 2 + 1
+    else:
+        c[x, y] = q[x, y] * 2 + 1
+    out[x, y] = c[x, y] - c[x, y + 1]
+    if schedule == "consumer_is_output":  # the payload's loops (analysis/tiling.py), not a fused consumer
+        out.split(y, yo, yi, 4)
+        p.compute_at(out, yo)
+        q.compute_at(out, yi)
+        c.compute_inline()
+        return out
+    out.split(y, yo, yi, 8)
+    c.compute_at(out, yo).split(y, yo, yi, 4)
+    p.compute_at(c, yo)
+    q.compute_at(c, yi)
+    if schedule == "vectorized":
+        c.vectorize(x, 8)
+        q.vectorize(x, 8)
+        p.vectorize(x, 16)
+    elif schedule == "three_levels":
+        c.split(x, xo, xi, 16)
+        r.compute_at(c, xo)
+    elif schedule == "parallel_outer":
+        out.parallel(yo)
+    return out
+
+
+@pytest.mark.parametrize("schedule", ["plain", "p_also_read_by_c", "vectorized", "three_levels", "parallel_outer",
+                                      "consumer_is_output"])
+def test_producer_read_only_by_a_producer_at_an_inner_loop(schedule):
+    run_both(lambda hl: nested_chain(hl, schedule), [35, 26])

@@ -6,29 +6,25 @@ the latter, transform.loop.unroll got a factor above the trip count and silently
 unroll that still does not happen is an UnrollWarning (runtime/jit.py check_unroll_factors), which the test
 configuration turns into an error.
 """
-import os
 import re
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import halide_mlir
+from helpers import matmul
 from oracle import run_both
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from bench.suite import matmul_build  # noqa: E402
 
 A = np.random.default_rng(3).uniform(-1, 1, (80, 80)).astype(np.float32)
 B = np.random.default_rng(4).uniform(-1, 1, (80, 80)).astype(np.float32)
 IMG_U8 = np.random.default_rng(5).integers(0, 255, (29, 37), endpoint=True).astype(np.uint8)
 
 
-def matmul(hl, n):
-    """bench/suite.py's matmul (Halide's matrix_multiplication schedule): prod is computed per 4-row strip
-    of a 32x32 tile, so its y loop runs 4 times there, its update's x loop 2 vectors of 16."""
-    return matmul_build(hl, {"A": A[:n, :n], "B": B[:n, :n]})[0]
+def matmul_n(hl, n):
+    """Halide's matrix_multiplication schedule (helpers.matmul): prod is computed per 4-row strip of a 32x32
+    tile, so its y loop runs 4 times there, its update's x loop 2 vectors of 16."""
+    return matmul(hl, A[:n, :n], B[:n, :n])
 
 
 def unroll_factors(script: str) -> dict:
@@ -41,9 +37,9 @@ def unroll_factors(script: str) -> dict:
 
 @pytest.mark.parametrize("n", [64, 80])  # 80: edge tiles of 16 rows and columns
 def test_matmul_schedule_unrolls_the_fused_producer(n):
-    ref, ours = run_both(lambda hl: matmul(hl, n), [n, n], rtol=1e-5, atol=1e-5)
+    ref, ours = run_both(lambda hl: matmul_n(hl, n), [n, n], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(ours, A[:n, :n] @ B[:n, :n], rtol=1e-4, atol=1e-4)
-    factors = unroll_factors(matmul(halide_mlir, n).transform_script([n, n]))
+    factors = unroll_factors(matmul_n(halide_mlir, n).transform_script([n, n]))
     assert factors["Func 'prod': unrolled loop 'y'"] == 4
     assert factors["Func 'prod.update(0)': unrolled loop 'y'"] == 4
     assert factors["Func 'prod.update(0)': unrolled loop 'x'"] == 2
@@ -94,7 +90,7 @@ def test_an_unroll_that_does_not_happen_warns():
         run_both(build, [35, 26])
     messages = [str(w.message) for w in caught if issubclass(w.category, halide_mlir.UnrollWarning)]
     assert len(messages) == 1, messages
-    assert re.search(r"test_unroll_compute_at\.py:\d+: Func 'p': unrolled loop 'y' is not fully unrolled: it "
+    assert re.search(r"test_unroll\.py:\d+: Func 'p': unrolled loop 'y' is not fully unrolled: it "
                      r"runs 4 iterations in the compiled code, but is unrolled by 5", messages[0]), messages[0]
 
 

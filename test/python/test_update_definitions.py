@@ -1,11 +1,10 @@
-"""Halide tutorial lessons 9 (update definitions), 13 (tuples) and 17 (predicated RDoms), in our own words.
+"""Update definitions (Halide tutorial lesson 9, in our own words): updates in order, over rows with an RDom,
+histograms, scheduling the update steps, producers of Funcs with updates computed at their consumers, inline
+reductions (hl.sum, hl.maximum ...) and the lesson's complex example.
 
 Every program runs under real Halide 21 (the oracle) and under halide_mlir (oracle.run_both); integer results
 must be bit-identical, float results equal to 1e-5 relative. Where the lesson's result has a simple closed form
 the oracle is also pinned to it (numpy), so the test checks the semantics we mean to test, not just agreement.
-
-Lesson 13 needs Tuples, which halide_mlir does not implement yet: those cases are xfail (not strict, so they
-start passing silently once tuples land; a wrong result is still reported as XPASS/FAIL by the comparison).
 """
 
 import functools
@@ -17,9 +16,7 @@ import numpy as np
 import pytest
 
 import halide_mlir
-from oracle import image_f32, image_u8, run_both, run_program_both
-
-TUPLES = pytest.mark.xfail(reason="tuples not implemented", strict=False)
+from oracle import image_f32, image_u8, run_both
 
 
 def isolated(crash_reason):
@@ -46,10 +43,6 @@ def isolated(crash_reason):
         return wrapper
     return deco
 
-
-# =============================================================================================================
-# Lesson 9: update definitions
-# =============================================================================================================
 
 def test_l9_basic_updates_in_order():
     """A pure definition, then updates at a single point, over everything, on a row and on a column; each
@@ -392,234 +385,3 @@ def test_l9_complex_example(schedule):
         return output
 
     run_both(build, [80, 60])
-
-
-# =============================================================================================================
-# Lesson 13: tuples
-# =============================================================================================================
-
-def test_l13_tuple_valued_func_realizes_to_list():
-    def program(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f = hl.Func("multi_valued")
-        f[x, y] = (x + y, hl.sin(hl.f32(x * y)))
-        res = f.realize([80, 60])
-        assert len(res) == 2
-        return list(res)
-
-    run_program_both(program)
-
-
-def test_l13_tuple_elements_read_by_consumer():
-    def program(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f = hl.Func("multi_valued")
-        f[x, y] = (x + y, hl.sin(hl.f32(x * y)))
-        g = hl.Func("consumer")
-        g[x, y] = hl.f32(f[x, y][0]) + f[x, y][1]
-        return g.realize([80, 60])
-
-    run_program_both(program)
-
-
-def test_l13_explicit_tuple_constructor():
-    def program(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f = hl.Func("f")
-        f[x, y] = hl.Tuple([x * y, hl.cast(hl.UInt(8), x + y)])
-        return list(f.realize([16, 8]))
-
-    run_program_both(program)
-
-
-def test_l13_argmax_by_hand():
-    """A tuple-valued reduction: index and value of the maximum, updated together."""
-    def program(hl):
-        x = hl.Var("x")
-        inp = hl.Func("input_func")
-        inp[x] = hl.sin(hl.f32(x))
-        arg_max = hl.Func("arg_max")
-        arg_max[()] = (0, inp[0])
-        r = hl.RDom([(1, 99)])
-        old_index, old_max = arg_max[()][0], arg_max[()][1]
-        new_index = hl.select(old_max < inp[r], r, old_index)
-        new_max = hl.max(inp[r], old_max)
-        arg_max[()] = (new_index, new_max)
-        return list(arg_max.realize([]))
-
-    ref, _ = run_program_both(program)
-    assert int(ref[0]) == int(np.argmax(np.sin(np.arange(100, dtype=np.float32))))
-
-
-def test_l13_builtin_argmax_argmin():
-    def program(hl):
-        x = hl.Var("x")
-        inp = hl.Func("input_func")
-        inp[x] = hl.sin(hl.f32(x))
-        r = hl.RDom([(0, 100)])
-        f = hl.Func("f")
-        f[()] = (hl.argmax(inp[r])[0], hl.argmin(inp[r])[0])
-        return list(f.realize([]))
-
-    run_program_both(program)
-
-
-def test_l13_complex_numbers_mandelbrot():
-    """User-defined complex numbers as 2-tuples; a few Mandelbrot iterations counted with an RDom update."""
-    def program(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        t = hl.Var("t")
-        mandelbrot = hl.Func("mandelbrot")
-        initial = (x / 15.0 - 2.5, y / 6.0 - 2.0)
-        mandelbrot[x, y, t] = (0.0, 0.0)
-        r = hl.RDom([(1, 12)])
-        cur = mandelbrot[x, y, r - 1]
-        re, im = cur[0], cur[1]
-        mandelbrot[x, y, r] = (re * re - im * im + initial[0], 2.0 * re * im + initial[1])
-        count = hl.Func("count")
-        escape = hl.RDom([(0, 13)])
-        z = mandelbrot[x, y, escape]
-        count[x, y] = hl.argmin(z[0] * z[0] + z[1] * z[1] < 4.0)[0]
-        return count.realize([61, 25])
-
-    run_program_both(program)
-
-
-# =============================================================================================================
-# Lesson 17: predicated RDoms
-# =============================================================================================================
-
-def test_l17_circle_mask():
-    """Double the points of a 7x7 square that lie in a circle of radius^2 10 around (3, 3)."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        circle = hl.Func("circle")
-        circle[x, y] = x + y
-        r = hl.RDom([(0, 7), (0, 7)])
-        r.where((r.x - 3) * (r.x - 3) + (r.y - 3) * (r.y - 3) <= 10)
-        circle[r.x, r.y] *= 2
-        return circle
-
-    xs, ys = np.meshgrid(np.arange(7), np.arange(7))
-    e = (xs + ys).astype(np.int32)
-    inside = (xs - 3) ** 2 + (ys - 3) ** 2 <= 10
-    e[inside] *= 2
-    run_both(build, [7, 7], expected=e)
-
-
-def test_l17_circle_mask_in_larger_output():
-    """The same circle, realized over a larger region: points outside the RDom keep the pure value."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        circle = hl.Func("circle")
-        circle[x, y] = x + y
-        r = hl.RDom([(0, 7), (0, 7)])
-        r.where((r.x - 3) * (r.x - 3) + (r.y - 3) * (r.y - 3) <= 10)
-        circle[r.x, r.y] *= 2
-        return circle
-
-    run_both(build, [12, 9], mins=[-2, -1])
-
-
-def test_l17_several_predicates_triangle():
-    """Three where() clauses are and-ed: the update runs on a triangle inside an 8x10 box."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        triangle = hl.Func("triangle")
-        triangle[x, y] = 10
-        r = hl.RDom([(0, 8), (0, 10)])
-        r.where(r.x + r.y > 5)
-        r.where(3 * r.y - 2 * r.x < 15)
-        r.where(4 * r.x - r.y < 20)
-        triangle[r.x, r.y] *= 2
-        return triangle
-
-    xs, ys = np.meshgrid(np.arange(10), np.arange(10))
-    e = np.full((10, 10), 10, np.int32)
-    m = (xs < 8) & (xs + ys > 5) & (3 * ys - 2 * xs < 15) & (4 * xs - ys < 20)
-    e[m] *= 2
-    run_both(build, [10, 10], expected=e)
-
-
-def test_l17_two_predicates_on_both_rvars():
-    """Two where() calls, each with a predicate mixing both RVars."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f = hl.Func("f")
-        f[x, y] = x - y
-        r = hl.RDom([(1, 6), (0, 8)])
-        r.where(r.x != r.y)
-        r.where(r.x * 2 > r.y)
-        f[r.x, r.y] = f[r.x, r.y] * 3 + 1
-        return f
-
-    run_both(build, [9, 9])
-
-
-def test_l17_predicate_reads_another_func():
-    """A predicate that reads a Func: update g where f (of the same point) is below a threshold."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f, g = hl.Func("f"), hl.Func("g")
-        f[x, y] = 2 * x + y
-        g[x, y] = 10
-        r = hl.RDom([(0, 5), (0, 5)])
-        r.where(f[r.x, r.y] < 10)
-        g[r.x, r.y] += 1 + f[r.x, r.y]
-        return g
-
-    xs, ys = np.meshgrid(np.arange(5), np.arange(5))
-    fv = 2 * xs + ys
-    e = np.full((5, 5), 10, np.int32)
-    e[fv < 10] += 1 + fv[fv < 10]
-    run_both(build, [5, 5], expected=e)
-
-
-def test_l17_predicate_reads_the_updated_func():
-    """A predicate reading the Func being updated sees its current value (only where the update writes)."""
-    def build(hl):
-        x, y = hl.Var("x"), hl.Var("y")
-        f = hl.Func("f")
-        f[x, y] = (x * 7 + y * 3) % 11
-        r = hl.RDom([(0, 12), (0, 10)])
-        r.where(f[r.x, r.y] > 4)
-        f[r.x, r.y] = f[r.x, r.y] - 5
-        return f
-
-    xs, ys = np.meshgrid(np.arange(12), np.arange(10))
-    e = ((xs * 7 + ys * 3) % 11).astype(np.int32)
-    e[e > 4] -= 5
-    run_both(build, [12, 10], expected=e)
-
-
-PRED_IMG = image_u8(32, 24, seed=17)
-
-
-def test_l17_predicate_reads_a_buffer_sum():
-    """An inline sum over a predicated RDom whose predicate reads an input Buffer: the sum of the bright
-    pixels of each row."""
-    def build(hl):
-        inp = hl.Buffer(PRED_IMG, "input")
-        y = hl.Var("y")
-        r = hl.RDom([(0, 32)])
-        r.where(inp[r, y] > 128)
-        f = hl.Func("f")
-        f[y] = hl.sum(hl.cast(hl.UInt(32), inp[r, y]))
-        return f
-
-    img = PRED_IMG.astype(np.uint32)
-    run_both(build, [24], expected=np.where(img > 128, img, 0).sum(axis=1).astype(np.uint32))
-
-
-def test_l17_predicated_pure_reduction_with_pure_var_in_predicate():
-    """A predicate that mentions a pure Var of the update (the RDom domain depends on x)."""
-    def build(hl):
-        x = hl.Var("x")
-        f = hl.Func("f")
-        f[x] = 0
-        r = hl.RDom([(0, 20)])
-        r.where(r < x)
-        f[x] += r * r
-        return f
-
-    run_both(build, [25], expected=np.array([sum(i * i for i in range(min(x, 20))) for x in range(25)], np.int32))

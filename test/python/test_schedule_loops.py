@@ -1,4 +1,6 @@
-"""Halide tutorial lesson 5 ("scheduling 1"), every schedule, checked against real Halide 21.
+"""The loop schedules of one Func -- split, reorder, fuse, tile, vectorize, unroll, parallel, tail strategies --
+checked against real Halide 21: every schedule of Halide tutorial lesson 5 ("scheduling 1"), and splits of fused
+loops.
 
 The lesson schedules one Func, ``gradient[x, y] = x + y`` (Int(32)), in many ways and realizes it at small sizes
 (4x4, 8x4, 5x4 -- the C++ version of the lesson also uses 7x2 with a split by 3, 8x8 with 4x4 tiles and 350x250
@@ -9,26 +11,12 @@ oracle's result is also pinned to the closed form x + y.
 Each case is realized three ways: ``f.realize(sizes)``, into a numpy-backed Buffer (which must be written in
 place), and into a Buffer with a non-zero min (the lesson's rule ``x = min(x_outer * factor, x_extent - factor) +
 x_inner + x_min`` depends on x_min).
-
-Cases that need a primitive halide_mlir does not have yet are marked xfail, keyed by the missing feature; they
-only count as "expected" if ours raises HalideError/AttributeError -- a wrong result is always a failure.
 """
 
 import numpy as np
 import pytest
 
-import halide_mlir
 from oracle import run_both
-
-NOT_YET = (halide_mlir.HalideError, AttributeError, NotImplementedError)
-
-
-def missing(feature):
-    return pytest.mark.xfail(reason=f"{feature} not implemented in halide_mlir yet", raises=NOT_YET, strict=False)
-
-
-FUSE = pytest.mark.feature("fuse")  # implemented: a tag, no longer an xfail
-TAIL = pytest.mark.feature("hl.TailStrategy / split tail strategies")  # implemented: a tag, no longer an xfail
 
 
 def gradient(hl, name):
@@ -160,49 +148,49 @@ def s_vectorize_tail(strategy):
 
 
 CASES = [
-    # (id, schedule, sizes from the lesson, marks)
-    ("default_4x4", s_default, [4, 4], []),
-    ("reorder_4x4", s_reorder, [4, 4], []),
-    ("split_4x4", s_split, [4, 4], []),
-    ("fuse_4x4", s_fuse, [4, 4], [FUSE]),
-    ("tile_by_hand_4x4", s_tile_by_hand, [4, 4], []),
-    ("tile_shorthand_4x4", s_tile_shorthand, [4, 4], []),
-    ("vectorize_8x4", s_vectorize, [8, 4], []),
-    ("vectorize_shorthand_8x4", s_vectorize_shorthand, [8, 4], []),
-    ("unroll_4x4", s_unroll, [4, 4], []),
-    ("unroll_shorthand_4x4", s_unroll_shorthand, [4, 4], []),
-    ("split_nondivisible_5x4", s_split, [5, 4], []),           # the Python lesson
-    ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2], []),  # the C++ lesson
-    ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4], [FUSE]),
-    ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8], [FUSE]),
-    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4], []),
-    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3], []),
-    ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4], []),
-    ("all_together_800x600", s_all_together, [800, 600], [FUSE]),      # the Python lesson
-    ("all_together_350x250", s_all_together_64, [350, 250], [FUSE]),   # the C++ lesson
-    ("all_together_no_fuse_350x250", s_all_together_no_fuse, [350, 250], []),
+    # (id, schedule, sizes from the lesson[, the realize modes when not all])
+    ("default_4x4", s_default, [4, 4]),
+    ("reorder_4x4", s_reorder, [4, 4]),
+    ("split_4x4", s_split, [4, 4]),
+    ("fuse_4x4", s_fuse, [4, 4]),
+    ("tile_by_hand_4x4", s_tile_by_hand, [4, 4]),
+    ("tile_shorthand_4x4", s_tile_shorthand, [4, 4]),
+    ("vectorize_8x4", s_vectorize, [8, 4]),
+    ("vectorize_shorthand_8x4", s_vectorize_shorthand, [8, 4]),
+    ("unroll_4x4", s_unroll, [4, 4]),
+    ("unroll_shorthand_4x4", s_unroll_shorthand, [4, 4]),
+    ("split_nondivisible_5x4", s_split, [5, 4]),           # the Python lesson
+    ("split_by_3_nondivisible_7x2", s_split_by_3, [7, 2]),  # the C++ lesson
+    ("fused_tiles_parallel_4x4", s_fused_tiles_parallel, [4, 4]),
+    ("fused_tiles_parallel_8x8", s_fused_tiles_parallel_4, [8, 8]),
+    ("fuse_then_vectorize_8x4", s_fuse_then_vectorize, [8, 4]),
+    ("fuse_then_vectorize_7x3", s_fuse_then_vectorize, [7, 3]),
+    ("tiles_parallel_no_fuse_4x4", s_tiles_parallel_no_fuse, [4, 4]),
+    ("all_together_800x600", s_all_together, [800, 600]),      # the Python lesson
+    ("all_together_350x250", s_all_together_64, [350, 250]),   # the C++ lesson
+    ("all_together_no_fuse_350x250", s_all_together_no_fuse, [350, 250]),
     # non-divisible extents with the other lesson schedules
-    ("vectorize_nondivisible_7x3", s_vectorize, [7, 3], []),
-    ("unroll_nondivisible_5x3", s_unroll, [5, 3], []),
-    ("tile_nondivisible_5x3", s_tile_shorthand, [5, 3], []),
-    ("reorder_nondivisible_3x5", s_reorder, [3, 5], []),
+    ("vectorize_nondivisible_7x3", s_vectorize, [7, 3]),
+    ("unroll_nondivisible_5x3", s_unroll, [5, 3]),
+    ("tile_nondivisible_5x3", s_tile_shorthand, [5, 3]),
+    ("reorder_nondivisible_3x5", s_reorder, [3, 5]),
     # explicit tail strategies on the 7x2 split by 3 (Halide's default for a pure output is ShiftInwards)
     # RoundUp at a non-divisible extent: realize(sizes) works in Halide (it sizes its own output), but into a
     # user buffer it is an error (test_roundup_into_small_buffer_is_an_error below)
-    ("split_by_3_RoundUp_7x2", s_split_tail("RoundUp"), [7, 2], [TAIL], ["sizes"]),
-    ("split_by_3_GuardWithIf_7x2", s_split_tail("GuardWithIf"), [7, 2], [TAIL]),
-    ("split_by_3_ShiftInwards_7x2", s_split_tail("ShiftInwards"), [7, 2], [TAIL]),
-    ("vectorize_4_GuardWithIf_7x3", s_vectorize_tail("GuardWithIf"), [7, 3], [TAIL]),
-    ("vectorize_4_ShiftInwards_7x3", s_vectorize_tail("ShiftInwards"), [7, 3], [TAIL]),
-    ("split_by_3_RoundUp_9x2", s_split_tail("RoundUp"), [9, 2], [TAIL]),
+    ("split_by_3_RoundUp_7x2", s_split_tail("RoundUp"), [7, 2], ["sizes"]),
+    ("split_by_3_GuardWithIf_7x2", s_split_tail("GuardWithIf"), [7, 2]),
+    ("split_by_3_ShiftInwards_7x2", s_split_tail("ShiftInwards"), [7, 2]),
+    ("vectorize_4_GuardWithIf_7x3", s_vectorize_tail("GuardWithIf"), [7, 3]),
+    ("vectorize_4_ShiftInwards_7x3", s_vectorize_tail("ShiftInwards"), [7, 3]),
+    ("split_by_3_RoundUp_9x2", s_split_tail("RoundUp"), [9, 2]),
 ]
 
 
 def _params(modes):
     out = []
-    for cid, sched, sizes, marks, *only in CASES:
+    for cid, sched, sizes, *only in CASES:
         for mode in (only[0] if only else modes):
-            out.append(pytest.param(cid, sched, sizes, mode, id=f"{cid}-{mode}", marks=marks))
+            out.append(pytest.param(cid, sched, sizes, mode, id=f"{cid}-{mode}"))
     return out
 
 
@@ -227,7 +215,7 @@ SHIFTED = [
     pytest.param("all_together_no_fuse_350x250_min", s_all_together_no_fuse, [350, 250], [13, -7],
                  id="all_together_no_fuse_350x250_min"),
     pytest.param("fused_tiles_parallel_5x5_min", s_fused_tiles_parallel, [5, 5], [1, 2],
-                 id="fused_tiles_parallel_5x5_min", marks=[FUSE]),
+                 id="fused_tiles_parallel_5x5_min"),
 ]
 
 
@@ -265,3 +253,79 @@ def test_roundup_into_small_buffer_is_an_error():
         s_split_tail("RoundUp")(hl, g, x, y)
         return g
     realize_raises_both(build, [7, 2], mode="numpy", out_dtype=np.int32)
+
+
+# --- splits of fused loops ------------------------------------------------------------------------------------
+# Splitting a fuse()d loop (Halide accepts it): the split becomes tiles of the fused loop's parts.
+
+IMG = np.random.default_rng(21).random((40, 64), dtype=np.float32)
+
+
+@pytest.mark.parametrize("schedule", ["split_inner_part", "vectorize_fused", "parallel_tiles_then_split",
+                                      "inner_covers_rows", "fused_tile_vectorized_unrolled"])
+def test_split_of_a_fused_loop(schedule):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, yo, xi, yi, t, to, ti = (hl.Var(n) for n in ("xo", "yo", "xi", "yi", "t", "to", "ti"))
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] * 2.0 + inp[x + 1, y] - inp[x, y + 1]
+        if schedule == "split_inner_part":          # 16 divides the 48 columns
+            f.fuse(x, y, t).split(t, to, ti, 16)
+        elif schedule == "vectorize_fused":
+            f.fuse(x, y, t).vectorize(t, 16).parallel(t)
+        elif schedule == "parallel_tiles_then_split":
+            f.tile(x, y, xo, yo, xi, yi, 16, 8).fuse(xo, yo, t).parallel(t).split(xi, xi, ti, 8).vectorize(ti)
+        elif schedule == "inner_covers_rows":       # ti takes 2 whole rows of 4 columns
+            f.tile(x, y, xo, yo, xi, yi, 4, 4).fuse(xi, yi, t).split(t, to, ti, 8)
+        else:
+            f.tile(x, y, xo, yo, xi, yi, 16, 4).fuse(xi, yi, t).split(t, to, ti, 16).vectorize(ti).unroll(to)
+        return f
+
+    run_both(build, [48, 32])
+
+
+@pytest.mark.parametrize("factor", [7, 20])
+def test_split_of_a_fused_loop_across_part_edges(factor):
+    """Halide's inner loop would wrap around a row's end into the next row; ours stops at the row's end (a
+    partial last tile): the same points in another order."""
+    def build(hl):
+        x, y, t, to, ti = hl.Var("x"), hl.Var("y"), hl.Var("t"), hl.Var("to"), hl.Var("ti")
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] * 3.0
+        f.fuse(x, y, t).split(t, to, ti, factor).vectorize(ti)
+        return f
+
+    run_both(build, [48, 10])
+
+
+@pytest.mark.parametrize("schedule", ["tile_4x4", "tile_8x2_parallel"])
+def test_vectorize_a_fused_loop_of_constant_parts(schedule):
+    """fuse(xi, yi, t).vectorize(t) over a tile's inner loops: one vector over the whole tile (4x4 lanes)."""
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        xo, yo, xi, yi, t = (hl.Var(n) for n in ("xo", "yo", "xi", "yi", "t"))
+        inp = hl.Buffer(IMG, "img")
+        f = hl.Func("f")
+        f[x, y] = inp[x, y] - inp[x + 1, y + 1] * 0.5
+        if schedule == "tile_4x4":
+            f.tile(x, y, xo, yo, xi, yi, 4, 4).fuse(xi, yi, t).vectorize(t)
+        else:
+            f.tile(x, y, xo, yo, xi, yi, 8, 2).fuse(xi, yi, t).vectorize(t).parallel(yo)
+        return f
+
+    run_both(build, [48, 30])
+
+
+def test_vectorize_a_fused_loop_of_unknown_extent_is_refused():
+    from oracle import realize_raises_both
+
+    def build(hl):
+        x, y, t = hl.Var("x"), hl.Var("y"), hl.Var("t")
+        f = hl.Func("f")
+        f[x, y] = x + y
+        f.fuse(x, y, t).vectorize(t)
+        return f
+
+    realize_raises_both(build, [48, 10])

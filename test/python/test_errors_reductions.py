@@ -90,7 +90,7 @@ def test_update_type_mismatch_i32_into_u8():
 
 # Writes (and scan reads) outside the output: Halide refuses them when realizing into a Buffer the caller made.
 # (``f.realize(sizes)`` is different: real Halide first runs a bounds query and allocates an output large enough
-# for everything the updates touch, then returns the requested window -- see test_reductions_core.py.)
+# for everything the updates touch, then returns the requested window -- see test_reductions.py.)
 
 def _into_buffer(hl, f, n):
     out = hl.Buffer(hl.Int(32), [n])
