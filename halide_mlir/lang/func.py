@@ -11,7 +11,7 @@ from .traversal import walk
 from .expr import Expr, ExprOps, to_expr
 from .schedule import Directive, FuncSchedule, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
-from .types import Type, as_type
+from .types import Type
 from .var import Var
 
 _fresh = itertools.count()

@@ -6,7 +6,8 @@ Halide reads one way from being read another way (``hl.Buffer(array, "name", Fal
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 
 from ..error import HalideError
-from .expr import Expr, ExprOps, _wrap_const, to_expr
+from .expr import Expr, ExprOps, _wrap_const
 from .source import capture_site, user_site
 from .types import Int, Type
 
@@ -18,7 +18,7 @@ class Param(ExprOps):
 
     def __init__(self, *args, **kwargs):
         from . import overloads as o
-        is_value = lambda v: o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))  # noqa: E731
+        is_value = lambda v: o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))
         _, a = o.match("Param", args, kwargs,
                        [o.Arg("type", o.is_type), o.Arg("name", o.is_str), o.Arg("value", is_value, None)],
                        [o.Arg("type", o.is_type), o.Arg("value", is_value, None)])
