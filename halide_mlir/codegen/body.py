@@ -18,8 +18,7 @@ _CMP_UNSIGNED = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq",
 _CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
 _MATH = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
          "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "log": "log",
-         "floor": "floor", "ceil": "ceil", "round": "roundeven", "trunc": "trunc",
-         "erf": "erf", "acosh": "acosh", "asinh": "asinh", "atanh": "atanh"}
+         "floor": "floor", "ceil": "ceil", "round": "roundeven", "trunc": "trunc"}
 
 
 class BodyEmitter:

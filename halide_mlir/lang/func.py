@@ -337,6 +337,10 @@ class Func:
             return list(self._declared_types) if self._declared_types is not None else [self.output_type()]
         return [v.type for v in self._pure.values]
 
+    def types(self) -> list[Type]:
+        """Halide's name for the element types of every Tuple value (``output_types``)."""
+        return self.output_types()
+
     def schedule(self) -> FuncSchedule:
         return self._schedule
 

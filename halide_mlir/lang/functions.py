@@ -3,10 +3,12 @@ classification tests, fract/hypot/absd/erf and the inverse hyperbolics, rounding
 likely, evaluate, vars/funcs.
 
 Most are built from existing Expr kinds (so bounds inference and vectorization see ordinary arithmetic); the
-few that need their own instruction (``is_nan``, ``reinterpret``, ``erf``, ``div_round_to_zero`` ...) become
+few that need their own instruction (``is_nan``, ``reinterpret``, ``div_round_to_zero`` ...) become
 their own kinds, lowered in codegen/body.py.
 """
 from __future__ import annotations
+
+import math
 
 from ..error import HalideError
 from .expr import Expr, cast, const, to_expr
@@ -168,22 +170,54 @@ def hypot(x, y) -> Expr:
 
 
 def erf(e) -> Expr:
+    """The error function of a float32, to within ~2e-7 absolute (Halide also uses an approximation).
+
+    Built from arithmetic and exp, so it vectorizes like them (libm's erff has no vector form here): a
+    Taylor series near 0, where erf is small and needs relative accuracy, and elsewhere 1 - erfc from the
+    Chebyshev fit of Numerical Recipes (fractional error < 1.2e-7)."""
+    from .operators import exp
     e = to_expr(e)
     if e.type != Float(32):
         raise HalideError(f"{user_site()}: erf only takes float arguments")
-    return Expr("erf", e.type, (e,))
+    f32 = Float(32)
+    x2 = e * e
+    taylor = [(-1) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(7)]  # x^(2k) coefficients
+    series = const(taylor[-1], f32)
+    for c in reversed(taylor[:-1]):
+        series = const(c, f32) + x2 * series
+    near_zero = e * series * const(2 / math.sqrt(math.pi), f32)
+    z = _abs(e)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = const(0.17087277, f32)
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+              1.00002368, -1.26551223):
+        poly = const(c, f32) + t * poly
+    erfc = t * exp(-z * z + poly)
+    far = select(e < 0, erfc - 1.0, 1.0 - erfc)
+    return select(z < 0.5, near_zero, far)
 
 
-def _inverse_hyperbolic(name: str):
-    def fn(e) -> Expr:
-        e = _float_arg(e)
-        return Expr(name, e.type, (e,))
-    fn.__name__ = name
-    fn.__doc__ = f"Halide's {name}: a non-float argument is first cast to float32."
-    return fn
+def acosh(e) -> Expr:
+    """log(x + sqrt(x^2 - 1)); a non-float argument is first cast to float32 (as in Halide)."""
+    from .operators import log
+    x = _float_arg(e)
+    return log(x + sqrt(x * x - 1))
 
 
-acosh, asinh, atanh = (_inverse_hyperbolic(n) for n in ("acosh", "asinh", "atanh"))
+def asinh(e) -> Expr:
+    """sign(x) log(|x| + sqrt(x^2 + 1)) (odd, so negative inputs lose nothing to cancellation)."""
+    from .operators import log
+    x = _float_arg(e)
+    a = _abs(x)
+    r = log(a + sqrt(a * a + 1))
+    return select(x < 0, -r, r)
+
+
+def atanh(e) -> Expr:
+    """log((1 + x) / (1 - x)) / 2."""
+    from .operators import log
+    x = _float_arg(e)
+    return log((1 + x) / (1 - x)) * 0.5
 
 
 def absd(a, b) -> Expr:
