@@ -1,5 +1,5 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
-from .error import (AutoVectorizeWarning, HalideError, InternalError, ParallelAsLanesWarning, SerialUpdateWarning,
+from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning, SerialUpdateWarning,
                     SlowPathWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
@@ -10,6 +10,9 @@ from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil
                              floor, i8, i16, i32, i64, log, max, min, pow, round, select, sin, sinh, sqrt, tan,
                              tanh, trunc, u8, u16, u32, u64)
 from .lang.boundary import BoundaryConditions
+from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, evaluate, fract, funcs, hypot,
+                             is_finite, is_inf, is_nan, lerp, likely, likely_if_innermost, logical_not,
+                             mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, Target, get_host_target,
@@ -25,4 +28,7 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "get_host_target", "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
            "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
            "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
-           "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64"]
+           "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64",
+           "absd", "acosh", "asinh", "atanh", "div_round_to_zero", "erf", "evaluate", "fract", "funcs", "hypot",
+           "is_finite", "is_inf", "is_nan", "lerp", "likely", "likely_if_innermost", "logical_not",
+           "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars", "HalideTypeError"]

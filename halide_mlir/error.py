@@ -14,6 +14,10 @@ class HalideError(RuntimeError):
     pass
 
 
+class HalideTypeError(HalideError, TypeError):
+    """Arguments that match none of the forms Halide's bindings take (where Halide raises TypeError)."""
+
+
 class InternalError(HalideError):
     """A halide_mlir bug: the IR or script we generated was rejected by MLIR, or an invariant broke.
 

@@ -65,6 +65,17 @@ class BodyEmitter:
             if src.is_float():
                 return self.op(f"math.absf {self.emit(e.args[0])} : {src.mlir}")
             return self.iabs(self.emit(e.args[0]), src)
+        if k in ("is_nan", "is_inf", "is_finite"):
+            a, src = self.emit(e.args[0]), e.args[0].type
+            if k == "is_nan":
+                return self.op(f"arith.cmpf uno, {a}, {a} : {src.mlir}")
+            mag = self.op(f"math.absf {a} : {src.mlir}")
+            pred = "oeq" if k == "is_inf" else "olt"  # olt is false for NaN too
+            return self.op(f"arith.cmpf {pred}, {mag}, {self.const(math.inf, src)} : {src.mlir}")
+        if k == "reinterpret":
+            return self.op(f"arith.bitcast {self.emit(e.args[0])} : {e.args[0].type.mlir} to {t.mlir}")
+        if k in ("div_rtz", "mod_rtz"):
+            return self.round_to_zero(k, self.emit(e.args[0]), self.emit(e.args[1]), t)
         if k == "not":
             a = self.emit(e.args[0])
             ones = self.const(True, t) if t.is_bool() else self.const(-1, t)
@@ -118,6 +129,26 @@ class BodyEmitter:
         v_fwd = self.op(f"arith.{fwd} {a}, {b} : {t.mlir}")
         v_back = self.op(f"arith.{back} {a}, {mag} : {t.mlir}")
         return self.op(f"arith.select {neg}, {v_back}, {v_fwd} : {t.mlir}")
+
+    def round_to_zero(self, k: str, a: str, b: str, t: Type) -> str:
+        """C's division/remainder; the divisor is made safe first (x / 0 == 0, and INT_MIN / -1 wraps)."""
+        zero, one = self.const(0, t), self.const(1, t)
+        special = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+        if t.is_signed():
+            ism1 = self.op(f"arith.cmpi eq, {b}, {self.const(-1, t)} : {t.mlir}")
+            special = self.op(f"arith.ori {special}, {ism1} : i1")
+        safe = self.op(f"arith.select {special}, {one}, {b} : {t.mlir}")
+        op = ("divsi" if k == "div_rtz" else "remsi") if t.is_signed() else ("divui" if k == "div_rtz" else "remui")
+        r = self.op(f"arith.{op} {a}, {safe} : {t.mlir}")
+        if not t.is_signed():
+            is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+            return self.op(f"arith.select {is0}, {zero}, {r} : {t.mlir}")
+        is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {t.mlir}")
+        ism1 = self.op(f"arith.cmpi eq, {b}, {self.const(-1, t)} : {t.mlir}")
+        # b == -1: the quotient is -a (wrapping), the remainder 0
+        alt = self.op(f"arith.subi {zero}, {a} : {t.mlir}") if k == "div_rtz" else zero
+        r = self.op(f"arith.select {ism1}, {alt}, {r} : {t.mlir}")
+        return self.op(f"arith.select {is0}, {zero}, {r} : {t.mlir}")
 
     # --- Halide's integer division -------------------------------------------------------------
     def _const_divisor(self, e):

@@ -8,9 +8,28 @@ import numpy as np
 from ..error import HalideError
 from .expr import Expr
 from .source import capture_site, user_site
-from .types import Type, as_type, type_of_dtype
+from .types import Type, type_of_dtype
 
 _fresh = itertools.count()
+
+
+def _allocate(t: Type, sizes: list[int], storage_order) -> np.ndarray:
+    """Zeroed storage for ``sizes`` (dimension 0 first), laid out by ``storage_order`` (innermost dimension
+    first; Halide's default is dimension 0 innermost)."""
+    n = len(sizes)
+    if any(s < 0 for s in sizes):
+        raise HalideError(f"{user_site()}: Buffer sizes must not be negative, got {sizes}")
+    order = list(range(n)) if storage_order is None else [int(d) for d in storage_order]
+    if sorted(order) != list(range(n)):
+        raise HalideError(f"{user_site()}: Buffer storage_order {order} is not a permutation of the "
+                          f"{n} dimensions")
+    memory = list(reversed(order))  # outermost first, as numpy's axes
+    try:
+        array = np.zeros([sizes[d] for d in memory], dtype=t.numpy)
+    except (MemoryError, ValueError) as e:
+        raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes {sizes}: {e}") from None
+    # numpy axis j is Halide dimension n - 1 - j
+    return array.transpose([memory.index(n - 1 - j) for j in range(n)])
 
 
 class BufferDim:
@@ -31,38 +50,49 @@ class BufferDim:
 
 
 class Buffer:
-    """``hl.Buffer(ndarray[, name])``, ``hl.Buffer(type, sizes[, name])``.
+    """``hl.Buffer(buffer[, name][, reverse_axes])``, ``hl.Buffer(type, sizes[, storage_order][, name])``,
+    ``hl.Buffer(other)`` (the same storage) or ``hl.Buffer()`` (undefined), positionally or by keyword as in
+    Halide.
 
-    The numpy array is kept as given (no copy); Halide coordinate (x, y, ...) is ``array[..., y, x]``.
+    The numpy array is kept as given (no copy); Halide coordinate (x, y, ...) is ``array[..., y, x]``
+    (``reverse_axes=False``: ``array[x, y, ...]``).
     """
 
-    def __init__(self, data=None, sizes=None, name: str | None = None, reverse_axes: bool = True):
-        if isinstance(sizes, str) and name is None:
-            sizes, name = None, sizes
-        if isinstance(data, Buffer):
-            array, mins = data._array, list(data._mins)
-        elif isinstance(data, Type) or (sizes is not None and not isinstance(data, np.ndarray)):
-            t = as_type(data)
-            shape = tuple(reversed([int(s) for s in (sizes or [])]))
-            if any(s < 0 for s in shape):
-                raise HalideError(f"{user_site()}: Buffer sizes must not be negative, got {list(reversed(shape))}")
-            try:
-                array = np.zeros(shape, dtype=t.numpy)
-            except (MemoryError, ValueError) as e:
-                raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes "
-                                  f"{list(reversed(shape))}: {e}") from None
-            mins = [0] * len(shape)
-        elif data is None:
-            array, mins = np.zeros((), np.int32), []
-        else:
-            array = np.asarray(data)
-            if not reverse_axes:
+    def __init__(self, *args, **kwargs):
+        from . import overloads as o
+        form, a = o.match("Buffer", args, kwargs,
+                          [o.Arg("buffer", o.is_buffer_like), o.Arg("name", o.is_str, ""),
+                           o.Arg("reverse_axes", o.is_bool, True)],
+                          [],
+                          [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list), o.Arg("name", o.is_str, "")],
+                          [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list),
+                           o.Arg("storage_order", o.is_int_list), o.Arg("name", o.is_str, "")])
+        name = a.get("name") or None
+        if form == 1:  # undefined, as Halide's Buffer(); defined() is False
+            array, mins = None, []
+        elif form == 0 and isinstance(a["buffer"], Buffer):
+            if a["buffer"]._array is None:
+                array, mins = None, []
+            else:
+                array, mins = a["buffer"]._array, list(a["buffer"]._mins)
+            if not a["reverse_axes"] and array is not None:
+                array, mins = array.transpose(), list(reversed(mins))
+            name = name or (a["buffer"]._name if not args[1:] and "name" not in kwargs else None)
+        elif form == 0:
+            array = np.asarray(a["buffer"])
+            if not a["reverse_axes"]:
                 array = array.transpose(tuple(reversed(range(array.ndim))))
             mins = [0] * array.ndim
-        self._type = type_of_dtype(array.dtype)
+        else:
+            array = _allocate(a["type"], [int(s) for s in a["sizes"]], a.get("storage_order"))
+            mins = [0] * array.ndim
+        self._type = type_of_dtype(array.dtype) if array is not None else None
         self._array = array
         self._mins = mins
         self._name = name if name is not None else f"b{next(_fresh)}"
+
+    def defined(self) -> bool:
+        return self._array is not None
 
     # --- numpy interop -------------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..error import HalideError
+from ..error import HalideError, HalideTypeError
 from .source import user_site
 from .types import Bool, Float, Int, Type, match_types
 
@@ -95,7 +95,10 @@ class Expr(ExprOps):
 
     @property
     def type(self) -> Type:  # type: ignore[override]
-        return self._type
+        return self._type  # callable: e.type() as in Halide (see Type.__call__)
+
+    def defined(self) -> bool:
+        return True
 
     def copy_with(self, args) -> "Expr":
         """The same node over new operands (keeps the source site and Tuple element)."""
@@ -114,7 +117,8 @@ class Expr(ExprOps):
 
 def const(value, type_: Type) -> Expr:
     if type_.is_float():
-        value = float(np.float32(value)) if type_.bits() == 32 else float(value)
+        with np.errstate(over="ignore"):  # a float too large for float32 is inf, as in Halide
+            value = float(np.float32(value)) if type_.bits() == 32 else float(value)
     elif type_.is_bool():
         value = bool(value)
     else:
@@ -123,22 +127,39 @@ def const(value, type_: Type) -> Expr:
 
 
 def python_scalar(value) -> Expr:
-    """A bare Python number, typed as Halide's Python bindings type it."""
+    """A bare Python number, typed as Halide's Python bindings type it: bool, int32 (int64 if it does not fit;
+    numpy integers too, whatever their dtype), float32 (with a warning where that rounds)."""
     if isinstance(value, (bool, np.bool_)):
         return const(bool(value), Bool())
     if isinstance(value, (int, np.integer)):
-        if isinstance(value, np.integer):
-            from .types import type_of_dtype
-            return const(int(value), type_of_dtype(value.dtype))
+        value = int(value)
+        if not -2**63 <= value < 2**63:
+            raise HalideError(f"{user_site()}: the integer {value} does not fit in a 64-bit Halide Expr")
         return const(value, Int(32) if -2**31 <= value < 2**31 else Int(64))
     if isinstance(value, (float, np.floating)):
-        if isinstance(value, np.float64) or isinstance(value, float):
-            if float(np.float32(value)) != float(value) and np.isfinite(value):
-                warnings.warn(f"The floating-point value {value!r} will be interpreted as a float32 by Halide and "
-                              f"lose precision; add an explicit `f32()` or `f64()` cast to avoid this warning.",
-                              RuntimeWarning, stacklevel=4)
+        _warn_float32(value)
         return const(float(value), Float(32))
-    raise HalideError(f"{user_site()}: can't convert {value!r} ({type(value).__name__}) to a Halide Expr")
+    raise HalideTypeError(f"{user_site()}: can't convert {value!r} ({type(value).__name__}) to a Halide Expr")
+
+
+def _warn_float32(value) -> None:
+    with np.errstate(over="ignore"):
+        lossy = float(np.float32(value)) != float(value)
+    if not isinstance(value, np.float32) and lossy and np.isfinite(value):
+        warnings.warn(f"The floating-point value {float(value):.17g} will be interpreted as a float32 by Halide and "
+                      f"lose precision; add an explicit `f32()` or `f64()` cast to avoid this warning.",
+                      RuntimeWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The stack level of the first frame outside this package (warnings point at the user's line)."""
+    import os
+    import sys
+    from .source import _PACKAGE_DIR
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def to_expr(v) -> Expr:
@@ -183,7 +204,12 @@ def _literal_to(value, other: Type) -> Expr:
     if isinstance(value, (float, np.floating)) and not other.is_float():
         return python_scalar(value)  # int op float: the int side becomes f32 in match_types
     if other.is_float():
-        return const(float(np.float32(value)) if isinstance(value, (float, np.floating)) else value, other)
+        if isinstance(value, (float, np.floating)):
+            _warn_float32(value)  # Halide goes through float32 even beside a float64 Expr, and says so
+            return const(const(value, Float(32)).value, other)
+        return const(value, other)
+    if not isinstance(value, bool) and not -2**31 <= value < 2**31:
+        return python_scalar(value)  # Halide makes it an int64 Expr; the usual type matching follows
     if not other.can_represent(value):
         wrapped = _wrap_const(value, Int(64), other)
         raise HalideError(f"{user_site()}: Integer constant {value} will be implicitly coerced to type {other}, "

@@ -11,7 +11,7 @@ from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
-from .types import Int, Type, as_type
+from .types import Int, Type
 from .var import Var
 
 _fresh = itertools.count()
@@ -127,15 +127,28 @@ class Definition:
 
 
 class Func:
-    def __init__(self, *args):
-        name, self._declared_type, self._declared_dims = None, None, None
-        for a in args:
-            if isinstance(a, str):
-                name = a
-            elif isinstance(a, int):
-                self._declared_dims = a
-            elif not (isinstance(a, (Expr, Var)) or hasattr(a, "_as_expr")):
-                self._declared_type = as_type(a)
+    """``hl.Func()``, ``hl.Func(name)``, ``hl.Func(required_type(s), required_dimensions, name)``,
+    ``hl.Func(expr)`` (0-D), ``hl.Func(buffer)`` or ``hl.Func(image_param)`` (a Func reading it)."""
+
+    def __init__(self, *args, **kwargs):
+        from . import overloads as o
+        from .buffer import Buffer
+        from .param import ImageParam
+        form, a = o.match("Func", args, kwargs,
+                          [],
+                          [o.Arg("name", o.is_str, keyword=False)],
+                          [o.Arg("required_type", o.is_type), o.Arg("required_dimensions", o.is_int),
+                           o.Arg("name", o.is_str)],
+                          [o.Arg("required_types", lambda v: isinstance(v, (list, tuple)) and
+                                 all(o.is_type(t) for t in v)),
+                           o.Arg("required_dimensions", o.is_int), o.Arg("name", o.is_str)],
+                          [o.Arg("buffer", lambda v: isinstance(v, (Buffer, ImageParam)), keyword=False)],
+                          [o.Arg("expr", o.is_expr_like, keyword=False)])
+        name = a.get("name") or None
+        self._declared_type, self._declared_dims = a.get("required_type"), a.get("required_dimensions")
+        self._declared_types = list(a["required_types"]) if "required_types" in a else None
+        if form == 4:
+            name = f"{a['buffer'].name()}_im" if isinstance(a["buffer"], ImageParam) else None
         if name is not None and "." in name:
             raise HalideError(f"{user_site()}: Func name \"{name}\" is invalid. Func names may not contain the "
                               f"character '.', as it is used internally by Halide as a separator")
@@ -144,9 +157,14 @@ class Func:
         self._updates: list[Definition] = []
         self._schedule = FuncSchedule()
         self._estimates: dict = {}
-        for a in args:  # hl.Func(expr): a zero-dimensional Func
-            if isinstance(a, (Expr, Var)) or hasattr(a, "_as_expr"):
-                self._define((), to_expr(a))
+        if form == 4:  # reads the buffer or image at the same coordinates
+            src = a["buffer"]
+            vars_ = tuple(Var(f"_{i}") for i in range(src.dimensions()))
+            call = Expr("call", src.type(), call_args(vars_, src, src.dimensions()), src)
+            call.site = capture_site()
+            self._define(vars_, call)
+        elif form == 5:  # hl.Func(expr): a zero-dimensional Func
+            self._define((), to_expr(a["expr"]))
 
     # --- definitions ---------------------------------------------------------------------------
     def __getitem__(self, args) -> FuncRef:
@@ -239,9 +257,11 @@ class Func:
             if any(v.same_as(a) for v in vars_):
                 raise HalideError(f"{site}: Var '{a.name()}' appears twice on the left of Func '{self._name}'")
             vars_.append(a)
-        if self._declared_type is not None and len(values) == 1 and value.type != self._declared_type:
-            raise HalideError(f"{site}: Func '{self._name}' was declared {self._declared_type} but defined as "
-                              f"{value.type}")
+        declared = self._declared_types or ([self._declared_type] if self._declared_type is not None else None)
+        if declared is not None and [v.type for v in values] != declared:
+            raise HalideError(f"{site}: Func '{self._name}' was declared "
+                              f"{', '.join(map(str, declared))} but defined as "
+                              f"{', '.join(str(v.type) for v in values)}")
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
             raise HalideError(f"{site}: Func '{self._name}' was declared with {self._declared_dims} dimensions "
                               f"but defined with {len(vars_)}")
@@ -294,6 +314,8 @@ class Func:
         if self._pure is None:
             if self._declared_type is not None:
                 return self._declared_type
+            if self._declared_types is not None and len(self._declared_types) == 1:
+                return self._declared_types[0]
             raise HalideError(f"Func '{self._name}' has no definition, so it has no type")
         self._single("type")
         return self._pure.value.type
@@ -303,8 +325,12 @@ class Func:
 
     def output_types(self) -> list[Type]:
         if self._pure is None:
-            return [self.output_type()]
+            return list(self._declared_types) if self._declared_types is not None else [self.output_type()]
         return [v.type for v in self._pure.values]
+
+    def types(self) -> list[Type]:
+        """Halide's name for the element types of every Tuple value (``output_types``)."""
+        return self.output_types()
 
     def schedule(self) -> FuncSchedule:
         return self._schedule

@@ -1,6 +1,8 @@
 """Halide's free functions on Exprs: select, min/max/clamp, math, casts."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..error import HalideError
 from .expr import FLOAT_MATH, Expr, cast, const, is_python_number, operands, to_expr
 from .source import user_site
@@ -146,6 +148,12 @@ def atan2(y, x) -> Expr:
 
 def _caster(t: Type):
     def fn(e) -> Expr:
+        if t.is_float() and isinstance(e, (float, np.floating)):
+            # hl.f64(0.1) is the double 0.1 in Halide: the float is not first made a float32 Expr
+            return const(float(e), t)
+        if isinstance(e, (int, np.integer)) and not isinstance(e, bool) and not t.is_float() \
+                and t.can_represent(int(e)):
+            return const(int(e), t)  # hl.u64(2**63): the value fits the target, though not an int64 Expr
         return cast(t, e)
     fn.__name__ = repr(t)
     return fn

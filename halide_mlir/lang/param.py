@@ -3,28 +3,30 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from ..error import HalideError
 from .expr import Expr, ExprOps, _wrap_const
 from .source import capture_site, user_site
-from .types import Int, Type, as_type
+from .types import Int, Type
 
 _fresh = itertools.count()
 
 
 class Param(ExprOps):
-    """``hl.Param(type[, name][, value])``."""
+    """``hl.Param(type[, name][, value])``, positionally or by keyword (``type=``, ``name=``, ``value=``)."""
 
-    def __init__(self, type_, *rest):
-        self._type = as_type(type_)
-        self._name = None
+    def __init__(self, *args, **kwargs):
+        from . import overloads as o
+        is_value = lambda v: o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))
+        _, a = o.match("Param", args, kwargs,
+                       [o.Arg("type", o.is_type), o.Arg("name", o.is_str), o.Arg("value", is_value, None)],
+                       [o.Arg("type", o.is_type), o.Arg("value", is_value, None)])
+        self._type = a["type"]
+        self._name = a.get("name") or f"p{next(_fresh)}"
         self._value = None  # Halide refuses to run with a Param that was never given a value
-        for r in rest:
-            if isinstance(r, str):
-                self._name = r
-            else:
-                self.set(r)
-        if self._name is None:
-            self._name = f"p{next(_fresh)}"
+        if a["value"] is not None:
+            self.set(a["value"])
 
     def name(self) -> str:
         return self._name
@@ -77,21 +79,36 @@ class ImageDim:
 
 
 class ImageParam:
-    """``hl.ImageParam(type, dimensions[, name])``: an input image supplied with ``.set(buffer)``."""
+    """``hl.ImageParam(type, dimensions[, name])`` (or by keyword): an input image supplied with
+    ``.set(buffer)``. ``hl.ImageParam()`` is undefined, as in Halide."""
 
-    def __init__(self, type_, dimensions: int, name: str | None = None):
-        self._type = as_type(type_)
-        self._dims = dimensions
-        self._name = name if name is not None else f"p{next(_fresh)}"
+    def __init__(self, *args, **kwargs):
+        from . import overloads as o
+        form, a = o.match("ImageParam", args, kwargs, [],
+                          [o.Arg("type", o.is_type), o.Arg("dimensions", o.is_int), o.Arg("name", o.is_str, "")])
+        self._defined = form == 1
+        self._type = a.get("type")
+        self._dims = int(a["dimensions"]) if self._defined else 0
+        self._name = a.get("name") or f"p{next(_fresh)}"
         self._buffer = None
 
+    def defined(self) -> bool:
+        return self._defined
+
+    def _check_defined(self) -> None:
+        if not self._defined:
+            raise HalideError(f"{user_site()}: this ImageParam is undefined (made by hl.ImageParam())")
+
     def name(self) -> str:
+        self._check_defined()
         return self._name
 
     def type(self) -> Type:
+        self._check_defined()
         return self._type
 
     def dimensions(self) -> int:
+        self._check_defined()
         return self._dims
 
     def set_estimates(self, estimates) -> "ImageParam":

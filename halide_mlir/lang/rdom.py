@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from ..error import HalideError
 from .expr import Expr, ExprOps, to_expr
 from .source import user_site
@@ -47,41 +49,68 @@ class RVar(ExprOps):
 
 
 class Range:
-    """``hl.Range(min, extent)``."""
+    """``hl.Range(min, extent)``, ``hl.Range((min, extent))`` or ``hl.Range()``; ``.min``/``.extent`` are
+    Exprs."""
 
-    def __init__(self, min_, extent):
-        self.min, self.extent = min_, extent
+    def __init__(self, *args):
+        from . import overloads as o
+        form, a = o.match("Range", args, {}, [],
+                          [o.Arg("min", o.is_expr_like, keyword=False), o.Arg("extent", o.is_expr_like, keyword=False)],
+                          [o.Arg("pair", lambda v: isinstance(v, tuple) and len(v) == 2 and
+                                 all(_integer_like(x) for x in v), keyword=False)])
+        lo, ext = (a["min"], a["extent"]) if form == 1 else a["pair"] if form == 2 else (None, None)
+        if lo is None:
+            self.min = self.extent = None
+            return
+        self.min, self.extent = to_expr(lo), to_expr(ext)
+        if self.min.type.is_float() or self.extent.type.is_float():
+            raise HalideError(f"{user_site()}: a Range's min and extent must be integers, got ({self.min}, "
+                              f"{self.extent})")
+
+
+def _integer_like(v) -> bool:
+    """What a (min, extent) tuple may hold (Halide refuses floats there with a TypeError)."""
+    from . import overloads as o
+    if isinstance(v, (float, np.floating)):
+        return False
+    return o.is_expr_like(v) and not to_expr(v).type.is_float()
 
 
 class RDom(ExprOps):
-    """``hl.RDom([(min, extent), ...][, name])`` or ``hl.RDom(buffer)`` (its whole domain)."""
+    """``hl.RDom(region[, name])`` with region a list of ``hl.Range`` or (min, extent) tuples,
+    ``hl.RDom(buffer)`` or ``hl.RDom(image_param)`` (their whole domain), or ``hl.RDom()`` (undefined)."""
 
-    def __init__(self, *args, name: str | None = None):
+    def __init__(self, *args, **kwargs):
+        from . import overloads as o
         from .buffer import Buffer
-        if args and isinstance(args[-1], str):
-            name, args = args[-1], args[:-1]
-        if len(args) == 1 and isinstance(args[0], Buffer):
-            b = args[0]
+        from .param import ImageParam
+        form, a = o.match("RDom", args, kwargs, [],
+                          [o.Arg("buffer", lambda v: isinstance(v, Buffer))],
+                          [o.Arg("image_param", lambda v: isinstance(v, ImageParam))],
+                          [o.Arg("region", lambda v: isinstance(v, (list, tuple)) and all(
+                              isinstance(r, Range) or (isinstance(r, tuple) and len(r) == 2 and
+                                                       all(_integer_like(x) for x in r)) for r in v)),
+                           o.Arg("name", o.is_str, "")])
+        region: list = []
+        if form == 1:
+            b = a["buffer"]
             region = [(b.dim(i).min(), b.dim(i).extent()) for i in range(b.dimensions())]
-        elif len(args) == 1 and isinstance(args[0], (list, tuple)) and args[0] and \
-                isinstance(args[0][0], (list, tuple, Range)):
-            region = list(args[0])
-        elif len(args) == 1 and isinstance(args[0], (list, tuple)) and len(args[0]) == 2:
-            region = [tuple(args[0])]
-        elif all(isinstance(a, Range) for a in args) and args:
-            region = list(args)
-        elif len(args) % 2 == 0 and args:
-            region = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
-        else:
-            raise HalideError(f"{user_site()}: RDom takes a list of (min, extent) pairs, e.g. "
-                              f"hl.RDom([(0, 10), (0, 5)])")
+        elif form == 2:
+            p = a["image_param"]
+            region = [(p.dim(i).min(), p.dim(i).extent()) for i in range(p.dimensions())]
+        elif form == 3:
+            region = [r if isinstance(r, Range) else Range(*r) for r in a["region"]]
+        name = a.get("name") or None
         bounds = []
         for r in region:
             lo, ext = (r.min, r.extent) if isinstance(r, Range) else r
+            if lo is None:
+                raise HalideError(f"{user_site()}: RDom got an undefined hl.Range()")
             lo, ext = to_expr(lo), to_expr(ext)
             if lo.type.is_float() or ext.type.is_float():
                 raise HalideError(f"{user_site()}: RDom bounds must be integers, got ({lo}, {ext})")
             bounds.append((lo, ext))
+        self._defined = form != 0
         self._bounds = bounds
         self._name = name if name is not None else f"r{next(_fresh)}"
         self._vars = [RVar(self, i) for i in range(len(bounds))]
@@ -137,7 +166,7 @@ class RDom(ExprOps):
         return list(self._bounds)
 
     def defined(self) -> bool:
-        return True
+        return self._defined
 
     def _as_expr(self) -> Expr:
         if len(self._vars) != 1:

@@ -13,6 +13,11 @@ class Type:
     code: str  # "int", "uint" or "float"; bool is uint with 1 bit, as in Halide
     _bits: int
 
+    def __call__(self) -> "Type":
+        """``e.type()`` is a method in Halide; ``Expr.type`` returns a Type that returns itself when called,
+        so both ``e.type()`` (users) and ``e.type.bits()`` (this package, throughout) read the type."""
+        return self
+
     # Halide's Python Type API: t.bits(), t.bytes(), t.lanes() are methods
     def bits(self) -> int:
         return self._bits

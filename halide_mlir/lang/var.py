@@ -11,7 +11,11 @@ _fresh = itertools.count()
 
 
 class Var(ExprOps):
-    def __init__(self, name: str | None = None):
+    def __init__(self, *args, **kwargs):
+        """``hl.Var()`` or ``hl.Var(name)`` (positional only, as in Halide)."""
+        from . import overloads as o
+        _, a = o.match("Var", args, kwargs, [], [o.Arg("name", o.is_str, keyword=False)])
+        name = a.get("name")
         self._name = name if name is not None else f"v{next(_fresh)}"
 
     def name(self) -> str:

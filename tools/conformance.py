@@ -1,0 +1,157 @@
+"""Run Halide's own Python files (correctness tests, tutorials, apps) against halide_mlir.
+
+    python tools/conformance.py HALIDE_SRC [--rev REV [--fallback-rev REV2]] [--reference] [--only SUBSTR]
+                                [--timeout S] [--jobs N]
+
+HALIDE_SRC is a Halide source checkout (the directory holding ``python_bindings/``), or a bare git directory
+with ``--rev REV`` (its ``python_bindings/`` and the images the files read are extracted to a temporary
+directory). Each file runs in its own subprocess, in a fresh working directory, with a package named
+``halide`` that re-exports ``halide_mlir`` first on ``PYTHONPATH``: only the import changes, as for a user.
+``--reference`` also runs each file with the real ``halide`` package, side by side; with ``--fallback-rev``
+(e.g. ``--rev HEAD --fallback-rev v21.0.0``), a file that real Halide fails at REV is taken from REV2 when real
+Halide passes it there (files written for a newer API than the installed halide's). Prints one line per file
+(with the last line of a failure's stderr, usually the exception) and ``conformance: P/N pass`` last. Files
+that need a module built from a Generator (``*_app.py``, ``*_generate.py``, the C++ generator tests) fail on
+both sides here: building those is the Generator work, not the API's.
+Nothing here copies Halide's files into this repository; they are read where they are.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GROUPS = ("python_bindings/test/correctness", "python_bindings/tutorial", "python_bindings/apps")
+# what the files read besides python_bindings/ (extracted from a bare git directory)
+DATA = ("tutorial/images", "apps/images/rgb_small.png", "apps/images/gray_small.png", "apps/images/gray.png")
+
+SHIM_INIT = '''\
+"""halide -> halide_mlir: every public name of halide_mlir, as ``import halide`` would give Halide's."""
+import halide_mlir as _impl
+from halide_mlir import *  # noqa: F401,F403
+
+globals().update({_k: getattr(_impl, _k) for _k in dir(_impl) if not _k.startswith("__")})
+'''
+# submodules Halide's package has; each re-exports halide_mlir's module of the same name
+SHIM_SUBMODULES = ("imageio",)
+
+
+def make_shim(root: Path) -> Path:
+    pkg = root / "halide"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(SHIM_INIT)
+    for sub in SHIM_SUBMODULES:
+        (pkg / f"{sub}.py").write_text(f"from halide_mlir.{sub} import *  # noqa: F401,F403\n")
+    return root
+
+
+def extract(gitdir: str, rev: str, dest: Path) -> Path:
+    """``git show`` file by file: a mirror may lack some large blobs, which only those files need."""
+    paths = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "--name-only", rev, "python_bindings",
+                            *DATA], check=True, capture_output=True, text=True).stdout.split()
+    for p in paths:
+        out = dest / p
+        out.parent.mkdir(parents=True, exist_ok=True)
+        blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{rev}:{p}"], check=False,
+                              capture_output=True)
+        if blob.returncode == 0:
+            out.write_bytes(blob.stdout)
+    return dest
+
+
+def files(src: Path, only: list[str]) -> list[Path]:
+    found = []
+    for g in GROUPS:
+        found += sorted(p for p in (src / g).glob("*.py"))
+    if only:
+        found = [p for p in found if any(o in str(p.relative_to(src)) for o in only)]
+    return found
+
+
+def run_one(path: Path, shim: Path | None, timeout: float) -> tuple[bool, str, float]:
+    env = dict(os.environ)
+    # the shim must win over an installed halide; the file's own directory holds its helper modules
+    pp = ([str(shim), str(REPO)] if shim else []) + [path.parent.as_posix()]
+    env["PYTHONPATH"] = os.pathsep.join(pp + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.setdefault("MPLBACKEND", "Agg")
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="hl-conf-") as cwd:
+        try:
+            r = subprocess.run([sys.executable, str(path)], check=False, cwd=cwd, env=env, capture_output=True,
+                               text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return False, f"timeout after {timeout:.0f} s", time.time() - t0
+    dt = time.time() - t0
+    if r.returncode == 0:
+        return True, "", dt
+    lines = [ln for ln in (r.stderr or r.stdout).splitlines() if ln.strip()]
+    return False, (lines[-1].strip() if lines else f"exit code {r.returncode}")[:200], dt
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("halide_src", help="Halide source checkout, or a bare git dir with --rev")
+    ap.add_argument("--rev", help="extract this revision from a git directory (e.g. v21.0.0, HEAD)")
+    ap.add_argument("--fallback-rev", help="with --rev and --reference: where real Halide fails a file at REV, "
+                                           "use this revision's version if real Halide passes it")
+    ap.add_argument("--reference", action="store_true", help="also run each file with the real halide package")
+    ap.add_argument("--only", action="append", default=[], help="only files whose path contains this")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file (default 300)")
+    ap.add_argument("--jobs", "-j", type=int, default=1)
+    args = ap.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="hl-conformance-") as tmp:
+        tmp = Path(tmp)
+        src = Path(args.halide_src)
+        if args.rev:
+            src = extract(args.halide_src, args.rev, tmp / "src")
+        if not (src / "python_bindings").is_dir():
+            ap.error(f"{src} has no python_bindings/ (a bare git directory needs --rev)")
+        fallback = extract(args.halide_src, args.fallback_rev, tmp / "fallback") \
+            if args.rev and args.fallback_rev and args.reference else None
+        shim = make_shim(tmp / "shim")
+        todo = files(src, args.only)
+
+        def job(p):
+            ref = run_one(p, None, args.timeout) if args.reference else None
+            if ref is not None and not ref[0] and fallback is not None:
+                old = fallback / p.relative_to(src)
+                if old.exists() and old.read_bytes() != p.read_bytes():
+                    old_ref = run_one(old, None, args.timeout)
+                    if old_ref[0]:
+                        p, ref = old, (True, f"({args.fallback_rev})", old_ref[2])
+            ours = run_one(p, shim, args.timeout)
+            return p, ours, ref
+
+        passed = ref_passed = both = 0
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for p, (ok, why, dt), ref in pool.map(job, todo):
+                base = src if p.is_relative_to(src) else fallback
+                name = str(p.relative_to(base / "python_bindings"))
+                name += f" @{args.fallback_rev}" if base != src else ""
+                passed += ok
+                col = ""
+                if ref is not None:
+                    ref_passed += ref[0]
+                    both += ok and ref[0]
+                    col = f" halide={'pass' if ref[0] else 'FAIL'}"
+                    if not ref[0]:
+                        why = f"{why} | halide: {ref[1]}"
+                print(f"{'pass' if ok else 'FAIL'} {name:55s} {dt:6.1f}s{col}" + (f"  {why}" if not ok or (ref and not ref[0]) else ""),
+                      flush=True)
+        print(f"conformance: {passed}/{len(todo)} pass" +
+              (f" (real halide: {ref_passed}/{len(todo)}; ours on those: {both}/{ref_passed})"
+               if args.reference else ""))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if passed == len(todo) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
