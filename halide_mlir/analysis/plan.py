@@ -30,6 +30,7 @@ from .affine import affine_form, linear_form
 from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
+from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, is_reduction, resolve_buffer_dims
 from .tiling import TilePlan, tile_plan
 
@@ -47,6 +48,7 @@ class UpdatePlan:
     loops: list[Loop]         # RVars innermost first... as analysis/loop_nest.py update_loops builds them
     trips: dict               # loop name -> iterations in one computation of the stage
     compound: bool            # reads through sums of loop dims: the transform folds unit dims before vectorizing
+    schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
 
 
 @dataclass(eq=False)
@@ -69,6 +71,7 @@ class StagePlan:
     producers: list = field(default_factory=list)  # StagePlans computed at its loops and fused there
     updates: list[UpdatePlan] = field(default_factory=list)
     in_tiles: bool = False    # a consumer's payload loops compute its tiles: no generic of its own
+    schedule: LoopSchedule | None = None  # what the script materializes around its op (inside the tile's loops)
 
     @property
     def func(self) -> Func:
@@ -170,6 +173,14 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     trips = loop_trips(stage_loops(name, stage.vars, inner, directives), inner)
     plan = StagePlan(stage, index, name, level, func.schedule().store, bounded.bodies[func], region, extents,
                      per_computation, directives, loops, trips, inside, tile, pieces)
+    # the producers fused at its loops (the ones a tile plan's payload computes are in place already)
+    producer_loops = {s.compute.var for s in p.stages if s.compute.at_loop() and s.func is not p.output
+                      and s.compute.func is func and (tile is None or s.func not in tile.computed)}
+    if tile is None:
+        plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
+    else:
+        plan.schedule = loop_schedule(name, loops[len(tile.levels):], tile.tile_sizes, directives, producer_loops,
+                                      0, trips)
     plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector)
                     for u in bounded.updates[func]]
     return plan
@@ -192,7 +203,8 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
-    return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars))
+    return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars),
+                      loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips))
 
 
 # --- policies ------------------------------------------------------------------------------------------------
