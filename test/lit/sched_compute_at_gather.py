@@ -1,7 +1,7 @@
 # compute_at of a producer its consumer reads through a gather (upsampling: f[x // 2, y // 2]): the read is
 # a tensor.extract inside the consumer's linalg.generic, which fuse_into_containing_op can't fuse (it cloned
 # the whole producer into the consumer's body, once per read: "Attempted to vectorize, but failed"). The
-# producer is computed once before the consumer's loops (analysis/legality.py hoist_from_loops), both are
+# producer is computed once before the consumer's loops (analysis/placement.py hoist_from_loops), both are
 # vectorized as asked, and the upsampling read is a vector.gather of 8 lanes from the producer's tensor.
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT

@@ -1,6 +1,6 @@
 # b.compute_at(f, y) where f[x, y] = hl.sum(b[x + r.x, y]): b is read by the anonymous reduction Func 'sum'
 # (a Func with an update), not by f itself. Halide computes 'sum' inside f's innermost loop; ours computes it
-# at f's y loop, after b (analysis/legality.py place_inline_reductions). The script fuses the reduction's update
+# at f's y loop, after b (analysis/placement.py place_inline_reductions). The script fuses the reduction's update
 # and initial value into the y loop, then b into it; in the scheduled IR each y iteration computes one 1x50 row
 # of b (48 + the 2-column halo), the 48 sums of that row, then f's row as vector<1x16xf32>.
 #
