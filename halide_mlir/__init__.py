@@ -21,6 +21,11 @@ from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
+from .lang.functions import evaluate as evaluate_may_gpu  # no GPU here: the same as evaluate
+
+# Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
+_ = Var("_")
+_0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
 __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
@@ -31,4 +36,5 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64",
            "absd", "acosh", "asinh", "atanh", "div_round_to_zero", "erf", "evaluate", "fract", "funcs", "hypot",
            "is_finite", "is_inf", "is_nan", "lerp", "likely", "likely_if_innermost", "logical_not",
-           "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars", "HalideTypeError"]
+           "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars", "HalideTypeError",
+           "evaluate_may_gpu"]
