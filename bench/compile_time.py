@@ -40,12 +40,10 @@ def _split(pipeline: str) -> list[str]:
 
 def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dict]:
     import halide_mlir as hl
-    from halide_mlir.analysis.bounds import infer_bounds
-    from halide_mlir.analysis.pipeline import build_pipeline
+    from halide_mlir import driver
     from halide_mlir.codegen import lowering
-    from halide_mlir.codegen.payload import build_payload
-    from halide_mlir.codegen.transform import UNROLL_SEQUENCE, build_transform
-    from halide_mlir.runtime import jit, realize
+    from halide_mlir.codegen.transform import UNROLL_SEQUENCE
+    from halide_mlir.runtime import jit
     from mlir import execution_engine
     from mlir.dialects.transform import interpreter
 
@@ -61,13 +59,13 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
         per: dict = {}
         c = time.process_time()
         f, sizes = b.build(hl, ins)
-        bounded = infer_bounds(build_pipeline(f), realize._output_region(f, sizes, None))
-        payload, transform = build_payload(bounded), build_transform(bounded)
+        compilation = driver.stages(f, sizes)
+        payload, transform = compilation.payload, compilation.transform
         t["front"] = time.process_time() - c
         ctx = jit.new_context()
         c = time.process_time()
-        scripts: list = []
-        module = jit.apply_schedule(ctx, payload, transform, scripts)
+        module, script = jit.apply_schedule(ctx, payload, transform)
+        scripts = [script]
         t["schedule"] = time.process_time() - c
         c = time.process_time()
         if passes:
@@ -85,12 +83,12 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
                 elif step == "heap_allocations":
                     with ctx:
                         if lowering.heap_allocations(module):
-                            jit.run_passes(ctx, module, lowering.DEALLOCATE, step)
+                            jit.run_passes(ctx, module, lowering.DEALLOCATE, step, "lower")
                 elif step in ("hoist_static_allocas", "keep_masked_store_values", "compile_body_once"):
                     with ctx:
                         getattr(lowering, step)(module)
                 else:
-                    jit.run_passes(ctx, module, step, step)
+                    jit.run_passes(ctx, module, step, step, "lower")
                 key = re.sub(r"\{.*", "", step.replace("func.func(", ""))
                 per[key] = per.get(key, 0) + time.process_time() - s
             t["bufferize+lower"] = time.process_time() - c
@@ -98,18 +96,7 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
             jit.bufferize(ctx, module, scripts[0])
             t["bufferize"] = time.process_time() - c
             c = time.process_time()
-            hoist, loops, after = lowering.lowering_passes(threads)
-            jit.run_passes(ctx, module, hoist, "lowering")
-            with ctx:
-                if lowering.heap_allocations(module):
-                    loops = f"{lowering.DEALLOCATE},{loops}"
-            jit.run_passes(ctx, module, loops, "lowering")
-            with ctx:
-                lowering.hoist_static_allocas(module)
-            jit.run_passes(ctx, module, after, "lowering")
-            with ctx:
-                lowering.keep_masked_store_values(module)
-                lowering.compile_body_once(module)
+            jit.lower(ctx, module, threads)
             t["lower"] = time.process_time() - c
         c = time.process_time()
         with ctx:

@@ -25,10 +25,10 @@ MODES = {"scalar": False, "llvm": "llvm", "auto": True}
 def strip_vectorize(output) -> int:
     """Remove the user's ``vectorize`` directives from every Func of ``output``'s pipeline; returns how many.
     The splits ``vectorize(x, n)`` made stay, so the loop nest (and what unroll() refers to) is unchanged."""
-    from halide_mlir.analysis.pipeline import build_pipeline
+    from halide_mlir.driver import front_end
     from halide_mlir.lang.schedule import touch
     removed = 0
-    for stage in build_pipeline(output).stages:
+    for stage in front_end(output).stages:
         for sched in [stage.func.schedule(), *(u.schedule for u in stage.updates)]:
             keep = [d for d in sched.directives if d.kind != "vectorize"]
             removed += len(sched.directives) - len(keep)

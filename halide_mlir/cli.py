@@ -12,74 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import runpy
 import sys
 
-STAGES = {
-    "payload": "linalg-on-tensors payload module (func.func)",
-    "transform": "transform-dialect script (@__transform_main) built from the schedule",
-    "scheduled": "payload after the transform script ran (tiled, fused, vectorized; still tensors)",
-    "bufferized": "scheduled module bufferized (memrefs), then the schedule's unrolls (@halide_unroll)",
-    "lowered": "LLVM dialect after bufferization and the lowering pipeline",
-    "llvm": "LLVM IR (mlir-translate)",
-    "asm": "x86-64 assembly (llc -O3 -mcpu=native)",
-}
+from .driver import STEPS, stages
+from .error import HalideError
+from .tools.examples import UsageError, find_func, load_example, parse_sizes
 
-RUN_NAME = "halide_mlir_cli"
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _parse_sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(s) for s in text.replace("x", ",").split(",") if s.strip()]
-    except ValueError:
-        raise _UsageError(f"--sizes expects comma-separated integers like 640,480, got '{text}'") from None
-    if not sizes or any(s <= 0 for s in sizes):
-        raise _UsageError(f"--sizes expects positive integers, got '{text}'")
-    return sizes
-
-
-def _find_func(name: str, output, namespace: dict):
-    """A Func called ``name``: the output, any Func it (transitively) calls, or a module-level Func."""
-    from .lang.func import Func
-    if output.name() == name:
-        return output
-    try:
-        from .analysis.pipeline import build_pipeline
-        p = build_pipeline(output)
-        for stage in p.stages:
-            if stage.func.name() == name:
-                return stage.func
-    except Exception:  # fall back to the module's globals
-        pass
-    for value in namespace.values():
-        if isinstance(value, Func) and value.name() == name:
-            return value
-    raise _UsageError(f"no Func named '{name}' in the pipeline of '{output.name()}' or at module level")
-
-
-def _load(path: str):
-    if not os.path.isfile(path):
-        raise _UsageError(f"{path}: no such file")
-    # Let the example import its neighbours (e.g. a shared helper next to it).
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    try:
-        namespace = runpy.run_path(path, run_name=RUN_NAME)
-    finally:
-        sys.path.pop(0)
-    pipeline = namespace.get("pipeline")
-    if not callable(pipeline):
-        raise _UsageError(f"{path} has no pipeline() function. An example used with halide-mlir must define, at "
-                          f"module level:\n\n    def pipeline():\n        ...\n        return output_func, "
-                          f"[width, height]\n\nand keep its realize/benchmark code under "
-                          f"'if __name__ == \"__main__\":'.")
-    result = pipeline()
-    if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise _UsageError(f"{path}: pipeline() must return (output_func, sizes), got {result!r}")
-    return result[0], list(result[1]), namespace
+STAGES = {s.name: s.description for s in STEPS}
 
 
 def main(argv=None) -> int:
@@ -95,28 +34,17 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", metavar="W,H,...", help="realize sizes (x first), overriding pipeline()'s")
     args = parser.parse_args(argv)
 
-    from .error import HalideError
-    from .runtime.realize import stages
     try:
-        func, sizes, namespace = _load(args.file)
+        func, sizes, namespace = load_example(args.file)
         if args.func:
-            func = _find_func(args.func, func, namespace)
+            func = find_func(args.func, func, namespace)
         if args.sizes:
-            sizes = _parse_sizes(args.sizes)
+            sizes = parse_sizes(args.sizes)
         if len(sizes) != func.dimensions():
-            raise _UsageError(f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
-                              f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension")
-        s = stages(func, sizes)
-        text = {
-            "payload": lambda: s.payload,
-            "transform": lambda: s.transform,
-            "scheduled": s.scheduled,
-            "bufferized": s.bufferized,
-            "lowered": s.lowered,
-            "llvm": s.llvm_ir,
-            "asm": s.assembly,
-        }[args.stage]()
-    except _UsageError as e:
+            raise UsageError(f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
+                             f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension")
+        text = stages(func, sizes).text(args.stage)
+    except UsageError as e:
         print(f"halide-mlir: error: {e}", file=sys.stderr)
         return 2
     except HalideError as e:

@@ -59,3 +59,33 @@ def slice_forms(call) -> list | None:
     if forms is None or any(v is not None and a != 1 for v, a, _ in forms):
         return None
     return [(v, c) for v, _, c in forms]
+
+
+def affine_form(e, dim_of: dict, base_of: dict):
+    """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
+    k = e.kind
+    if k == "const" and not e.type.is_float():
+        return {}, int(e.value)
+    if k == "param" and not e.type.is_float():
+        return {}, int(e.value.get())
+    if k in ("var", "rvar"):
+        name = e.value.name()
+        return {dim_of[name]: 1}, base_of[name]
+    if k in ("add", "sub") and not e.type.is_float():
+        a, b = affine_form(e.args[0], dim_of, base_of), affine_form(e.args[1], dim_of, base_of)
+        if a is None or b is None:
+            return None
+        sign = 1 if k == "add" else -1
+        coef = dict(a[0])
+        for d, c in b[0].items():
+            coef[d] = coef.get(d, 0) + sign * c
+        return coef, a[1] + sign * b[1]
+    if k == "mul" and not e.type.is_float():
+        a, b = affine_form(e.args[0], dim_of, base_of), affine_form(e.args[1], dim_of, base_of)
+        if a is None or b is None or (a[0] and b[0]):
+            return None
+        (coef, c), scale = (a, b[1]) if a[0] else (b, a[1])
+        return {d: v * scale for d, v in coef.items()}, c * scale
+    if k == "cast" and e.type.bits() >= 32 and e.args[0].type.is_int() and e.args[0].type.bits() <= 32:
+        return affine_form(e.args[0], dim_of, base_of)
+    return None

@@ -14,7 +14,10 @@ from ..lang.func import Func
 from ..lang.param import ImageParam
 from ..lang.traversal import walk
 from .interval import Interval, bounds
+from ..lang.schedule import DirectiveKind, LevelKind
+from .loop_nest import covered_extents, loop_position, stage_loops
 from .pipeline import Pipeline, resolve_buffer_dims
+from .placement import computed_inside
 
 
 @dataclass(frozen=True)
@@ -30,14 +33,14 @@ class Region:
 class Bounded:
     """A pipeline specialized to an output region and to the buffers bound to its inputs."""
     pipeline: Pipeline
-    bodies: dict             # id(Func) -> its Tuple of values (usually one), ImageParam dims resolved
-    regions: dict            # id(Func) -> Region
+    bodies: dict             # Func -> its Tuple of values (usually one), ImageParam dims resolved
+    regions: dict            # Func -> Region
     input_buffers: list      # Buffer bound to each of pipeline.inputs
-    updates: dict            # id(Func) -> [Update] with ImageParam dims resolved
-    rdom_ranges: dict        # id(RVar) -> (min, extent)
+    updates: dict            # Func -> [Update] with ImageParam dims resolved
+    rdom_ranges: dict        # id(RVar) -> (min, extent) (RVars are Exprs: == builds an Expr, so not a key)
 
     def region(self, func) -> Region:
-        return self.regions[id(func)]
+        return self.regions[func]
 
     def rvar_range(self, rvar) -> tuple[int, int]:
         return self.rdom_ranges[id(rvar)]
@@ -57,8 +60,8 @@ def input_buffer(holder) -> Buffer:
 
 def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
-    bodies = {id(s.func): tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
-    updates = {id(s.func): [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
+    bodies = {s.func: tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
+    updates = {s.func: [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
                                     values=tuple(resolve_buffer_dims(v) for v in u.values),
                                     predicates=[resolve_buffer_dims(p) for p in u.predicates])
                             for u in s.updates] for s in pipeline.stages}
@@ -75,41 +78,41 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
     # an update over an empty RDom runs zero times, as in Halide: drop it
     updates = {k: [u for u in us if all(rdom_ranges[id(r)][1] > 0 for r in u.rvars)]
                for k, us in updates.items()}
-    regions = {id(pipeline.output): out_region}
-    required: dict[int, list] = {}       # id(callee) -> per-dimension Interval
-    readers: dict[int, tuple] = {}       # id(input) -> (consumer stage, site) per dimension, for messages
+    regions = {pipeline.output: out_region}
+    required: dict = {}                  # callee (Func, Buffer or ImageParam) -> per-dimension Interval
+    readers: dict = {}                   # (input, dim, side, bound) -> (consumer stage, site), for messages
 
     for stage in reversed(pipeline.stages):
         if stage.func is not pipeline.output:
             # every consumer comes later in realization order, so all of them have been visited
-            regions[id(stage.func)] = _scheduled_region(stage, _region_of(required[id(stage.func)], stage.func))
+            regions[stage.func] = _scheduled_region(stage, _region_of(required[stage.func], stage.func))
         else:
-            _scheduled_region(stage, regions[id(stage.func)], output=True)
-        region = regions[id(stage.func)]
+            _scheduled_region(stage, regions[stage.func], output=True)
+        region = regions[stage.func]
         env = {v: region.interval(d) for d, v in enumerate(stage.vars)}
-        for r in (r for u in updates[id(stage.func)] for r in u.rvars):
+        for r in (r for u in updates[stage.func] for r in u.rvars):
             lo, ext = rdom_ranges[id(r)]
             env[r.name()] = Interval(lo, lo + ext - 1)
-        region = _update_region(stage, updates[id(stage.func)], env, region, stage.func is pipeline.output)
-        regions[id(stage.func)] = region
+        region = _update_region(stage, updates[stage.func], env, region, stage.func is pipeline.output)
+        regions[stage.func] = region
         env.update({v: region.interval(d) for d, v in enumerate(stage.vars)})
-        calls = [n for e in [*bodies[id(stage.func)]] + [x for u in updates[id(stage.func)] for x in u.exprs()]
+        calls = [n for e in [*bodies[stage.func]] + [x for u in updates[stage.func] for x in u.exprs()]
                  for n in walk(e)]
         for n in calls:
             if n.kind != "call" or n.value is stage.func:
                 continue
             ivs = [bounds(a, env) for a in n.args]
-            prev = required.get(id(n.value))
-            required[id(n.value)] = ivs if prev is None else [p.union(i) for p, i in zip(prev, ivs)]
+            prev = required.get(n.value)
+            required[n.value] = ivs if prev is None else [p.union(i) for p, i in zip(prev, ivs)]
             if isinstance(n.value, Func):
                 continue
             for d, iv in enumerate(ivs):
-                readers.setdefault((id(n.value), d, "lo", iv.lo), (stage, n.site))
-                readers.setdefault((id(n.value), d, "hi", iv.hi), (stage, n.site))
+                readers.setdefault((n.value, d, "lo", iv.lo), (stage, n.site))
+                readers.setdefault((n.value, d, "hi", iv.hi), (stage, n.site))
 
     for holder, buf in zip(pipeline.inputs, input_buffers):
-        if id(holder) in required:  # (only read by updates over empty RDoms: not read at all)
-            _check_input(holder, buf, required[id(holder)], readers)
+        if holder in required:  # (only read by updates over empty RDoms: not read at all)
+            _check_input(holder, buf, required[holder], readers)
     _check_allocations(pipeline, regions)
     return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges)
 
@@ -135,9 +138,9 @@ def _check_allocations(pipeline: Pipeline, regions: dict) -> None:
     them together must fit in the memory the machine has."""
     total, biggest = 0, None
     for stage in pipeline.stages:
-        if stage.func is pipeline.output or stage.compute.kind != "root":
+        if stage.func is pipeline.output or stage.compute.kind != LevelKind.ROOT:
             continue
-        region = regions[id(stage.func)]
+        region = regions[stage.func]
         nbytes = math.prod(region.extents) * sum(max(1, t.bits() // 8) for t in stage.func.output_types())
         site = stage.func._definition().site
         if nbytes > MAX_BUFFER_BYTES:
@@ -187,7 +190,7 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
     split of a pure Var computes a multiple of the factor (Halide's semantics, which can read more input)."""
     mins, extents = list(region.mins), list(region.extents)
     for d in stage.func.schedule().directives:
-        if d.kind == "bound" and d.args[0] in stage.vars:
+        if d.kind == DirectiveKind.BOUND and d.args[0] in stage.vars:
             dim = stage.vars.index(d.args[0])
             lo, ext = d.args[1], d.args[2]
             if mins[dim] < lo or mins[dim] + extents[dim] > lo + ext:
@@ -196,7 +199,7 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
                                   f" (bound set at {d.site})")
             if not output:
                 mins[dim], extents[dim] = lo, ext
-        elif (d.kind == "split" and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
+        elif (d.kind == DirectiveKind.SPLIT and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
               and d.args[0] in stage.vars):
             dim = stage.vars.index(d.args[0])
             f = d.args[3]
@@ -217,13 +220,13 @@ def _check_input(holder, buf: Buffer, ivs, readers) -> None:
     for d, iv in enumerate(ivs):
         dim = buf.dim(d)
         if iv.lo < dim.min():
-            stage, site = readers[(id(holder), d, "lo", iv.lo)]
+            stage, site = readers[(holder, d, "lo", iv.lo)]
             raise HalideError(
                 f"{kind} {holder.name()} is accessed at {_num(iv.lo)}, which is before the min ({dim.min()}) in "
                 f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
                 f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]")
         if iv.hi > dim.max():
-            stage, site = readers[(id(holder), d, "hi", iv.hi)]
+            stage, site = readers[(holder, d, "hi", iv.hi)]
             raise HalideError(
                 f"{kind} {holder.name()} is accessed at {_num(iv.hi)}, which is beyond the max ({dim.max()}) in "
                 f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
@@ -242,44 +245,42 @@ def computed_region(bounded: Bounded, func) -> Region:
     """The region one computation of ``func`` covers: its whole region, unless it is computed at a loop of a
     consumer; then what bounds inference gives for one (interior, first) iteration of that loop, as Halide
     computes it there. Its loops iterate over this, e.g. an unroll of them unrolls this many iterations."""
-    from .legality import OUTERMOST, _inside, _position
-    from .loop_nest import covered_extents, stage_loops
     p = bounded.pipeline
     stage = p.stage(func)
     level = stage.compute
-    if func is p.output or level.kind != "at" or level.var == OUTERMOST:
+    if func is p.output or not level.at_loop():
         return bounded.region(func)
     consumer = p.stage(level.func)
     outer = computed_region(bounded, level.func)
     loops = stage_loops(consumer.name, consumer.vars, outer.extents, level.func.schedule().directives)
     names = [l.name for l in loops]
     if level.var not in names:
-        return bounded.region(func)  # an update's loop: computed before the consumer (legality.py hoist_from_loops)
-    pos = _position(consumer, level.var)
+        return bounded.region(func)  # an update's loop: computed before the consumer (placement.py hoist_from_loops)
+    pos = loop_position(consumer, level.var)
     tile = Region(outer.mins, tuple(covered_extents(loops[:names.index(level.var) + 1], outer.extents)))
     # bounds inference over the stages inside that loop, consumers first, from the consumer's tile
-    regions, required = {id(consumer.func): tile}, {}
+    regions, required = {consumer.func: tile}, {}
     for s in reversed(p.stages):
-        if id(s.func) in regions:
-            region = regions[id(s.func)]
-        elif id(s.func) in required and _inside(p, s, consumer, pos):
-            region = _scheduled_region(s, _region_of(required[id(s.func)], s.func))
+        if s.func in regions:
+            region = regions[s.func]
+        elif s.func in required and computed_inside(p, s, consumer, pos):
+            region = _scheduled_region(s, _region_of(required[s.func], s.func))
         else:
             continue
         env = {v: region.interval(d) for d, v in enumerate(s.vars)}
-        ups = bounded.updates[id(s.func)] if s.func is not consumer.func else []
+        ups = bounded.updates[s.func] if s.func is not consumer.func else []
         for r in (r for u in ups for r in u.rvars):
             lo, ext = bounded.rvar_range(r)
             env[r.name()] = Interval(lo, lo + ext - 1)
         region = _update_region(s, ups, env, region, False)
-        regions[id(s.func)] = region
+        regions[s.func] = region
         if s is stage:
             return region
         env.update({v: region.interval(d) for d, v in enumerate(s.vars)})
-        for e in [*bounded.bodies[id(s.func)], *(x for u in ups for x in u.exprs())]:
+        for e in [*bounded.bodies[s.func], *(x for u in ups for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not s.func:
                     ivs = [bounds(a, env) for a in n.args]
-                    prev = required.get(id(n.value))
-                    required[id(n.value)] = ivs if prev is None else [a.union(b) for a, b in zip(prev, ivs)]
+                    prev = required.get(n.value)
+                    required[n.value] = ivs if prev is None else [a.union(b) for a, b in zip(prev, ivs)]
     return bounded.region(func)

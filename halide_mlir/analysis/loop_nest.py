@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..error import HalideError
-from .pipeline import build_pipeline
+from ..lang.schedule import LOOP_KIND_OF, DirectiveKind, LoopKind
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,7 @@ class Loop:
     path: str          # Halide's printed name: "x.xi" for the inner half of a split of x
     parts: tuple       # ((Halide dim, stride), ...): one part, or several for a fuse()d loop, outer first
     extent: int        # iterations (the last one may be partial)
-    kind: str = "serial"  # serial, parallel, vectorized, unrolled
+    kind: LoopKind = LoopKind.SERIAL
     constant: bool = False  # extent known before realize (the inner half of a split)
     exact: bool = True      # extent is the real one (stage_loops given the extents, or constant)
     part_extents: tuple = ()  # a fuse()d loop: each part's iterations, outer first (None: not known yet)
@@ -80,7 +80,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
     loops = [Loop(v, v, ((d, 1),), extents[d], exact=exact) for d, v in reversed(list(enumerate(vars_)))]
     for d in directives:
         k, a = d.kind, d.args
-        if k == "split":
+        if k == DirectiveKind.SPLIT:
             old, outer, inner, factor = a[0], a[1], a[2], a[3]
             if factor <= 0:
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: split factor must be positive, "
@@ -111,7 +111,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                 Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant,
                      l.exact),
                 Loop(inner, inner_path, ((dim, stride),), factor, constant=True)]
-        elif k == "fuse":
+        elif k == DirectiveKind.FUSE:
             inner, outer, fused = a
             i, o = _find(loops, inner, stage_name, d), _find(loops, outer, stage_name, d)
             if o != i - 1:
@@ -122,21 +122,21 @@ def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[
                                    else f"{li.path}.{fused}", lo.parts + li.parts, lo.extent * li.extent,
                                    constant=lo.constant and li.constant, exact=lo.exact and li.exact,
                                    part_extents=_part_extents(lo) + _part_extents(li))]
-        elif k == "reorder":
+        elif k == DirectiveKind.REORDER:
             idx = [_find(loops, v, stage_name, d) for v in a]
             if len(set(idx)) != len(idx):
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: reorder names a loop twice")
             chosen = [loops[i] for i in idx]       # innermost first
             for pos, l in zip(sorted(idx), reversed(chosen)):
                 loops[pos] = l
-        elif k in ("vectorize", "parallel", "unroll", "serial"):
+        elif k in LOOP_KIND_OF:
             i = _find(loops, a[0], stage_name, d)
-            kind = {"vectorize": "vectorized", "unroll": "unrolled"}.get(k, k)
-            if kind == "unrolled" and len(loops[i].parts) > 1:
+            kind = LOOP_KIND_OF[k]
+            if kind == LoopKind.UNROLLED and len(loops[i].parts) > 1:
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
                                   f"not supported yet; split it first")
             loops[i] = replace(loops[i], kind=kind)
-        elif k == "bound":  # the region is set in analysis/bounds.py; the loop's extent becomes a constant
+        elif k == DirectiveKind.BOUND:  # the region is set in analysis/bounds.py; the loop's extent becomes a constant
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
             if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
                 loops[i] = replace(loops[i], constant=True, exact=True, extent=a[2])
@@ -152,56 +152,37 @@ def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[
     with as many workers as cores nested loops deadlock."""
     out = []
     for l in loops:
-        if l.kind == "parallel":
+        if l.kind == LoopKind.PARALLEL:
             if inside_parallel:
-                l = replace(l, kind="serial")
+                l = replace(l, kind=LoopKind.SERIAL)
             inside_parallel = True
         out.append(l)
     return out
 
 
-def loop_nest_text(func) -> str:
-    from .legality import update_loops
-    """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ..."""
-    p = build_pipeline(func)
-    loops = {id(s.func): stage_loops(s.name, s.vars, None, s.func.schedule().directives) for s in p.stages}
-    at: dict = {}  # (id(consumer), loop name) -> producers computed there
-    roots = []
-    for s in p.stages:
-        level = s.compute
-        if s.func is not p.output and level.kind == "at" and level.var != "__outermost":
-            at.setdefault((id(level.func), level.var), []).append(s)
-        elif s.func is not p.output:
-            roots.append(s)
+def update_loops(stage, u, extents=None, directives=None) -> list[Loop]:
+    """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
+    ``directives``: the update's schedule (default: the user's)."""
+    names = [r.name() for r in u.rvars] + list(stage.vars)
+    return stage_loops(f"{stage.name}.update({u.index})", names, extents,
+                       u.schedule.directives if directives is None else directives)
 
-    def produce(stage, indent: str, out: list) -> None:
-        out.append(f"{indent}produce {stage.name}:")
-        nest(stage, loops[id(stage.func)], indent + "  ", out)
-        for u in stage.updates:
-            nest(stage, update_loops(stage, u), indent + "  ", out)
 
-    def nest(stage, stage_loops_, indent: str, out: list) -> None:
-        inner = indent
-        for l in stage_loops_:
-            prefix = "for" if l.kind == "serial" else l.kind
-            rng = f" in [0, {l.extent - 1}]" if l.constant else ""
-            out.append(f"{inner}{prefix} {l.path}{rng}:")
-            inner += "  "
-            # a producer goes in the first definition that has its loop (legality.py's _position)
-            for producer in at.pop((id(stage.func), l.name), []):
-                produce(producer, inner, out)
-                out.append(f"{inner}consume {producer.name}:")
-                inner += "  "
-        out.append(f"{inner}{stage.name}(...) = ...")
+def definition_loop_names(stage) -> list[list[str]]:
+    """The loops of each definition of ``stage`` as the user scheduled them, outermost first: the pure
+    definition's, then each update's."""
+    pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.func.schedule().directives)]
+    return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
 
-    out: list[str] = []
-    indent = ""
-    for s in roots:
-        produce(s, indent, out)
-        out.append(f"{indent}consume {s.name}:")
-        indent += "  "
-    produce(p.stage(p.output), indent, out)
-    return "\n".join(out)
+
+def loop_position(stage, var: str):
+    """(definition, loop index) of loop ``var`` of ``stage`` in the first definition that has it, or None.
+    A producer computed at an update's loop (an RVar's, say) is legal in Halide; ours computes it before
+    all of a consumer's loop nests when the consumer has updates (placement.py hoist_from_loops), same values."""
+    for k, names in enumerate(definition_loop_names(stage)):
+        if var in names:
+            return k, names.index(var)
+    return None
 
 
 def covered_extents(loops: list[Loop], extents) -> list[int]:

@@ -2,6 +2,7 @@
 
 A *stage* is a Func that gets its own storage (the output, and every Func not computed inline).
 Inline Funcs are substituted into their callers here, so codegen only sees calls to stages and inputs.
+Where each stage is computed is settled afterwards, by placement.py (driver.py runs the steps in order).
 """
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from dataclasses import dataclass, field
 
 from ..error import HalideError
 from ..lang.buffer import Buffer
-from ..lang.expr import Expr, cast
+from ..lang.expr import Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
-from ..lang.schedule import generation
+from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
 from ..lang.traversal import walk
+from .affine import slice_forms
 
 
 @dataclass
@@ -35,15 +37,15 @@ class Update:
         return [*self.args, *self.values, *self.predicates]
 
 
-@dataclass
+@dataclass(eq=False)  # (identity: stages are dictionary keys)
 class Stage:
     func: Func
     vars: list[str]          # pure var names, Halide order (dimension 0 first)
     values: tuple            # the definition's Tuple elements with inline Funcs substituted
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
-    compute: object = None   # where it is computed: the Func's LoopLevel, or where legality.py places it
-    hoisted_from: object = None  # the LoopLevel the schedule asked for, when legality.py moved it to the root
+    compute: LoopLevel = None  # where it is computed: the Func's LoopLevel, or where placement.py places it
+    hoisted_from: LoopLevel | None = None  # the level the schedule asked for, when placement.py moved it to the root
 
     @property
     def body(self) -> Expr:
@@ -109,7 +111,7 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
 
 def _is_stage(f: Func, output: Func) -> bool:
     """Funcs with update definitions can't be inlined (Halide computes them where they are used)."""
-    return f is output or f.schedule().compute.kind != "inline" or f.has_update_definition()
+    return f is output or f.schedule().compute.kind != LevelKind.INLINE or f.has_update_definition()
 
 
 def _inline(e: Expr, output: Func, memo: dict) -> Expr:
@@ -123,36 +125,29 @@ def _inline(e: Expr, output: Func, memo: dict) -> Expr:
     return _rewrite(e, leaf, memo)
 
 
-_cache: dict = {}
-
-
 def build_pipeline(output: Func) -> Pipeline:
-    """Stages in realization order; cached until any definition or schedule changes."""
-    key = (id(output), generation[0])
-    hit = _cache.get(key)
-    if hit is not None and hit.output is output:
-        return hit
+    """Stages in realization order, each compute level as the user scheduled it."""
     if not output.defined():
         raise HalideError(f"Func '{output.name()}' can't be realized: it has no definition")
 
     funcs: list[Func] = []   # reachable stages, discovered consumers-first
-    bodies: dict[int, Expr] = {}
-    updates: dict[int, list] = {}
+    bodies: dict[Func, tuple] = {}
+    updates: dict[Func, list] = {}
     memo: dict = {}
     work = [output]
     while work:
         f = work.pop()
-        if id(f) in bodies:
+        if f in bodies:
             continue
         _check_self_references(f)
         values = tuple(_inline(v, output, memo) for v in f._definition().values)
-        bodies[id(f)] = values
-        updates[id(f)] = [Update(i, tuple(_inline(a, output, memo) for a in u.args),
+        bodies[f] = values
+        updates[f] = [Update(i, tuple(_inline(a, output, memo) for a in u.args),
                                  tuple(_inline(v, output, memo) for v in u.values),
                                  u.rvars(), [_inline(p, output, memo) for p in u.predicates()], u.schedule, u.site)
                           for i, u in enumerate(f.updates())]
         funcs.append(f)
-        for e in [*values, *(x for u in updates[id(f)] for x in u.exprs())]:
+        for e in [*values, *(x for u in updates[f] for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
                     if not n.value.defined():
@@ -162,35 +157,34 @@ def build_pipeline(output: Func) -> Pipeline:
 
     # depth-first post order from the output gives producers before consumers
     order: list[Func] = []
-    state: dict[int, int] = {}
-    by_id = {id(f): f for f in funcs}
+    state: dict[Func, int] = {}
 
     def visit(f: Func, path: list[str]):
-        s = state.get(id(f))
+        s = state.get(f)
         if s == 2:
             return
         if s == 1:
             raise HalideError(f"Funcs call each other in a cycle: {' -> '.join(path + [f.name()])}")
-        state[id(f)] = 1
-        for e in [*bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]:
+        state[f] = 1
+        for e in [*bodies[f], *(x for u in updates[f] for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
-                    visit(by_id[id(n.value)], path + [f.name()])
-        state[id(f)] = 2
+                    visit(n.value, path + [f.name()])
+        state[f] = 2
         order.append(f)
 
     visit(output, [])
     order = _inline_padded_copies(order, bodies, updates, output)
-    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[id(f)], updates=updates[id(f)],
+    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[f], updates=updates[f],
                     compute=f.schedule().compute) for f in order]
-    index = {id(s.func): s for s in stages}
+    index = {s.func: s for s in stages}
     inputs, params, index_params = [], [], []
     for s in stages:
         for n in (n for e in s.exprs() for n in walk(e)):
             if n.kind == "call" and n.value is s.func:
                 continue
             if n.kind == "call" and isinstance(n.value, Func):
-                consumers = index[id(n.value)].consumers
+                consumers = index[n.value].consumers
                 if s not in consumers:
                     consumers.append(s)
             elif n.kind == "call" and isinstance(n.value, (Buffer, ImageParam)):
@@ -210,14 +204,7 @@ def build_pipeline(output: Func) -> Pipeline:
                     for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
-    p = Pipeline(output, stages, inputs, params, index_params)
-    from .legality import check_schedules, hoist_from_loops, place_inline_reductions
-    place_inline_reductions(p)
-    check_schedules(p)
-    hoist_from_loops(p)
-    _cache.clear()
-    _cache[key] = p
-    return p
+    return Pipeline(output, stages, inputs, params, index_params)
 
 
 def partitionable(f: Func, output: Func, funcs) -> bool:
@@ -225,9 +212,9 @@ def partitionable(f: Func, output: Func, funcs) -> bool:
     partition): a stage at the root with no update, no unroll (the pieces' loops are shorter) and no Func
     computed at one of its loops (a tiled stage is one loop nest)."""
     s = f.schedule()
-    return (f is output or s.compute.kind == "root") and not f.has_update_definition() \
-        and not any(d.kind == "unroll" for d in s.directives) \
-        and not any(g.schedule().compute.kind == "at" and g.schedule().compute.func is f for g in funcs)
+    return (f is output or s.compute.kind == LevelKind.ROOT) and not f.has_update_definition() \
+        and not any(d.kind == DirectiveKind.UNROLL for d in s.directives) \
+        and not any(g.schedule().compute.kind == LevelKind.AT and g.schedule().compute.func is f for g in funcs)
 
 
 def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func) -> list:
@@ -235,23 +222,22 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
     piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
     The copy stays for the other consumers, over the region they read; it goes when none is left."""
-    from .affine import slice_forms
     for bc in [f for f in order if f is not output and f.schedule().padded_copy and not f.schedule().directives]:
         d = bc._definition()
         for c in order:
-            calls = [n for e in bodies[id(c)] for n in walk(e) if n.kind == "call" and n.value is bc]
+            calls = [n for e in bodies[c] for n in walk(e) if n.kind == "call" and n.value is bc]
             if c is bc or not calls or not partitionable(c, output, order) or \
                     any(slice_forms(n) is None for n in calls):
                 continue
 
             def leaf(n, args):
                 if n.kind == "call" and n.value is bc:
-                    return substitute(bodies[id(bc)][n.index], {v.name(): a for v, a in zip(d.args, args)})
+                    return substitute(bodies[bc][n.index], {v.name(): a for v, a in zip(d.args, args)})
                 return None
-            bodies[id(c)] = tuple(_rewrite(v, leaf, {}) for v in bodies[id(c)])
-    used = {id(n.value) for f in order for e in [*bodies[id(f)], *(x for u in updates[id(f)] for x in u.exprs())]
+            bodies[c] = tuple(_rewrite(v, leaf, {}) for v in bodies[c])
+    used = {n.value for f in order for e in [*bodies[f], *(x for u in updates[f] for x in u.exprs())]
             for n in walk(e) if n.kind == "call" and isinstance(n.value, Func) and n.value is not f}
-    return [f for f in order if f is output or id(f) in used]
+    return [f for f in order if f is output or f in used]
 
 
 def _check_self_references(f: Func) -> None:
@@ -284,7 +270,6 @@ def resolve_buffer_dims(e: Expr) -> Expr:
         if dim >= buf.dimensions():
             raise HalideError(f"ImageParam '{holder.name()}' has no dimension {dim}")
         d = buf.dim(dim)
-        from ..lang.expr import const
         return const(d.min() if field_ == "min" else d.extent(), e.type)
     return e.copy_with(tuple(resolve_buffer_dims(a) for a in e.args))
 

@@ -1,9 +1,9 @@
 """Which of a consumer's loops the payload spells out itself, for compute_at with exact producer bounds.
 
-``fuse_into_containing_op`` fuses one producer tile per *use* inside the loop; a consumer reading three
-taps of its producer would get three overlapping tiles (DESIGN.md note 2). So for a consumer with producers
-computed at its loops, the payload emits the loops down to the deepest compute_at level itself, and inside
-each level reads each producer through ONE slice covering all the taps of that level's iterations (bounds
+``fuse_into_containing_op`` fuses one producer tile per *use* inside the loop; a consumer reading three taps of its
+producer would get three overlapping tiles (docs/mlir-pitfalls.md#fuse-once-per-use). So for a consumer with
+producers computed at its loops, the payload emits the loops down to the deepest compute_at level itself, and
+inside each level reads each producer through ONE slice covering all the taps of that level's iterations (bounds
 inference over the tile). Inner loops are still made by the transform script.
 
 Producers come in two kinds (consumers first, as bounds inference goes):
@@ -23,7 +23,8 @@ Producers come in two kinds (consumers first, as bounds inference goes):
 extent, keeps what earlier iterations computed, as Halide's sliding window does: the payload computes the
 rows the first iteration needs but does not compute itself just before the loop ("warm-up"), then in each
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
-consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every tile has a static shape. Storage is not folded: the buffer
+consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every
+tile has a static shape. Storage is not folded: the buffer
 spans the whole loop (what Halide allocates without ``fold_storage``).
 
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 
 from ..lang.traversal import walk
 from .affine import slice_forms
-from .legality import OUTERMOST
+from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops
 
 
@@ -78,12 +79,12 @@ class TilePlan:
     region: object         # the consumer's Region
     levels: list           # Level per payload loop, outermost first
     producers: dict        # level index -> [producer Stage] computed there, in realization order
-    computed: set          # id(Func) of the producers whose tiles the payload computes (codegen/tiled.py)
-    viewed: set            # id(Func) of the producers read through one slice per level and fused by the script
-    spans: dict            # id(Func) -> Span per dim of its tile, for computed and viewed producers
+    computed: set          # the producer Funcs whose tiles the payload computes (codegen/tiled.py)
+    viewed: set            # the producer Funcs read through one slice per level and fused by the script
+    spans: dict            # Func -> Span per dim of its tile, for computed and viewed producers
     tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list            # all the consumer's loops (nested parallel loops made serial)
-    slides: dict           # id(Func) -> Slide, for the computed producers with a sliding window
+    slides: dict           # Func -> Slide, for the computed producers with a sliding window
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
@@ -100,7 +101,7 @@ class TilePlan:
         a consumer dim, the min is relative to that dim's tile start (the loop offsets are added at run time)."""
         sizes = self.sizes_at(self.level_of(func))
         mins, extents = [], []
-        for s in self.spans[id(func)]:
+        for s in self.spans[func]:
             if s.dim is None:
                 mins.append(s.lo)
                 extents.append(s.hi - s.lo + 1)
@@ -112,7 +113,7 @@ class TilePlan:
     def computed_tile(self, func) -> tuple[tuple, tuple]:
         """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows."""
         mins, extents = self.producer_tile(func)
-        slide = self.slides.get(id(func))
+        slide = self.slides.get(func)
         if slide is None:
             return mins, extents
         mins, extents = list(mins), list(extents)
@@ -125,7 +126,7 @@ def slice_reads(bounded, stage, func) -> list | None:
     """The coordinates of every read of ``func`` in ``stage``'s pure definition as linear forms (Var or None,
     constant), or None if some read is not a slice (Vars plus constants, each Var at most once)."""
     reads = []
-    for n in (m for v in bounded.bodies[id(stage.func)] for m in walk(v)):
+    for n in (m for v in bounded.bodies[stage.func] for m in walk(v)):
         if n.kind != "call" or n.value is not func:
             continue
         forms = slice_forms(n)
@@ -157,48 +158,46 @@ def tile_plan(bounded, stage) -> TilePlan | None:
     p = bounded.pipeline
     if stage.updates:
         return None
-    level = stage.compute
-    if stage.func is not p.output and level.kind == "at" and level.var != OUTERMOST:
+    if stage.func is not p.output and stage.compute.at_loop():
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.compute.kind == "at" and s.func is not p.output
-                 and s.compute.func is stage.func and s.compute.var != OUTERMOST]
+    producers = [s for s in p.stages if s.compute.at_loop() and s.func is not p.output
+                 and s.compute.func is stage.func]
     if not producers:
         return None
-    if len(bounded.bodies[id(stage.func)]) > 1 or any(len(bounded.bodies[id(prod.func)]) > 1 for prod in producers):
+    if len(bounded.bodies[stage.func]) > 1 or any(len(bounded.bodies[prod.func]) > 1 for prod in producers):
         return None  # Tuple-valued Funcs keep the plain compute_at path
     direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func
-                                                for n in walk(bounded.bodies[id(stage.func)][0]))]
+                                                for n in walk(bounded.bodies[stage.func][0]))]
     if not direct:
         return None
-    spans = {id(stage.func): [Span(d, 0, 0) for d in range(len(stage.vars))]}
-    readers = {id(stage.func): stage}  # the stages whose reads happen inside the payload loops
+    spans = {stage.func: [Span(d, 0, 0) for d in range(len(stage.vars))]}
+    readers = {stage.func: stage}  # the stages whose reads happen inside the payload loops
     computed, viewed = set(), set()
-    at_loops = {id(prod.func) for prod in producers}
+    at_loops = {prod.func for prod in producers}
     for prod in reversed(producers):  # consumers before producers
         s = []
-        for c in (c for c in prod.consumers if id(c.func) in readers):
+        for c in (c for c in prod.consumers if c.func in readers):
             reads = slice_reads(bounded, c, prod.func)
-            s = None if reads is None else _union_spans(s, c, spans[id(c.func)], reads)
+            s = None if reads is None else _union_spans(s, c, spans[c.func], reads)
             if s is None:
                 break
         if not s:
             continue  # plain fusion
-        spans[id(prod.func)] = s
-        reads_at_loops = any(n.kind == "call" and id(n.value) in at_loops and n.value is not prod.func
-                             for v in bounded.bodies[id(prod.func)] for n in walk(v))
-        if reads_at_loops and not bounded.updates[id(prod.func)] and all(id(c.func) in readers
-                                                                          for c in prod.consumers):
-            computed.add(id(prod.func))
-            readers[id(prod.func)] = prod
+        spans[prod.func] = s
+        reads_at_loops = any(n.kind == "call" and n.value in at_loops and n.value is not prod.func
+                             for v in bounded.bodies[prod.func] for n in walk(v))
+        if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
+            computed.add(prod.func)
+            readers[prod.func] = prod
         else:
-            viewed.add(id(prod.func))
+            viewed.add(prod.func)
     region = bounded.region(stage.func)
     loops = serialize_nested_parallel(
         stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
-    vec = [l for l in loops if l.kind == "vectorized"]
-    if any(len(l.parts) > 1 or l.kind == "vectorized" or
+    vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
+    if any(len(l.parts) > 1 or l.kind == LoopKind.VECTORIZED or
            any(l.dim == d and l.stride < s for v in vec for d, s in v.parts) for l in loops[:depth + 1]):
         return None  # (the loops finer than a vectorized one become its lanes: codegen/transform.py)
     sizes = list(region.extents)
@@ -213,15 +212,15 @@ def tile_plan(bounded, stage) -> TilePlan | None:
         at.setdefault(names.index(prod.compute.var), []).append(prod)
     slides = {}
     for prod in producers:  # producers first: a window may be computed from other windows of the same loop
-        slide = _slide(bounded, stage, prod, levels, names, spans.get(id(prod.func)), readers)
+        slide = _slide(bounded, stage, prod, levels, names, spans.get(prod.func), readers)
         if slide is None:
             continue
-        reads = {id(n.value) for v in bounded.bodies[id(prod.func)] for n in walk(v)
-                 if n.kind == "call" and id(n.value) in at_loops and n.value is not prod.func}
-        if id(prod.func) in viewed or all(r in slides and slides[r].level == slide.level for r in reads):
-            slides[id(prod.func)] = slide
-            viewed.discard(id(prod.func))
-            computed.add(id(prod.func))  # the payload computes its warm-up and its new rows
+        reads = {n.value for v in bounded.bodies[prod.func] for n in walk(v)
+                 if n.kind == "call" and n.value in at_loops and n.value is not prod.func}
+        if prod.func in viewed or all(r in slides and slides[r].level == slide.level for r in reads):
+            slides[prod.func] = slide
+            viewed.discard(prod.func)
+            computed.add(prod.func)  # the payload computes its warm-up and its new rows
     return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
                                                            if k in computed | viewed}, tuple(sizes), loops,
                     slides)
@@ -235,16 +234,16 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     translation of the loop's offset, the new rows of a reader need exactly up to the last (new) rows of the
     windows it reads, and its warm-up exactly their warm-ups (tile_plan checks that)."""
     store = prod.func.schedule().store
-    if store is None or spans is None or bounded.updates[id(prod.func)]:
+    if store is None or spans is None or bounded.updates[prod.func]:
         return None
     li = names.index(prod.compute.var)
-    if store.kind == "at" and store.func is stage.func and store.var != OUTERMOST and \
+    if store.at_loop() and store.func is stage.func and \
             names.index(store.var) >= li:
         return None  # stored at the loop it is computed at: nothing to keep
-    if not all(id(c.func) in readers for c in prod.consumers):
+    if not all(c.func in readers for c in prod.consumers):
         return None
     lev = levels[li]
-    if lev.loop.kind != "serial" or lev.trip < 2:
+    if lev.loop.kind != LoopKind.SERIAL or lev.trip < 2:
         return None
     dims = [j for j, s in enumerate(spans) if s.dim == lev.loop.dim]
     if len(dims) != 1 or dims[0] == 0:
@@ -252,7 +251,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     j = dims[0]
     own = [l for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.func.schedule().directives)
            if any(d == j for d, _ in l.parts)]
-    if len(own) != 1 or own[0].parts != ((j, 1),) or own[0].kind not in ("serial", "parallel"):
+    if len(own) != 1 or own[0].parts != ((j, 1),) or own[0].kind not in (LoopKind.SERIAL, LoopKind.PARALLEL):
         return None
     extent = lev.size + spans[j].hi - spans[j].lo
     if extent <= lev.loop.stride:

@@ -26,10 +26,10 @@ vectorizers (what a plain MLIR scalar lowering at -O3 gets), to measure the diff
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from ..lang.schedule import Directive
+from ..lang.schedule import Directive, DirectiveKind, LoopKind
+from ..settings import auto_vectorize_mode
 from ..lang.traversal import free_vars, walk
 from .loop_nest import Loop
 
@@ -38,26 +38,9 @@ MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans
 MIN_LANES, MAX_LANES = 4, 64
 AUTO_SUFFIX = "_vec"         # the inner loop auto-vectorization splits off: x -> x, x_vec
 
-MODES = ("auto", "off", "llvm")
-_override: list = [None]
-
-
-def set_auto_vectorize(enabled) -> None:
-    """True/False turn auto-vectorization on/off for this process, "llvm" leaves unvectorized loops to LLVM's
-    vectorizers, None goes back to the environment's choice."""
-    if enabled not in (True, False, None, "llvm"):
-        raise ValueError(f"set_auto_vectorize takes True, False, 'llvm' or None, not {enabled!r}")
-    _override[0] = enabled
-
-
 def mode() -> str:
-    """"auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM)."""
-    choice = _override[0]
-    if choice is None:
-        choice = os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower()
-    if choice == "llvm":
-        return "llvm"
-    return "off" if choice in (False, "0", "false", "no", "off") else "auto"
+    """"auto", "off" or "llvm" (settings.py auto_vectorize_mode)."""
+    return auto_vectorize_mode()
 
 
 def enabled() -> bool:
@@ -97,9 +80,10 @@ class AutoVector:
 
     def directives(self) -> list[Directive]:
         if not self.split:
-            return [Directive("vectorize", (self.loop,))]
+            return [Directive(DirectiveKind.VECTORIZE, (self.loop,))]
         inner = self.loop + AUTO_SUFFIX
-        return [Directive("split", (self.loop, self.loop, inner, self.lanes, None)), Directive("vectorize", (inner,))]
+        return [Directive(DirectiveKind.SPLIT, (self.loop, self.loop, inner, self.lanes, None)),
+                Directive(DirectiveKind.VECTORIZE, (inner,))]
 
 
 def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, dim: int = 0,
@@ -107,10 +91,10 @@ def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, d
     """Auto-vectorization for one stage with ``loops`` (outermost first, after the user's directives), whose
     pure x is loop dimension ``dim`` (an update's RVars come first), or None when the user vectorized
     something or the innermost loop is not a plain loop over x."""
-    if not enabled() or not loops or not pure_vars or any(d.kind == "vectorize" for d in directives):
+    if not enabled() or not loops or not pure_vars or any(d.kind == DirectiveKind.VECTORIZE for d in directives):
         return None
     inner = loops[-1]
-    if inner.kind != "serial" or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
+    if inner.kind != LoopKind.SERIAL or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
             or inner.name in computed_here or inner.extent < MIN_LANES:
         return None
     if any(l.name == inner.name + AUTO_SUFFIX for l in loops):

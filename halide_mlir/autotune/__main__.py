@@ -22,16 +22,16 @@ def main(argv=None) -> int:
     p.add_argument("--transform", action="store_true", help="also print the best schedule's transform script")
     args = p.parse_args(argv)
 
-    from ..cli import _UsageError, _load, _parse_sizes
     from ..error import HalideError
+    from ..tools.examples import UsageError, load_example, parse_sizes
     from .search import autotune
     try:
-        func, sizes, _ = _load(args.file)
+        func, sizes, _ = load_example(args.file)
         if args.sizes:
-            sizes = _parse_sizes(args.sizes)
+            sizes = parse_sizes(args.sizes)
         r = autotune(func, sizes, budget_s=args.budget, seed=args.seed,
                      cache_dir=False if args.no_cache else args.cache_dir, progress=not args.quiet)
-    except _UsageError as e:
+    except UsageError as e:
         print(f"halide_mlir.autotune: error: {e}", file=sys.stderr)
         return 2
     except HalideError as e:

@@ -8,17 +8,14 @@ import json
 import os
 import pickle
 import random
-import select
-import struct
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..error import HalideError
+from ..tools.worker import HandlerError, Worker, WorkerDied
 from .space import (Space, apply_plan, pipeline_funcs, plan_code, plan_key, reset_schedules, restore_schedules,
                     save_schedules)
 
@@ -27,92 +24,30 @@ CACHE_VERSION = 1
 
 # ------------------------------------------------------------------------------------------------ worker
 
-class WorkerDied(Exception):
-    pass
-
-
-class Worker:
-    """A ``python -m halide_mlir.autotune._worker`` process; restarted after a crash, a timeout, or every
-    ``recycle`` candidates (compiled engines accumulate in its memory)."""
+class Measurer:
+    """The worker process (halide_mlir/tools/worker.py) running measure.py's handler for this pipeline; restarted
+    after a crash, a timeout, or every ``recycle`` candidates (compiled engines accumulate in its memory)."""
 
     def __init__(self, infos, sizes, recycle: int = 40):
-        self.infos, self.sizes, self.ref, self.recycle = infos, sizes, None, recycle
-        self.proc = None
-        self.log = tempfile.NamedTemporaryFile(prefix="halide_mlir_autotune_", suffix=".log", delete=False)
-        self.count = 0
+        self.worker = Worker("halide_mlir.autotune.measure:measurer", (infos, sizes, None), recycle=recycle)
 
-    def start(self) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        self.proc = subprocess.Popen([sys.executable, "-m", "halide_mlir.autotune._worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log, env=env)
-        self.count = 0
-        self._call("init", {"infos": self.infos, "sizes": self.sizes, "ref": self.ref}, 120)
-
-    def stop(self, kill: bool = False) -> None:
-        if self.proc is None:
-            return
-        try:
-            if not kill:
-                self._call("quit", None, 10)
-        except Exception:  # noqa: BLE001
-            pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.proc = None
-
-    def _read(self, n: int, deadline: float) -> bytes:
-        fd = self.proc.stdout.fileno()
-        buf = b""
-        while len(buf) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            r, _, _ = select.select([fd], [], [], left)
-            if not r:
-                raise TimeoutError
-            chunk = os.read(fd, n - len(buf))
-            if not chunk:
-                raise WorkerDied(self._crash_text())
-            buf += chunk
-        return buf
-
-    def _crash_text(self) -> str:
-        code = self.proc.wait()
-        try:
-            with open(self.log.name, "rb") as f:
-                f.seek(max(0, os.path.getsize(self.log.name) - 600))
-                tail = f.read().decode(errors="replace").strip().splitlines()[-3:]
-        except OSError:
-            tail = []
-        return f"worker exited with code {code}" + (": " + " | ".join(tail) if tail else "")
-
-    def _call(self, cmd, arg, timeout: float):
-        data = pickle.dumps((cmd, arg), protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise WorkerDied(self._crash_text()) from None
-        deadline = time.monotonic() + timeout
-        (n,) = struct.unpack("<Q", self._read(8, deadline))
-        return pickle.loads(self._read(n, deadline))
+    def set_reference(self, ref) -> None:
+        """Later workers get the reference output with the pipeline; the current one is restarted."""
+        infos, sizes, _ = self.worker.args
+        self.worker.args = (infos, sizes, ref)
+        self.worker.stop()
 
     def call(self, cmd, arg, timeout: float) -> dict:
         """A reply dict; a crash or a timeout becomes {"status": "crash"/"timeout"} and a fresh worker."""
-        if self.proc is None or self.count >= self.recycle:
-            self.stop()
-            self.start()
-        self.count += 1
         try:
-            return self._call(cmd, arg, timeout)
-        except TimeoutError:
-            self.stop(kill=True)
-            return {"status": "timeout", "error": f"no answer in {timeout:.0f} s (killed)"}
+            return self.worker.call((cmd, arg), timeout)
         except WorkerDied as e:
-            self.proc = None
-            return {"status": "crash", "error": str(e)}
+            return {"status": "timeout" if e.hung else "crash", "error": str(e)}
+        except HandlerError as e:
+            return {"status": "exception", "error": str(e)[-400:]}
+
+    def close(self) -> None:
+        self.worker.close()
 
 
 # ------------------------------------------------------------------------------------------------ cache
@@ -122,7 +57,7 @@ def _source_hash() -> str:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     h = hashlib.sha1()
     for dirpath, dirnames, files in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "autotune"))
+        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "autotune", "tools"))
         for name in sorted(files):
             if name.endswith((".py", ".mlir")):
                 with open(os.path.join(dirpath, name), "rb") as f:
@@ -132,7 +67,7 @@ def _source_hash() -> str:
 
 def pipeline_hash(infos, sizes) -> str:
     """Hash of the algorithm (every Func with schedules reset, inputs included), sizes, threads, compiler."""
-    from ..codegen.lowering import num_threads
+    from ..settings import num_threads
     saved = save_schedules(infos)
     try:
         reset_schedules(infos)
@@ -184,7 +119,8 @@ class AutotuneResult:
     plan: list                        # the best schedule as (func index, update or None, method, args) calls
     baseline_time: float | None       # the schedule the Funcs had when autotune was called
     reference_time: float | None      # the unscheduled pipeline (the correctness reference), compile + run
-    counts: dict                      # evaluations by status: ok, cached, mismatch, halide_error, crash, ...
+    counts: dict                      # evaluations by status: ok, cached, mismatch, halide_error,
+    #                                   internal_error, crash, ...
     evaluations: list                 # every candidate: dict(t, status, time, error, key)
     budget_s: float
     search_s: float
@@ -234,7 +170,8 @@ class Progress:
         bar = "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width))
         b = f"{best * 1e3:.3f} ms" if best else "-"
         base = f" (given {baseline * 1e3:.3f} ms)" if baseline else ""
-        self.stream.write(("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, {bad:3d} rejected  "
+        self.stream.write(("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, "
+                          f"{bad:3d} rejected  "
                           f"best {b}{base} " + ("" if tty else "\n"))
         self.stream.flush()
 
@@ -283,8 +220,8 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
         sizes = [int(sizes)]
     sizes = [int(s) for s in sizes]
     _bind_inputs(inputs)
-    from ..analysis.pipeline import build_pipeline
-    build_pipeline(func)   # definitions must be complete and the given schedule legal-looking
+    from ..driver import front_end
+    front_end(func)   # definitions must be complete and the given schedule legal
     infos = pipeline_funcs(func)
     if len(sizes) != len(infos[-1].vars):
         raise HalideError(f"autotune: Func '{func.name()}' has {len(infos[-1].vars)} dimensions but "
@@ -297,7 +234,7 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
     prog = Progress(progress, budget_s)
     say = log or (lambda s: prog.note(s))
 
-    worker = Worker(infos, sizes)
+    worker = Measurer(infos, sizes)
     counts: dict = {}
     errors: dict = {}
     evaluations: list = []
@@ -308,9 +245,8 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
         r = worker.call("reference", None, max(timeout_s, 300))
         if r["status"] != "ok":
             raise HalideError(f"autotune: the unscheduled pipeline fails ({r['status']}): {r.get('error')}")
-        worker.ref = r["ref"]
+        worker.set_reference(r["ref"])
         reference_time = r["time"]
-        worker.stop()   # restart with the reference in hand (it is sent at init)
         b = worker.call("measure", {"plan": None, "min_time": min_time}, timeout_s)
         baseline = b.get("time") if b["status"] == "ok" else None
         if b["status"] != "ok":
@@ -331,7 +267,7 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
                 res = worker.call("measure", {"plan": plan, "best": best["time"], "min_time": min_time},
                                   max(15.0, min(timeout_s, left + 10)))
                 status = res["status"]
-                if status in ("ok", "mismatch", "halide_error", "exception"):
+                if status in ("ok", "mismatch", "halide_error", "internal_error", "exception"):
                     cache.put(k, {kk: v for kk, v in res.items() if kk in ("status", "time", "error", "compile_s")})
             counts[status] = counts.get(status, 0) + 1
             if res["status"] != "ok":
@@ -396,11 +332,7 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
             r = worker.call("transform", best["plan"], timeout_s)
             transform = r.get("text", "") if r["status"] == "ok" else f"// transform script failed: {r.get('error')}"
     finally:
-        worker.stop()
-        try:
-            os.unlink(worker.log.name)
-        except OSError:
-            pass
+        worker.close()
 
     code = plan_code(infos, best["plan"]) if best["plan"] is not None else "# no valid schedule found\n"
     return AutotuneResult(best_time=best["time"], schedule_code=code, transform_script=transform, history=history,

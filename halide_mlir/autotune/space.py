@@ -264,7 +264,7 @@ class Space:
     def decode(self, genome: list[dict], _loops_only: bool = False) -> list:
         plan = []
         computes = {}
-        for i, info in enumerate(self.infos):
+        for i in range(len(self.infos)):
             g = genome[i]
             c = g["compute"] if g["compute"] in self.compute_choices(i) else self.compute_choices(i)[0]
             computes[i] = c
@@ -347,7 +347,6 @@ def plan_code(infos: list[FuncInfo], plan: list, hl_name: str = "hl") -> str:
     known = {v for i in infos for v in i.vars}
     new_vars: list[str] = []
     lines: list[str] = []
-    i = 0
     groups: list[tuple] = []
     for fi, ui, m, a in plan:
         if groups and groups[-1][0] == (fi, ui):

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..error import HalideError, InternalError
+from ..error import InternalError
 from ..lang.types import Bool, Type
 from .mlir_text import constant_literal
 

@@ -1,4 +1,4 @@
-"""Bufferize the scheduled payload and lower it to the LLVM dialect (DESIGN.md note 7's order).
+"""Bufferize the scheduled payload and lower it to the LLVM dialect (docs/mlir-pitfalls.md#lowering-pass-order).
 
 Parallel loops (``scf.forall`` from ``parallel()``) run on LLVM's OpenMP runtime (libomp, from the cmeel-libomp
 wheel; runtime/openmp.py loads it): scf-forall-to-parallel + convert-scf-to-openmp make one ``omp.parallel``
@@ -12,9 +12,8 @@ runtime in the process refuses a second one); ``async-parallel-for`` must then b
 """
 from __future__ import annotations
 
-import os
 
-from ..error import HalideError
+from ..settings import parallel_runtime
 
 # eliminate-empty-tensors lets the output stage write straight into the caller's buffer (no temp + copy);
 # the schedule's unrolls (codegen/transform.py UNROLL_SEQUENCE) run between BUFFERIZE and AFTER_BUFFERIZE;
@@ -35,28 +34,6 @@ PARALLEL = {
         "convert-async-to-llvm",
     ]),
 }
-
-
-CORES = os.cpu_count() or 1  # (asking the OS costs ~10 us, once per realize otherwise)
-
-
-def num_threads() -> int:
-    """Halide's HL_NUM_THREADS, else every core."""
-    env = os.environ.get("HL_NUM_THREADS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return CORES
-
-
-def parallel_runtime(threads: int) -> str:
-    """What runs parallel loops: "serial" (one thread), else HALIDE_MLIR_PARALLEL_RUNTIME: "openmp" (the
-    default) or "async"."""
-    if threads <= 1:
-        return "serial"
-    runtime = os.environ.get("HALIDE_MLIR_PARALLEL_RUNTIME", "openmp") or "openmp"
-    if runtime not in PARALLEL:
-        raise HalideError(f"HALIDE_MLIR_PARALLEL_RUNTIME={runtime!r}: expected one of {', '.join(PARALLEL)}")
-    return runtime
 
 
 # Temporaries (a compute_at producer's tile) must not cost a malloc/free per tile (issue 6), must not be shared

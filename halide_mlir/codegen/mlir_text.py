@@ -1,7 +1,8 @@
 """Small helpers for writing MLIR textual IR: types, constants, strings.
 
 We emit the payload as text and parse it once with the bindings: one way for every kind of op, readable
-for users and FileCheck, and the builder API is painful for whole linalg.generic regions (DESIGN.md note 11).
+for users and FileCheck, and the builder API is painful for whole linalg.generic regions
+(docs/mlir-pitfalls.md#textual-ir).
 """
 from __future__ import annotations
 
@@ -62,3 +63,8 @@ def output_arg(k: int) -> str:
 def out_block_arg(k: int) -> str:
     """Inside a generic, the current value of its k-th output."""
     return "%o" if k == 0 else f"%o{k}"
+
+
+def loop_attr(stage_name: str, loop_name: str) -> str:
+    """The attribute naming a loop the payload spells out (codegen/tiled.py), matched by the transform script."""
+    return f"hl.loop = {mlir_string(f'{stage_name}.s0.{loop_name}')}"

@@ -2,8 +2,8 @@
 
 Calls whose coordinates are a stage's Vars (times positive constants: strided reads such as downsampling's
 ``f[2 * x + 1]``) plus constants (stencil taps, transposes, fixed rows) are read through
-``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees
-plain loads (offset maps leave the op scalar: DESIGN.md note 1). Any other call (data-dependent or
+``tensor.extract_slice``s with projected-permutation indexing maps, so the vectorizer sees plain loads (offset
+maps leave the op scalar: docs/mlir-pitfalls.md#offset-indexing-maps). Any other call (data-dependent or
 computed coordinates) is a ``tensor.extract`` inside the body; bounds inference has proved it in range.
 """
 from __future__ import annotations
@@ -11,18 +11,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..analysis.affine import linear_form, strided_forms
-from ..analysis.bounds import Bounded
-from ..analysis.interval import Interval, bounds, simplify_within
-from ..analysis.pipeline import resolve_buffer_dims
+from ..analysis.affine import strided_forms
+from ..analysis.interval import Interval, simplify_within
+from ..analysis.plan import PipelinePlan, StagePlan
 from ..lang.traversal import walk
-from ..lang.func import Func
-from ..analysis.tiling import tile_plan
 from .body import BodyEmitter
-from .tiled import emit_tiled_stage
-from ..analysis.pipeline import is_reduction
-from .updates import emit_loops, emit_reduction
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
+from .tiled import Tile, emit_tiled_stage
+from .updates import emit_loops, emit_reduction
 
 ENTRY = "pipeline"
 
@@ -39,42 +35,16 @@ class SliceAccess:
     strides: tuple   # per callee tensor dim: f[2 * x] reads every other element (see lowering.dense_strided_reads)
 
 
-@dataclass(frozen=True)
-class Tile:
-    """The part of a stage's region one generic computes: per Halide dim, an absolute start (``mins`` plus
-    the SSA index ``dynamic[d]`` when inside payload loops) and a static extent."""
-    mins: tuple
-    extents: tuple
-    dynamic: tuple = None
-
-    def __post_init__(self):
-        if self.dynamic is None:
-            object.__setattr__(self, "dynamic", (None,) * len(self.mins))
-
-
-@dataclass(frozen=True)
-class View:
-    """A tensor standing for a producer inside payload loops: it holds the producer's points from
-    ``mins`` (+ SSA ``dynamic``) on, with static ``shape`` (numpy order)."""
-    tensor: str
-    shape: tuple
-    mins: tuple
-    dynamic: tuple
-
-
 class PayloadBuilder:
-    def __init__(self, bounded: Bounded):
-        self.b = bounded
-        self.p = bounded.pipeline
+    def __init__(self, plan: PipelinePlan):
+        self.plan = plan
+        self.b = plan.bounded
+        self.p = plan.pipeline
         self.counter = itertools.count()
         self.lines: list[str] = []
-        self.tensor_of: dict[int, list] = {}   # id(callee) -> SSA names of its full tensors (one per Tuple element)
-        self.shape_of: dict[int, tuple] = {}   # id(callee) -> numpy-order shape
-        self.min_of: dict[int, tuple] = {}     # id(callee) -> Halide-order mins
-        self.stage_names = _unique_names([s.name for s in self.p.stages])
-        self.plans = {id(s.func): tile_plan(bounded, s) for s in self.p.stages}
-        # producers whose tiles a consumer's payload loops compute: no generic of their own
-        self.in_tiles = {f for plan in self.plans.values() if plan is not None for f in plan.computed}
+        self.tensor_of: dict = {}   # callee (Func, Buffer, ImageParam) -> SSA names of its full tensors (per element)
+        self.shape_of: dict = {}    # callee -> numpy-order shape
+        self.min_of: dict = {}      # callee -> Halide-order mins
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -85,8 +55,8 @@ class PayloadBuilder:
         for i, (holder, buf) in enumerate(zip(p.inputs, b.input_buffers)):
             shape = tuple(reversed(buf.extents()))
             args.append((f"%in{i}", memref_type(shape, buf.type())))
-            self.shape_of[id(holder)] = shape
-            self.min_of[id(holder)] = tuple(buf.mins())
+            self.shape_of[holder] = shape
+            self.min_of[holder] = tuple(buf.mins())
         for i, prm in enumerate(p.params):
             args.append((f"%p{i}", "i8" if prm.type().is_bool() else prm.type().mlir))
         out_region = b.region(p.output)
@@ -98,14 +68,14 @@ class PayloadBuilder:
         head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         for i, holder in enumerate(p.inputs):
             name = f"%input{i}"
-            shape = self.shape_of[id(holder)]
+            shape = self.shape_of[holder]
             ty = b.input_buffers[i].type()
             self.lines.append(f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
                               f"to {tensor_type(shape, ty)}")
-            self.tensor_of[id(holder)] = [name]
-        for index, stage in enumerate(p.stages):
-            self.emit_stage(index, stage)
-        for k, (final, ty) in enumerate(zip(self.tensor_of[id(p.output)], out_types)):
+            self.tensor_of[holder] = [name]
+        for stage in self.plan.stages:
+            self.emit_stage(stage)
+        for k, (final, ty) in enumerate(zip(self.tensor_of[p.output], out_types)):
             self.lines.append(f"bufferization.materialize_in_destination {final} in restrict writable "
                               f"{output_arg(k)} : ({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()")
         self.lines.append("return")
@@ -113,29 +83,22 @@ class PayloadBuilder:
         return "module {\n  " + head[0] + "\n" + body + "\n  }\n}\n"
 
     # --- one stage -----------------------------------------------------------------------------
-    def emit_stage(self, index: int, stage) -> None:
-        b = self.b
-        func = stage.func
-        if id(func) in self.in_tiles:
+    def emit_stage(self, plan: StagePlan) -> None:
+        func, stage, index, region = plan.func, plan.stage, plan.index, plan.region
+        if plan.in_tiles:
             return
-        region = b.region(func)
-        shape = tuple(reversed(region.extents))
-        plan = self.plans[id(func)]
-        at_root = func is self.p.output or stage.compute.kind == "root"   # not fused into a consumer's loop
-        pieces = partition(stage, b.bodies[id(func)], region) if at_root and plan is None \
-            and not b.updates[id(func)] and len(func.output_types()) == 1 else None
-        if pieces:
-            names = self.emit_pieces(index, stage, region, pieces)
-        elif plan is None:
+        if plan.pieces:
+            names = self.emit_pieces(index, stage, region, plan.pieces)
+        elif plan.tile is None:
             names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
         else:
-            names = [emit_tiled_stage(self, index, stage, plan)]
-        self.tensor_of[id(func)] = names
-        self.shape_of[id(func)] = shape
-        self.min_of[id(func)] = region.mins
-        for u in b.updates[id(func)]:
-            emit = emit_reduction if is_reduction(stage, u) else emit_loops
-            self.tensor_of[id(func)] = emit(self, stage, u, self.tensor_of[id(func)])
+            names = [emit_tiled_stage(self, plan)]
+        self.tensor_of[func] = names
+        self.shape_of[func] = tuple(reversed(region.extents))
+        self.min_of[func] = region.mins
+        for u in plan.updates:
+            emit = emit_reduction if u.reduction else emit_loops
+            self.tensor_of[func] = emit(self, stage, u.update, self.tensor_of[func])
 
     def emit_pieces(self, index: int, stage, region, pieces) -> list:
         """One generic per piece of the region (``partition``), each over its own body simplified for that
@@ -154,7 +117,7 @@ class PayloadBuilder:
             self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
         for mins, extents in pieces:
             env = {v: Interval(lo, lo + ext - 1) for v, lo, ext in zip(stage.vars, mins, extents)}
-            values = tuple(simplify_within(v, env) for v in self.b.bodies[id(func)])
+            values = tuple(simplify_within(v, env) for v in self.b.bodies[func])
             offsets = ", ".join(str(lo - rlo) for lo, rlo in reversed(list(zip(mins, region.mins))))
             sizes = ", ".join(map(str, reversed(extents)))
             ones = ", ".join(["1"] * len(mins))
@@ -182,7 +145,7 @@ class PayloadBuilder:
         func = stage.func
         n = len(stage.vars)
         shape = tuple(reversed(tile.extents))
-        values = self.b.bodies[id(func)] if values is None else values
+        values = self.b.bodies[func] if values is None else values
         out_types = func.output_types()
         loc = self.def_loc(func)
         views = views or {}
@@ -193,14 +156,14 @@ class PayloadBuilder:
         for node in (m for v in values for m in walk(v)):
             if node.kind != "call" or id(node) in access_of:
                 continue
-            acc = self.slice_access(node, stage, tile, views.get(id(node.value)))
+            acc = self.slice_access(node, stage, tile, views.get(node.value))
             if acc is None:
-                access_of[id(node)] = "extract"
+                access_of[node] = "extract"
                 continue
             if acc not in slot:
                 slot[acc] = len(operands)
-                operands.append(self.emit_slice(acc, node.type, n, loc, views.get(id(node.value))))
-            access_of[id(node)] = slot[acc]
+                operands.append(self.emit_slice(acc, node.type, n, loc, views.get(node.value)))
+            access_of[node] = slot[acc]
 
         if outs is None:
             outs = [self.fresh("init") for _ in out_types]
@@ -225,7 +188,7 @@ class PayloadBuilder:
                         v = em.op(f"arith.addi {v}, {em.const(tile.mins[d], e.type)} : i32", "x")
                     index_cache[d] = v
                 return index_cache[d]
-            acc = access_of[id(e)]
+            acc = access_of[e]
             if acc != "extract":
                 return em.from_storage(block_args[acc], e.type)
             return self.emit_extract(em, e)
@@ -234,7 +197,7 @@ class PayloadBuilder:
         results = [em.to_storage(em.emit(v), t) for v, t in zip(values, out_types)]
 
         maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])] * len(out_types)
-        attrs = f"hl.func = {mlir_string(self.stage_names[index])}, hl.stage = {index} : i64"
+        attrs = f"hl.func = {mlir_string(self.plan.stages[index].name)}, hl.stage = {index} : i64"
         return self.generic_op(maps, ["parallel"] * n, operands, block_args, outs, shape, out_types, attrs,
                                body_lines, results, loc)
 
@@ -301,7 +264,7 @@ class PayloadBuilder:
         return em.from_storage(f"%p{i}", e.type)
 
     def name_of(self, func) -> str:
-        return self.stage_names[next(i for i, s in enumerate(self.p.stages) if s.func is func)]
+        return self.plan.of(func).name
 
     def slice_access(self, call, stage, tile: "Tile", view=None):
         """The slice that feeds this call, if its coordinates are distinct Vars of the stage times positive
@@ -310,7 +273,7 @@ class PayloadBuilder:
         forms = strided_forms(call)
         if forms is None or (view is not None and any(a > 1 for _, a, _ in forms)):
             return None   # a producer's tile is only ever read at unit stride (analysis/tiling.py)
-        mins = self.min_of[id(call.value)] if view is None else view.mins
+        mins = self.min_of[call.value] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)
         dims, offsets, sizes, strides = [], [0] * m, [0] * m, [1] * m
@@ -329,8 +292,8 @@ class PayloadBuilder:
         return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides))
 
     def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
-        src = self.tensor_of[id(acc.callee)][acc.element] if view is None else view.tensor
-        full = self.shape_of[id(acc.callee)] if view is None else view.shape
+        src = self.tensor_of[acc.callee][acc.element] if view is None else view.tensor
+        full = self.shape_of[acc.callee] if view is None else view.shape
         m = len(acc.dims)
         kept = [t for t in range(m) if acc.dims[m - 1 - t] is not None]
         result_shape = tuple(acc.sizes[t] for t in kept)
@@ -343,14 +306,15 @@ class PayloadBuilder:
             value = self.fresh("s")
             self.lines.append(
                 f"{value} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
-                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : {tensor_type(full, elem_t)} "
+                f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : "
+                f"{tensor_type(full, elem_t)} "
                 f"to {tensor_type(result_shape, elem_t)} {loc}")
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 
     def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
         """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value)."""
         holder = call.value
-        mins = self.min_of[id(holder)] if mins is None else mins
+        mins = self.min_of[holder] if mins is None else mins
         m = len(call.args)
         idx = [None] * m
         for j, a in enumerate(call.args):
@@ -358,70 +322,14 @@ class PayloadBuilder:
             if mins[j] != 0:
                 v = em.op(f"arith.subi {v}, {em.const(mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
-        shape = self.shape_of[id(holder)] if shape is None else shape
+        shape = self.shape_of[holder] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc
         name = self.fresh("g")
-        tensor = self.tensor_of[id(holder)][call.index] if tensor is None else tensor
+        tensor = self.tensor_of[holder][call.index] if tensor is None else tensor
         em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : "
                         f"{tensor_type(shape, call.type)} {loc}")
         return em.from_storage(name, call.type)
 
 
-def partition(stage, values, region) -> list | None:
-    """Pieces of a stage's region, as (mins, extents), cut per Var where the clamps ``clamp(v + c, lo, hi)`` of
-    its body stop being the identity (Halide's loop partitioning of boundary conditions): inside them every
-    such clamp is ``v + c`` and the read a plain slice, outside a constant (a broadcast). None when the body
-    has no such clamp or the stage is not one generic (analysis/pipeline.py partitionable)."""
-    f = stage.func
-    if any(d.kind == "unroll" for d in f.schedule().directives):
-        return None
-    inside: dict = {}   # var -> (lo, hi) where all its clamps are the identity
-    for n in (m for v in values for m in walk(v)):
-        if n.kind != "max" or n.args[0].kind != "min" or n.type.is_float():
-            continue
-        e, hi, lo = n.args[0].args[0], _constant(n.args[0].args[1]), _constant(n.args[1])
-        form = linear_form(e)
-        if hi is None or lo is None or form is None or form[0] not in stage.vars or form[1] != 1:
-            continue
-        a, z = lo - form[2], hi - form[2]
-        old = inside.get(form[0], (a, z))
-        inside[form[0]] = (max(a, old[0]), min(z, old[1]))
-    if not inside:
-        return None
-    cuts = []
-    for v, lo, ext in zip(stage.vars, region.mins, region.extents):
-        hi = lo + ext - 1
-        parts = [(lo, ext)]
-        if v in inside and inside[v][0] <= inside[v][1]:
-            a, z = inside[v]
-            bounds = [(lo, min(hi, a - 1)), (max(lo, a), min(hi, z)), (max(lo, z + 1), hi)]
-            parts = [(p, q - p + 1) for p, q in bounds if q >= p]
-        cuts.append(parts)
-    return [tuple(zip(*combo)) for combo in itertools.product(*cuts)]
-
-
-def _constant(e) -> int | None:
-    """The value of an integer Expr made of constants (``lo + ext - 1`` of a boundary condition), else None."""
-    e = resolve_buffer_dims(e)
-    if any(n.kind in ("var", "rvar", "call", "param") for n in walk(e)):   # a Param may change after compiling
-        return None
-    iv = bounds(e, {})
-    return int(iv.lo) if iv.lo == iv.hi else None
-
-
-def _unique_names(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        k = seen.get(n, 0)
-        seen[n] = k + 1
-        out.append(n if k == 0 else f"{n}${k}")
-    return out
-
-
-def build_payload(bounded: Bounded) -> str:
-    return PayloadBuilder(bounded).build()
-
-
-def is_func(x) -> bool:
-    return isinstance(x, Func)
+def build_payload(plan: PipelinePlan) -> str:
+    return PayloadBuilder(plan).build()

@@ -44,7 +44,7 @@ def dense_strided_reads(module) -> int:
         if not done:   # no silent slow path: this read is one scalar load per lane
             warnings.warn(f"{op.location}: a vector read with innermost stride {_stride(op)} stays one scalar load "
                           f"per lane (halide_mlir rewrites them unmasked or with a create_mask/constant_mask, "
-                          f"along the vector's last dim)", StridedReadWarning)
+                          f"along the vector's last dim)", StridedReadWarning, stacklevel=2)
         count += done
     return count
 

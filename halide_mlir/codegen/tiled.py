@@ -9,22 +9,46 @@ The loops carry ``hl.loop`` attributes so the transform script can fuse producer
 """
 from __future__ import annotations
 
-from .mlir_text import mlir_string, tensor_type
+from dataclasses import dataclass
+
+from ..analysis.plan import StagePlan
+from ..lang.schedule import LoopKind
+from .mlir_text import loop_attr, tensor_type
 
 
-def loop_attr(stage_name: str, loop_name: str) -> str:
-    return f"hl.loop = {mlir_string(f'{stage_name}.s0.{loop_name}')}"
+@dataclass(frozen=True)
+class Tile:
+    """The part of a stage's region one generic computes: per Halide dim, an absolute start (``mins`` plus
+    the SSA index ``dynamic[d]`` when inside payload loops) and a static extent."""
+    mins: tuple
+    extents: tuple
+    dynamic: tuple = None
+
+    def __post_init__(self):
+        if self.dynamic is None:
+            object.__setattr__(self, "dynamic", (None,) * len(self.mins))
 
 
-def emit_tiled_stage(pb, index: int, stage, plan) -> str:
-    from .payload import Tile
+@dataclass(frozen=True)
+class View:
+    """A tensor standing for a producer inside payload loops: it holds the producer's points from
+    ``mins`` (+ SSA ``dynamic``) on, with static ``shape`` (numpy order)."""
+    tensor: str
+    shape: tuple
+    mins: tuple
+    dynamic: tuple
+
+
+def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
+    """The consumer's payload loops (its tile plan's levels) with its producers' tiles at each, around its
+    generic over one tile; returns the tensor of its whole region."""
+    stage, index, plan, name = stage_plan.stage, stage_plan.index, stage_plan.tile, stage_plan.name
     func = stage.func
     region = plan.region
     n = len(stage.vars)
     out_t = func.output_type()
     loc = pb.def_loc(func)
     lines = pb.lines
-    name = pb.stage_names[index]
 
     def ttype(sizes) -> str:
         return tensor_type(tuple(reversed(sizes)), out_t)
@@ -39,13 +63,13 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
     for li, lev in enumerate(plan.levels):
         l, d = lev.loop, lev.loop.dim
         iv, res = pb.fresh("iv"), pb.fresh("t")
-        slid = [prod for prod in plan.producers.get(li, []) if id(prod.func) in plan.slides]
+        slid = [prod for prod in plan.producers.get(li, []) if prod.func in plan.slides]
         windows = []  # (buffer after warm-up, its type)
         warm_views = dict(views)
         for prod in slid:  # a warm-up reads the warm-ups of the windows it reads
             windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
-            warm_views[id(prod.func)] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
-        if l.kind == "parallel":
+            warm_views[prod.func] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
+        if l.kind == LoopKind.PARALLEL:
             inner = pb.fresh("so")
             lines.append(f"{res} = scf.forall ({iv}) in ({lev.trip}) shared_outs({inner} = {carried}) -> "
                          f"({ttype(sizes)}) {{")
@@ -78,13 +102,13 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
         for prod in plan.producers.get(li, []):
             if prod in slid:
                 k = slid.index(prod)
-                buf, views[id(prod.func)] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off,
+                buf, views[prod.func] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off,
                                                         views, loc)
                 slid_results.append((buf, windows[k][1]))
-            elif id(prod.func) in plan.computed:
-                views[id(prod.func)] = _producer_tile(pb, prod, plan, dyn, views)
-            elif id(prod.func) in plan.viewed:
-                views[id(prod.func)] = _union_view(pb, prod, plan, dyn, loc)
+            elif prod.func in plan.computed:
+                views[prod.func] = _producer_tile(pb, prod, plan, dyn, views)
+            elif prod.func in plan.viewed:
+                views[prod.func] = _union_view(pb, prod, plan, dyn, loc)
         closers.append((l, res, inner, rel, list(sizes), parent_sizes, slid_results))
         carried = tile
 
@@ -92,7 +116,7 @@ def emit_tiled_stage(pb, index: int, stage, plan) -> str:
     for l, res, inner, rel, tile_sizes, parent_sizes, slid_results in reversed(closers):
         slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
                     f"{ttype(parent_sizes)}"
-        if l.kind == "parallel":
+        if l.kind == LoopKind.PARALLEL:
             lines.append("scf.forall.in_parallel {")
             lines.append(f"  tensor.parallel_insert_slice {result} into {inner}{slice_txt} {loc}")
             lines.append("}")
@@ -114,31 +138,29 @@ def _dims(values) -> str:
 def _tile_region(plan, func, dyn) -> tuple:
     """A producer's tile at its level: static (mins, extents) and the SSA offsets added to the mins."""
     mins, extents = plan.producer_tile(func)
-    return mins, extents, tuple(None if s.dim is None else dyn[s.dim] for s in plan.spans[id(func)])
+    return mins, extents, tuple(None if s.dim is None else dyn[s.dim] for s in plan.spans[func])
 
 
 def _producer_tile(pb, prod, plan, dyn, views):
     """The producer's generic over its tile (exactly Halide's bounds for this iteration), reading the
     producers already in place through their views."""
-    from .payload import Tile, View
     mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
-    index = next(i for i, s in enumerate(pb.p.stages) if s.func is prod.func)
+    index = pb.plan.of(prod.func).index
     tensor = pb.emit_generic(index, prod, Tile(mins, extents, dynamic), None, views)[0]
     return View(tensor, tuple(reversed(extents)), mins, dynamic)
 
 
 def _union_view(pb, prod, plan, dyn, loc):
     """One slice of ``prod`` holding every point its readers inside the current level read."""
-    from .payload import View
     func = prod.func
     mins, extents, dynamic = _tile_region(plan, func, dyn)
-    pmins = pb.min_of[id(func)]
+    pmins = pb.min_of[func]
     starts = [pb.index_sum([(1, dy)] if dy else [], lo - plo, loc) for lo, dy, plo in zip(mins, dynamic, pmins)]
     np_shape = tuple(reversed(extents))
     view = pb.fresh("view")
     t = func.output_type()
-    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[id(func)][0]}{_dims(starts)} {_dims(extents)} "
-                    f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[id(func)], t)} to "
+    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[func][0]}{_dims(starts)} {_dims(extents)} "
+                    f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[func], t)} to "
                     f"{tensor_type(np_shape, t)} {loc}")
     return View(view, np_shape, mins, dynamic)
 
@@ -146,7 +168,7 @@ def _union_view(pb, prod, plan, dyn, loc):
 def _slide_buffer(pb, prod, plan, dyn):
     """A sliding window's buffer (every window of the loop, no folding), its type, and the static mins and
     SSA offsets of its first row."""
-    slide = plan.slides[id(prod.func)]
+    slide = plan.slides[prod.func]
     mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
     lev = plan.levels[slide.level]
     extents = list(extents)
@@ -155,15 +177,13 @@ def _slide_buffer(pb, prod, plan, dyn):
 
 
 def _buffer_view(pb, prod, plan, dyn, buf, btype):
-    from .payload import View
     mins, extents, dynamic = _slide_buffer(pb, prod, plan, dyn)
     return View(buf, tuple(reversed(extents)), mins, dynamic)
 
 
 def _warm_up(pb, prod, plan, dyn, views):
     """Before the loop: the buffer, with the rows of the first window that its iteration does not compute."""
-    from .payload import Tile
-    slide = plan.slides[id(prod.func)]
+    slide = plan.slides[prod.func]
     mins, extents, dynamic = _slide_buffer(pb, prod, plan, dyn)
     t = prod.func.output_type()
     loc = pb.def_loc(prod.func)
@@ -179,8 +199,7 @@ def _warm_up(pb, prod, plan, dyn, views):
 def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc):
     """In an iteration (``off``: the loop's offset along the slide): the rows no earlier iteration computed,
     put into the carried buffer; returns the buffer and the view of this iteration's window."""
-    from .payload import Tile, View
-    slide = plan.slides[id(prod.func)]
+    slide = plan.slides[prod.func]
     cmins, cextents = plan.computed_tile(prod.func)
     _, wextents = plan.producer_tile(prod.func)
     wmins, _, wdynamic = _tile_region(plan, prod.func, dyn)
@@ -205,7 +224,7 @@ def _compute_into(pb, prod, buf, btype, tile, at, views, loc) -> str:
     t = prod.func.output_type()
     ttype = tensor_type(tuple(reversed(tile.extents)), t)
     dest, put = pb.fresh("dest"), pb.fresh("buf")
-    index = next(i for i, s in enumerate(pb.p.stages) if s.func is prod.func)
+    index = pb.plan.of(prod.func).index
     slice_txt = f"{_dims(at)} {_dims(tile.extents)} {_dims([1] * n)}"
     pb.lines.append(f"{dest} = tensor.extract_slice {buf}{slice_txt} : {btype} to {ttype} {loc}")
     value = pb.emit_generic(index, prod, tile, [dest], views)[0]

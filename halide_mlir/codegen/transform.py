@@ -15,21 +15,12 @@ import os
 import re
 import warnings
 
-from ..analysis.bounds import Bounded, computed_region
-from ..analysis.legality import OUTERMOST, update_loops
-from ..analysis.loop_nest import (MAX_VECTOR_LANES, Loop, covered_extents, serialize_nested_parallel,
-                                  stage_loops, vector_block)
+from ..analysis.loop_nest import MAX_VECTOR_LANES, Loop, covered_extents, vector_block
+from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import HalideError, InternalError, ParallelAsLanesWarning
 from ..lang.func import MAX_UNROLL
-from ..lang.schedule import Directive
-from .mlir_text import mlir_string
-from ..analysis import vectorize
-from ..analysis.tiling import tile_plan
-from .payload import _unique_names
-from .tiled import loop_attr
-from ..analysis.pipeline import is_reduction
-from .updates import _affine
-from ..lang.traversal import walk
+from ..lang.schedule import DirectiveKind, LoopKind
+from .mlir_text import loop_attr, mlir_string
 
 HEADER = "module attributes {transform.with_named_sequence} {"
 _LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
@@ -129,8 +120,9 @@ class ScriptBuilder:
     def match_loop(self, stage_name: str, loop: Loop) -> str:
         """A loop the payload spelled out (codegen/tiled.py), by its ``hl.loop`` attribute."""
         h = self.fresh("loop")
-        op = "scf.forall" if loop.kind == "parallel" else "scf.for"
-        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes {{{loop_attr(stage_name, loop.name)}}} "
+        op = "scf.forall" if loop.kind == LoopKind.PARALLEL else "scf.for"
+        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes "
+                  f"{{{loop_attr(stage_name, loop.name)}}} "
                   f"in %root : ({ANY}) -> {ANY}")
         return h
 
@@ -148,8 +140,9 @@ class ScriptBuilder:
     def fold_unit_dims(self, op: str, loop: str | None) -> str:
         """Drop the unit dims of the (only) generic in ``loop`` (the innermost loop around ``op``); returns
         a handle to the folded generic. The patterns replace the op and drop its attributes, so it is matched
-        again by kind inside the loop. Reshapes, not rank-reducing slices: DESIGN.md note 4 saw a miscompile
-        with _via_slices (LLVM makes the same register-tiled loop of either)."""
+        again by kind inside the loop. Reshapes, not rank-reducing slices: MLIR 22.1.8 miscompiles with
+        _via_slices (docs/mlir-pitfalls.md#fold-unit-dims-via-slices; LLVM makes the same register-tiled loop
+        of either)."""
         if loop is None:
             loop = self.fresh("fn")
             self.emit(f"{loop} = transform.get_parent_op {op} {{op_name = \"func.func\"}} : ({ANY}) -> {ANY}")
@@ -189,9 +182,9 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     producers computed at that loop and returns the (possibly replaced) loop handle.
 
     ``compound``: the op reads through sums of loop dims (``input[x + r.y]``, updates.py), which the
-    vectorizer refuses (DESIGN.md note 1). Every loop but the vectorized one is materialized first, so each
-    such sum is of unit dims (RVar loops tile their dim to 1): folding the unit dims away leaves projected
-    permutations, and the folded op is vectorized over the dims that remain.
+    vectorizer refuses (docs/mlir-pitfalls.md#offset-indexing-maps). Every loop but the vectorized one is
+    materialized first, so each such sum is of unit dims (RVar loops tile their dim to 1): folding the unit
+    dims away leaves projected permutations, and the folded op is vectorized over the dims that remain.
 
     ``trips``: loop name -> iterations per computation of the stage (``unroll_trips``), which unroll factors
     must be: a stage computed at a consumer's loop runs its loops over one tile, not over ``extents``.
@@ -203,7 +196,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         return trips.get(l.name, l.extent)
     if not directives and not fuse_at.wanted():
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
-    vec = [i for i, l in enumerate(loops) if l.kind == "vectorized"]
+    vec = [i for i, l in enumerate(loops) if l.kind == LoopKind.VECTORIZED]
     if len(vec) > 1:
         raise HalideError(f"Func '{name}': only one loop can be vectorized (got "
                           f"{', '.join(loops[i].name for i in vec)})")
@@ -215,7 +208,7 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         vec = []  # vectorize(v, 1): one lane, a plain loop
     materialize, lanes = vector_loops(name, loops, vec[0], extents, n_rvars, fuse_at, site) if vec else (loops, [])
     for l in loops:
-        if l.kind == "unrolled" and trip(l) > MAX_UNROLL:
+        if l.kind == LoopKind.UNROLLED and trip(l) > MAX_UNROLL:
             raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {trip(l)} "
                               f"iterations (at most {MAX_UNROLL}); split it first")
     # producers computed at the vectorized loop or at one of its lanes: at the loop around the vector block
@@ -249,10 +242,10 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
         interchange = None
         if len(wanted) > 1 and wanted != sorted(wanted):
             interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
-        op, loop = sb.tile(op, sizes, l.kind == "parallel", interchange)
+        op, loop = sb.tile(op, sizes, l.kind == LoopKind.PARALLEL, interchange)
         loop = fuse_at(l.name, loop, also=also)
         last_loop = loop
-        if l.kind == "unrolled":
+        if l.kind == LoopKind.UNROLLED:
             unrolled.append((loop, trip(l), unroll_what(name, l, directives)))
     fuse_at.check_done()
     if vec:
@@ -290,7 +283,7 @@ def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fu
     if any(fuse_at.at(m.name) for m in inner) or \
             math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
         outer, lanes = outer + inner, [m for m in lanes if m not in inner]
-    parallel = [m.name for m in lanes if m.kind == "parallel"]
+    parallel = [m.name for m in lanes if m.kind == LoopKind.PARALLEL]
     if parallel:  # same values; say so rather than let a parallel request silently do nothing
         warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
                       f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
@@ -308,23 +301,22 @@ class FuseAt:
     """compute_at: after the consumer's loop ``var`` exists, ``fuse_into_containing_op`` each producer
     computed there. The fused copies' handle is kept so the producer's own schedule applies to them."""
 
-    def __init__(self, sb: ScriptBuilder, consumer, producers: list, names: dict, fused: dict,
-                 order: list[str] = ()):
-        self.sb, self.consumer, self.producers, self.names, self.fused = sb, consumer, producers, names, fused
-        self.order = list(order)  # the consumer's loop names, outermost first
-        self.done: set = set()
-        self.inside: dict = {}  # id(producer Func) -> the loop handle its fused copies are in
+    def __init__(self, sb: ScriptBuilder, consumer: StagePlan, producers: list[StagePlan], fused: dict):
+        self.sb, self.consumer, self.producers, self.fused = sb, consumer, producers, fused
+        self.order = [l.name for l in consumer.loops]  # the consumer's loop names, outermost first
+        self.done: set = set()    # producer Funcs computed (fused, or before the consumer's loops)
+        self.inside: dict = {}    # producer Func -> the loop handle its fused copies are in
 
     def wanted(self) -> bool:
         return bool(self.producers)
 
     def at(self, loop_name: str) -> bool:
         """Is some producer computed at this loop?"""
-        return any(p.compute.var == loop_name for p, _ in self.producers)
+        return any(p.compute.var == loop_name for p in self.producers)
 
     def computed_before(self, loop_names) -> None:
         """The producers computed at these loops are computed before the consumer's loops (not fused)."""
-        self.done |= {id(p.func) for p, _ in self.producers if p.compute.var in loop_names}
+        self.done |= {p.func for p in self.producers if p.compute.var in loop_names}
 
     def movers(self, loop_name: str, here: list) -> list:
         """The producers computed at loops inside ``loop_name`` that read, directly or through each other, one
@@ -334,14 +326,14 @@ class FuseAt:
         if loop_name not in self.order:
             return []
         depth = self.order.index(loop_name)
-        deeper = [p for p, _ in self.producers if id(p.func) not in self.done and p not in here
+        deeper = [p for p in self.producers if p.func not in self.done and p not in here
                   and p.compute.var in self.order and self.order.index(p.compute.var) > depth]
         reached, movers = list(here), []
         grew = True
         while grew:
             grew = False
             for q in deeper:
-                if q not in movers and any(c is q for r in reached for c in r.consumers):
+                if q not in movers and any(c is q.stage for r in reached for c in r.stage.consumers):
                     movers.append(q)
                     reached.append(q)
                     grew = True
@@ -350,22 +342,22 @@ class FuseAt:
     def __call__(self, loop_name: str, loop: str, views: set = frozenset(), also=()) -> str:
         """``views``: producers the payload already reads through one slice inside this loop; ``also``: loops
         that are not materialized (vector lanes), whose producers are computed in this one."""
-        here = [p for p, _ in self.producers if p.compute.var == loop_name or p.compute.var in also]
+        here = [p for p in self.producers if p.compute.var == loop_name or p.compute.var in also]
         movers = self.movers(loop_name, here)
         entered = loop
         moved = []
-        for p, updates in reversed(self.producers):  # consumers before the producers they read
+        for p in reversed(self.producers):  # consumers before the producers they read
             if p not in here and p not in movers:
                 continue
-            if self.inside.get(id(p.func)) == entered:  # (moved in already, for a reader: see movers)
-                self.done.add(id(p.func))
+            if self.inside.get(p.func) == entered:  # (moved in already, for a reader: see movers)
+                self.done.add(p.func)
                 moved.append(p)
                 continue
             # a Func with updates is a chain of generics: fuse the last one, then the ones it reads
-            for i in [*reversed(range(len(updates))), None]:
-                key = (id(p.func), -1 if i is None else i)
-                producer = self.fused.get(key) or self.sb.match_stage(self.names[id(p.func)], i)
-                if id(p.func) not in views:
+            for i in [*reversed(range(len(p.updates))), None]:
+                key = (p.func, -1 if i is None else i)
+                producer = self.fused.get(key) or self.sb.match_stage(p.name, i)
+                if p.func not in views:
                     # the tap slices were taken outside the loop; folding them into the tile's slices puts
                     # the producer's uses inside the loop, where fuse_into_containing_op looks for them
                     # (one fused copy per tap: see analysis/tiling.py for the case that avoids this)
@@ -377,189 +369,58 @@ class FuseAt:
                 self.fused[key] = fused
             moved.append(p)
             if p in here:
-                self.done.add(id(p.func))
+                self.done.add(p.func)
         for p in moved:
-            self.inside[id(p.func)] = loop
+            self.inside[p.func] = loop
         return loop
 
     def check_done(self) -> None:
-        for p, _ in self.producers:
-            if id(p.func) not in self.done:
-                raise HalideError(f"Func '{p.name}' is computed at loop '{p.compute.var}' of Func "
-                                  f"'{self.consumer.name()}', which has no such loop")
+        for p in self.producers:
+            if p.func not in self.done:
+                raise HalideError(f"Func '{p.stage.name}' is computed at loop '{p.compute.var}' of Func "
+                                  f"'{self.consumer.stage.name}', which has no such loop")
 
 
 def unroll_what(name: str, loop: Loop, directives) -> str:
     """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
-    d = next((d for d in directives if d.kind == "unroll" and d.args[0] == loop.name and d.site is not None), None)
+    d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name
+              and d.site is not None), None)
     return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
 
 
-def unroll_trips(name: str, vars_, extents, directives) -> dict:
-    """Loop name -> its iterations when the stage computes ``extents`` (one computation: a tile of it when
-    it is computed at a consumer's loop)."""
-    return loop_trips(stage_loops(name, vars_, extents, directives), extents)
-
-
-def loop_trips(loops: list[Loop], extents) -> dict:
-    """Loop name -> its iterations over ``extents``. The inner loop of a split runs the factor's iterations
-    only where the region is that large: split(y, yo, yi, 16).unroll(yo, 5) over 23 rows runs 2 (Halide
-    guards the other 3 copies away)."""
-    trips, covered = {}, list(extents)
-    for l in loops:
-        if len(l.parts) == 1:
-            trips[l.name] = min(l.extent, -(-covered[l.dim] // l.stride))
-            covered[l.dim] = min(covered[l.dim], l.stride)
-        else:
-            trips[l.name] = l.extent
-    return trips
-
-
-def inside_parallel(stages, stage, loop_lists) -> bool:
-    """Is this stage computed inside a parallel loop of a consumer (at any depth)?"""
-    return parallel_at(stages, stage.compute, loop_lists)
-
-
-def parallel_at(stages, level, loop_lists) -> bool:
-    """Is the loop ``level`` (a consumer's loop) inside a parallel loop, its own or an enclosing one?"""
-    if level.kind != "at" or level.var == OUTERMOST or id(level.func) not in loop_lists or \
-            not any(s.func is level.func for s in stages):
-        return False
-    consumer = next(s for s in stages if s.func is level.func)
-    loops = loop_lists[id(level.func)]
-    names = [l.name for l in loops]
-    if level.var in names and any(l.kind == "parallel" for l in loops[:names.index(level.var) + 1]):
-        return True
-    return inside_parallel(stages, consumer, loop_lists)
-
-
-PARALLEL_MIN_EXTENT = 16   # rows: fewer would leave cores idle at a fork/join that costs ~1 us anyway
-
-
-def implicit_parallel(stages, stage, loops, loop_lists) -> Directive | None:
-    """The parallel loop of a stage that we compute at the root where Halide would run it inside a parallel
-    loop: a producer analysis/legality.py hoisted out of a loop inside a parallel loop, or a BoundaryConditions
-    padded copy (lang/boundary.py) that a parallel consumer reads (Halide inlines it there). Same values, on
-    every core, as Halide's schedule runs it. Its outermost serial loop of at least PARALLEL_MIN_EXTENT
-    iterations becomes parallel; None if the stage has a parallel loop already or runs serially in Halide."""
-    if stage.compute.kind != "root" or any(l.kind == "parallel" for l in loops):
-        return None
-    schedule = stage.func.schedule()
-    if stage.hoisted_from is not None:
-        wanted = parallel_at(stages, stage.hoisted_from, loop_lists)
-    elif schedule.padded_copy and not schedule.directives:
-        wanted = any(inside_parallel(stages, c, loop_lists) or
-                     any(l.kind == "parallel" for l in loop_lists.get(id(c.func), ())) for c in stage.consumers)
-    else:
-        return None
-    loop = next((l for l in loops if l.kind == "serial" and len(l.parts) == 1 and l.exact
-                 and l.extent >= PARALLEL_MIN_EXTENT), None)
-    return Directive("parallel", (loop.name,)) if wanted and loop is not None else None
-
-
-def compound_reads(stage, u) -> bool:
-    """Does the update read an input at a sum of loop dims (``input[x + r.y]``) or a scaled one?
-    updates.py gives such reads a compound indexing map (``d1 + d4``)."""
-    names = list(stage.vars) + [r.name() for r in u.rvars]
-    dim_of, base_of = {v: i for i, v in enumerate(names)}, dict.fromkeys(names, 0)
-    for e in [u.value, *u.predicates]:
-        for node in walk(e):
-            if node.kind != "call" or node.value is stage.func:
-                continue
-            for a in node.args:
-                form = _affine(a, dim_of, base_of)
-                if form is not None and (sum(1 for c in form[0].values() if c) > 1 or
-                                         any(c not in (0, 1) for c in form[0].values())):
-                    return True
-    return False
-
-
-def levels_in(stages, stage) -> set:
-    """Names of ``stage``'s loops that some producer is computed or stored at."""
-    return {level.var for s in stages for level in (s.compute, s.func.schedule().store)
-            if level is not None and level.kind == "at" and level.func is stage.func}
-
-
-def build_transform(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozenset = frozenset()) -> str:
-    """``auto_vector``: vectorize the Funcs the user did not (analysis/vectorize.py), except those whose id is
-    in ``scalar_funcs``."""
-    stages = bounded.pipeline.stages
-    names = dict(zip((id(s.func) for s in stages), _unique_names([s.name for s in stages])))
+def build_transform(plan: PipelinePlan) -> str:
+    """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
+    into a consumer's loop is scheduled through the handle of its fused copies)."""
     sb = ScriptBuilder()
-    fused: dict = {}   # id(producer Func) -> handle of its copies fused into a consumer loop
-    loop_lists: dict = {}  # id(Func) -> its loops, consumers first
-    plans: dict = {}  # id(Func) -> its tile plan (analysis/tiling.py) or None
-    for stage in reversed(stages):
-        name = names[id(stage.func)]
-        extents = bounded.region(stage.func).extents
-        level = stage.compute
-        outer = plans.get(id(level.func)) if level.kind == "at" else None
-        per_computation = computed_region(bounded, stage.func).extents
-        if outer is not None and id(stage.func) in outer.computed | outer.viewed:
-            extents = per_computation = outer.computed_tile(stage.func)[1]  # one tile, not the whole region
-        directives = stage.func.schedule().directives
-        inside = inside_parallel(stages, stage, loop_lists)
-        loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
-        auto = auto_vector and id(stage.func) not in scalar_funcs and vectorize.plan(
-            loops, directives, bounded.bodies[id(stage.func)], stage.func.output_types(), stage.vars,
-            computed_here=levels_in(stages, stage))
-        if auto:
-            directives = [*directives, *auto.directives()]
-            loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
-        implicit = implicit_parallel(stages, stage, loops, loop_lists)
-        if implicit is not None:
-            directives = [*directives, implicit]
-            loops = stage_loops(name, stage.vars, extents, directives)
-        loop_lists[id(stage.func)] = loops
-        trips = unroll_trips(name, stage.vars, per_computation, directives)
-        # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so
-        # are the stages analysis/legality.py hoist_from_loops moves out of loops)
-        producers = [(s, bounded.updates[id(s.func)]) for s in stages if s.compute.kind == "at"
-                     and s.func is not bounded.pipeline.output and s.compute.func is stage.func
-                     and s.compute.var != OUTERMOST]
-        plan = tile_plan(bounded, stage)
-        plans[id(stage.func)] = plan
-        if plan is not None:  # the payload computes these producers' tiles in place: nothing to fuse
-            producers = [(p, updates) for p, updates in producers if id(p.func) not in plan.computed]
-        fuse_at = FuseAt(sb, stage.func, producers, names, fused, [l.name for l in loops])
-        if plan is None:
-            schedule_stage(sb, name, fused.get((id(stage.func), -1)), loops, extents, directives, fuse_at,
-                           trips=trips)
+    fused: dict = {}   # (producer Func, update index or -1) -> handle of its copies fused into a consumer loop
+    for stage in reversed(plan.stages):
+        fuse_at = FuseAt(sb, stage, stage.producers, fused)
+        if stage.tile is None:
+            schedule_stage(sb, stage.name, fused.get((stage.func, -1)), stage.loops, stage.extents,
+                           stage.directives, fuse_at, trips=stage.trips)
         else:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
             # innermost level first: a producer computed at an outer loop may be read only by producers
             # fused deeper in, whose copies must be in place before it can be fused
             unrolled = []
-            handles = [sb.match_loop(name, lev.loop) for lev in plan.levels]
-            for lev, handle in reversed(list(zip(plan.levels, handles))):
-                loop = fuse_at(lev.loop.name, handle, plan.viewed)
-                if lev.loop.kind == "unrolled":
-                    unrolled.append((loop, lev.trip, unroll_what(name, lev.loop, directives)))
-            inner = loops[len(plan.levels):]
-            schedule_stage(sb, name, sb.match_stage(name), inner, plan.tile_sizes, directives, fuse_at,
-                           trips=unroll_trips(name, stage.vars, plan.tile_sizes, directives))
+            handles = [sb.match_loop(stage.name, lev.loop) for lev in stage.tile.levels]
+            for lev, handle in reversed(list(zip(stage.tile.levels, handles))):
+                loop = fuse_at(lev.loop.name, handle, stage.tile.viewed)
+                if lev.loop.kind == LoopKind.UNROLLED:
+                    unrolled.append((loop, lev.trip, unroll_what(stage.name, lev.loop, stage.directives)))
+            inner = stage.loops[len(stage.tile.levels):]
+            schedule_stage(sb, stage.name, sb.match_stage(stage.name), inner, stage.tile.tile_sizes,
+                           stage.directives, fuse_at, trips=stage.trips)
             for loop, trip, what in unrolled:
                 sb.unroll(loop, trip, what)
-        for u in bounded.updates[id(stage.func)]:
-            if not is_reduction(stage, u):
+        for u in stage.updates:
+            if not u.reduction:
                 continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
-            uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
-            uext_one = uext[:len(u.rvars)] + list(per_computation)
-            udirectives = u.schedule.directives
-            uloops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
-            # an update is vectorized along x only where the user made a pure x loop innermost
-            auto = auto_vector and id(stage.func) not in scalar_funcs and vectorize.plan(
-                uloops, udirectives, [*u.values, *u.predicates], stage.func.output_types(), stage.vars,
-                dim=len(u.rvars))
-            if auto:
-                udirectives = [*udirectives, *auto.directives()]
-                uloops = serialize_nested_parallel(update_loops(stage, u, uext, udirectives), inside)
-            op = fused.get((id(stage.func), u.index))
-            if op is None and udirectives:
-                op = sb.match_stage(name, u.index)
-            schedule_stage(sb, f"{name}.update({u.index})", op, uloops, uext, udirectives,
-                           FuseAt(sb, stage.func, [], names, fused), compound_reads(stage, u) or bool(u.rvars),
-                           len(u.rvars), trips=loop_trips(update_loops(stage, u, uext_one, udirectives), uext_one))
+            op = fused.get((stage.func, u.update.index))
+            if op is None and u.directives:
+                op = sb.match_stage(stage.name, u.update.index)
+            schedule_stage(sb, u.name, op, u.loops, u.extents, u.directives, FuseAt(sb, stage, [], fused),
+                           u.compound, len(u.update.rvars), trips=u.trips)
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -13,40 +13,12 @@ from __future__ import annotations
 
 import warnings
 
-from ..error import HalideError, SerialUpdateWarning
+from ..analysis.affine import affine_form
+from ..error import SerialUpdateWarning
+from ..lang.schedule import DirectiveKind
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
-
-
-def _affine(e, dim_of: dict, base_of: dict):
-    """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
-    k = e.kind
-    if k == "const" and not e.type.is_float():
-        return {}, int(e.value)
-    if k == "param" and not e.type.is_float():
-        return {}, int(e.value.get())
-    if k in ("var", "rvar"):
-        name = e.value.name()
-        return {dim_of[name]: 1}, base_of[name]
-    if k in ("add", "sub") and not e.type.is_float():
-        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
-        if a is None or b is None:
-            return None
-        sign = 1 if k == "add" else -1
-        coef = dict(a[0])
-        for d, c in b[0].items():
-            coef[d] = coef.get(d, 0) + sign * c
-        return coef, a[1] + sign * b[1]
-    if k == "mul" and not e.type.is_float():
-        a, b = _affine(e.args[0], dim_of, base_of), _affine(e.args[1], dim_of, base_of)
-        if a is None or b is None or (a[0] and b[0]):
-            return None
-        (coef, c), scale = (a, b[1]) if a[0] else (b, a[1])
-        return {d: v * scale for d, v in coef.items()}, c * scale
-    if k == "cast" and e.type.bits() >= 32 and e.args[0].type.is_int() and e.args[0].type.bits() <= 32:
-        return _affine(e.args[0], dim_of, base_of)
-    return None
 
 
 def _plain_dims(map_text: str) -> list[int]:
@@ -93,12 +65,12 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             if node.value is func:
                 access_of[id(node)] = "self"
                 continue
-            forms = [_affine(a, dim_of, base_of) for a in node.args]
+            forms = [affine_form(a, dim_of, base_of) for a in node.args]
             if any(f is None for f in forms) or any(m.kind == "call" for a in node.args for m in walk(a)):
                 access_of[id(node)] = "extract"
                 continue
-            mins = pb.min_of[id(node.value)]
-            full = pb.shape_of[id(node.value)]
+            mins = pb.min_of[node.value]
+            full = pb.shape_of[node.value]
             m = len(node.args)
             # A coordinate that is one loop dim plus a constant reads a slice of exactly that loop's extent
             # through a plain dim (linalg takes loop extents from plain dims, so a wider tensor would make the
@@ -124,15 +96,16 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     results.append(_affine_text(coef, 0))
                 else:
                     # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
-                    # is not vectorizable even after the unit dims are folded (DESIGN.md note 1)
+                    # is not vectorizable even after the unit dims are folded
+                    # (docs/mlir-pitfalls.md#offset-indexing-maps)
                     shift = max(0, c - mins[j])
                     offsets.append(shift)
                     sizes.append(full[m - 1 - j] - shift)
                     results.append(_affine_text(coef, c - mins[j] - shift))
-            key = (id(node.value), node.index, tuple(offsets), tuple(results))
+            key = (node.value, node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)
-                src = pb.tensor_of[id(node.value)][node.index]
+                src = pb.tensor_of[node.value][node.index]
                 if tuple(sizes) != tuple(full) or any(offsets):
                     sliced = pb.fresh("s")
                     pb.lines.append(
@@ -199,7 +172,8 @@ def emit_loops(pb, stage, u, current: list) -> list:
     b = pb.b
     func = stage.func
     region = b.region(func)
-    if any(d.kind in ("vectorize", "parallel", "unroll") for d in u.schedule.directives):
+    if any(d.kind in (DirectiveKind.VECTORIZE, DirectiveKind.PARALLEL, DirectiveKind.UNROLL)
+           for d in u.schedule.directives):
         # the schedule is legal (analysis/legality.py checked it) and the loops below compute the same values
         # serially; say so rather than let a vectorize/parallel request silently do nothing
         warnings.warn(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "

@@ -40,7 +40,7 @@ def _bounds(source, bounds, what: str):
     bounds += [None] * (dims - len(bounds))
     out = []
     for b in bounds:
-        if b is None or (hasattr(b, "min") and getattr(b, "min") is None):
+        if b is None or (hasattr(b, "min") and b.min is None):
             out.append(None)
             continue
         lo, ext = (b.min, b.extent) if hasattr(b, "extent") else b

@@ -7,11 +7,11 @@ import warnings
 import numpy as np
 
 from ..error import HalideError
-from .traversal import walk
-from .expr import Expr, ExprOps, to_expr
-from .schedule import Directive, FuncSchedule, LoopLevel, TailStrategy, touch
+from .expr import Expr, ExprOps, binary, cast, const, to_expr
+from .traversal import free_rvars, free_vars, walk
+from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
-from .types import Type
+from .types import Int, Type
 from .var import Var
 
 _fresh = itertools.count()
@@ -30,8 +30,6 @@ def call_args(args, callee, dims: int) -> tuple:
         if e.type.is_float():
             raise HalideError(f"{user_site()}: argument {i} of the call to '{callee.name()}' is {e.type}; "
                               f"Func and Buffer coordinates must be integers")
-    from .expr import cast
-    from .types import Int
     return tuple(cast(Int(32), e) for e in exprs)
 
 
@@ -113,7 +111,6 @@ class Definition:
 
     def rvars(self) -> list:
         """Every RVar of every RDom the update uses: the whole domain is iterated, r.x innermost."""
-        from .traversal import free_rvars
         doms: dict = {}
         for e in (*self.args, *self.values):
             for r in free_rvars(e):
@@ -210,9 +207,7 @@ class Func:
             # positions that are not Vars get implicit Vars
             pure_args = tuple(a if isinstance(a, Var) else Var(f"_{i}") for i, a in enumerate(args))
             init = 0 if upd.op in ("add", "sub") else 1
-            from .expr import const
             self._define(pure_args, const(init, rhs.type), implicit=True)
-        from .expr import binary
         self._define_update(args, binary(upd.op, self[args], upd.e))
 
     def _define_update(self, args: tuple, value) -> None:
@@ -237,11 +232,8 @@ class Func:
             if isinstance(a, Var) and not a.same_as(self._pure.args[j]):
                 raise HalideError(f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
                                   f"pure definition ({self._pure.args[j].name()})")
-        from .expr import cast
-        from .types import Int
         exprs = tuple(cast(Int(32), e) for e in exprs)
         lhs_vars = {a.name() for a in args if isinstance(a, Var)}
-        from .traversal import free_vars
         stray = [v for e in (*exprs, *values) for v in free_vars(e) if v not in lhs_vars]
         if stray:
             raise HalideError(f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
@@ -273,7 +265,6 @@ class Func:
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
             raise HalideError(f"{site}: Func '{self._name}' was declared with {self._declared_dims} dimensions "
                               f"but defined with {len(vars_)}")
-        from .traversal import free_vars
         unbound = [v for e in values for v in free_vars(e) if not any(v == a.name() for a in vars_)]
         if unbound:
             raise HalideError(f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
@@ -391,7 +382,7 @@ class Func:
                               f"got {func!r}")
         if func is self:
             raise HalideError(f"{user_site()}: Func '{self._name}' can't be computed at one of its own loops")
-        return self._set_compute(LoopLevel("at", func, _var_name(var), capture_site()))
+        return self._set_compute(LoopLevel(LevelKind.AT, func, _var_name(var), capture_site()))
 
     def store_root(self) -> "Func":
         self._schedule.store = LoopLevel.root()
@@ -400,12 +391,12 @@ class Func:
         return self
 
     def store_at(self, func: "Func", var) -> "Func":
-        self._schedule.store = LoopLevel("at", func, _var_name(var), capture_site())
+        self._schedule.store = LoopLevel(LevelKind.AT, func, _var_name(var), capture_site())
         self._schedule.padded_copy = ()
         touch()
         return self
 
-    def _directive(self, kind: str, *args) -> "Func":
+    def _directive(self, kind: DirectiveKind, *args) -> "Func":
         self._stage_schedule().directives.append(Directive(kind, args, capture_site()))
         touch()
         return self
@@ -419,10 +410,11 @@ class Func:
                               f"got {factor!r}")
         if tail is not None and not isinstance(tail, TailStrategy):
             raise HalideError(f"{user_site()}: split tail strategy must be a hl.TailStrategy, got {tail!r}")
-        return self._directive("split", _var_name(old), _var_name(outer), _var_name(inner), int(factor), tail)
+        return self._directive(DirectiveKind.SPLIT, _var_name(old), _var_name(outer), _var_name(inner), int(factor),
+                               tail)
 
     def fuse(self, inner, outer, fused) -> "Func":
-        return self._directive("fuse", _var_name(inner), _var_name(outer), _var_name(fused))
+        return self._directive(DirectiveKind.FUSE, _var_name(inner), _var_name(outer), _var_name(fused))
 
     def tile(self, x, y, *rest) -> "Func":
         if len(rest) in (6, 7):  # tile(x, y, xo, yo, xi, yi, fx, fy[, tail])
@@ -441,14 +433,14 @@ class Func:
     def reorder(self, *vars_) -> "Func":
         if len(vars_) == 1 and isinstance(vars_[0], (list, tuple)):
             vars_ = tuple(vars_[0])
-        return self._directive("reorder", *[_var_name(v) for v in vars_])
+        return self._directive(DirectiveKind.REORDER, *[_var_name(v) for v in vars_])
 
     def vectorize(self, var, factor=None, tail=None) -> "Func":
         if factor is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
             var = inner
-        return self._directive("vectorize", _var_name(var))
+        return self._directive(DirectiveKind.VECTORIZE, _var_name(var))
 
     def unroll(self, var, factor=None, tail=None) -> "Func":
         if factor is not None and int(factor) > MAX_UNROLL:
@@ -458,16 +450,16 @@ class Func:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
             var = inner
-        return self._directive("unroll", _var_name(var))
+        return self._directive(DirectiveKind.UNROLL, _var_name(var))
 
     def parallel(self, var, task_size=None, tail=None) -> "Func":
         if task_size is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, task_size, tail)
-        return self._directive("parallel", _var_name(var))
+        return self._directive(DirectiveKind.PARALLEL, _var_name(var))
 
     def serial(self, var) -> "Func":
-        return self._directive("serial", _var_name(var))
+        return self._directive(DirectiveKind.SERIAL, _var_name(var))
 
     def reorder_storage(self, *vars_) -> "Func":
         """Accepted for compatibility: intermediates are always stored in dimension order here. The storage
@@ -485,7 +477,7 @@ class Func:
         return self
 
     def bound(self, var, min_, extent) -> "Func":
-        return self._directive("bound", _var_name(var), int(min_), int(extent))
+        return self._directive(DirectiveKind.BOUND, _var_name(var), int(min_), int(extent))
 
     def set_estimate(self, var, min_, extent) -> "Func":
         """Autoscheduler hints in Halide; halide_mlir's autoscheduler does not need them (kept for code that
@@ -500,41 +492,40 @@ class Func:
 
     # --- realization ---------------------------------------------------------------------------
     def realize(self, sizes, *rest):
-        from ..runtime.realize import realize
-        return realize(self, sizes, *rest)
+        return _driver().realize(self, sizes, *rest)
 
     def compile_jit(self, target=None) -> None:
         """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline;
         the first realize compiles and caches."""
-        from ..analysis.pipeline import build_pipeline
-        build_pipeline(self)
+        _driver().front_end(self)
 
     def infer_input_bounds(self, sizes) -> None:
         raise HalideError("infer_input_bounds is not supported yet")
 
     def compile_to_mlir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).payload
+        return _driver().stages(self, sizes, mins).payload
 
     def transform_script(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).transform
+        return _driver().stages(self, sizes, mins).transform
 
     def compile_to_lowered_mlir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).lowered()
+        return _driver().stages(self, sizes, mins).lowered()
 
     def compile_to_llvm_ir(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).llvm_ir()
+        return _driver().stages(self, sizes, mins).llvm_ir()
 
     def compile_to_assembly(self, sizes, mins=None) -> str:
-        from ..runtime.realize import stages
-        return stages(self, sizes, mins).assembly()
+        return _driver().stages(self, sizes, mins).assembly()
 
     def print_loop_nest(self) -> None:
-        from ..analysis.loop_nest import loop_nest_text
-        print(loop_nest_text(self))
+        print(_driver().print_loop_nest(self))
+
+
+def _driver():
+    """The compile driver. lang is the bottom layer: the one place it reaches up (Halide's API puts realize and
+    compile_to_* on Func), imported when first called."""
+    from .. import driver
+    return driver
 
 
 def _var_name(v) -> str:

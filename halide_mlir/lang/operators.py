@@ -6,7 +6,7 @@ import numpy as np
 from ..error import HalideError
 from .expr import FLOAT_MATH, Expr, cast, const, is_python_number, operands, to_expr
 from .source import user_site
-from .types import Float, Int, Type, UInt, match_types
+from .types import Float, Int, Type, UInt
 
 
 def select(*args) -> Expr:

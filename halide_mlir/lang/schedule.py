@@ -9,6 +9,51 @@ import enum
 import itertools
 from dataclasses import dataclass, field
 
+class _Kind(str, enum.Enum):
+    """A kind that is also its name as a string (cache keys, messages and printed loop nests stay the same)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class LevelKind(_Kind):
+    """Where a Func is computed or stored (Halide's LoopLevel): inlined, at the root, or at a consumer's loop."""
+    INLINE = "inline"
+    ROOT = "root"
+    AT = "at"
+
+
+class DirectiveKind(_Kind):
+    """A loop-scheduling directive, in the order the user gave them (Halide applies them in order)."""
+    SPLIT = "split"
+    FUSE = "fuse"
+    REORDER = "reorder"
+    VECTORIZE = "vectorize"
+    UNROLL = "unroll"
+    PARALLEL = "parallel"
+    SERIAL = "serial"
+    BOUND = "bound"
+
+
+class LoopKind(_Kind):
+    """How a loop of a stage's loop nest runs (Halide's ForType)."""
+    SERIAL = "serial"
+    PARALLEL = "parallel"
+    VECTORIZED = "vectorized"
+    UNROLLED = "unrolled"
+
+
+# The kind of loop each loop-kind directive makes.
+LOOP_KIND_OF = {DirectiveKind.VECTORIZE: LoopKind.VECTORIZED, DirectiveKind.PARALLEL: LoopKind.PARALLEL,
+                DirectiveKind.UNROLL: LoopKind.UNROLLED, DirectiveKind.SERIAL: LoopKind.SERIAL}
+
+# ``compute_at(f, Var.outermost())``: outside all of f's loops
+OUTERMOST = "__outermost"
+
+
 # Bumped on every change to any definition or schedule, so compiled-code caches know when to look again.
 _generation = itertools.count(1)
 generation = [0]
@@ -37,25 +82,36 @@ class TailStrategy(enum.Enum):
 
 @dataclass(frozen=True)
 class LoopLevel:
-    kind: str  # "inline", "root" or "at"
+    kind: LevelKind
     func: object = None
     var: str | None = None
     site: object = field(default=None, compare=False)
 
+    def __post_init__(self):
+        object.__setattr__(self, "kind", LevelKind(self.kind))
+
     @staticmethod
     def inlined() -> "LoopLevel":
-        return LoopLevel("inline")
+        return LoopLevel(LevelKind.INLINE)
 
     @staticmethod
     def root() -> "LoopLevel":
-        return LoopLevel("root")
+        return LoopLevel(LevelKind.ROOT)
+
+    def at_loop(self) -> bool:
+        """At a consumer's loop (not at its outermost level, which is like the root)."""
+        return self.kind == LevelKind.AT and self.var != OUTERMOST
 
 
 @dataclass(frozen=True)
 class Directive:
-    kind: str  # split, fuse, reorder, vectorize, unroll, parallel, serial, bound
-    args: tuple
+    kind: DirectiveKind
+    args: tuple   # split: (old, outer, inner, factor, tail); fuse: (inner, outer, fused); reorder: vars innermost
+    #               first; vectorize/parallel/unroll/serial: (var, ...); bound: (var, min, extent)
     site: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", DirectiveKind(self.kind))
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 from .expr import Expr, ExprOps
+from .schedule import OUTERMOST
 from .types import Int
 
 _fresh = itertools.count()
@@ -45,7 +46,7 @@ class Var(ExprOps):
     @staticmethod
     def outermost() -> "Var":
         """The loop level outside all of a Func's loops (``compute_at(f, Var.outermost())``)."""
-        return Var("__outermost")
+        return Var(OUTERMOST)
 
     def __repr__(self) -> str:
         return f"<halide.Var '{self._name}'>"  # Halide's text: programs written for Halide print and check it

@@ -154,7 +154,8 @@ def _environment() -> str:
             except OSError:
                 parts.append(f"{os.path.basename(path)} missing")
         for source in (os.path.join(here, "jit.py"), os.path.join(here, "disk_cache.py"),
-                       os.path.join(here, os.pardir, "codegen", "lowering.py")):
+                       os.path.join(here, os.pardir, "codegen", "lowering.py"), os.path.join(here, os.pardir,
+                                                                                            "driver.py")):
             try:
                 with open(source, "rb") as f:
                     parts.append(hashlib.sha256(f.read()).hexdigest())

@@ -8,14 +8,14 @@ import re
 import threading
 import warnings
 
-from ..analysis import vectorize
 from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_body_once, heap_allocations,
-                                hoist_static_allocas, keep_masked_store_values, lowering_passes, num_threads,
-                                parallel_runtime, to_llvm, top_level_ops)
+                                hoist_static_allocas, keep_masked_store_values, lowering_passes, to_llvm,
+                                top_level_ops)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import InternalError, UnrollWarning
+from ..settings import auto_vectorize_mode, compile_settings, parallel_runtime
 
 @contextlib.contextmanager
 def mlir_errors(what: str, stage: str):
@@ -52,8 +52,8 @@ def _sequence(script, name: str):
                  if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == f'"{name}"'), None)
 
 
-def apply_schedule(ctx, payload: str, transform: str, script_out: list | None = None):
-    """Parse the payload and run the transform script on it, in process. ``script_out`` receives the parsed
+def apply_schedule(ctx, payload: str, transform: str):
+    """Parse the payload and run the transform script on it, in process. Returns the module and the parsed
     script (bufferize runs its second entry point)."""
     from mlir import ir
     from mlir.dialects.transform import interpreter
@@ -63,9 +63,7 @@ def apply_schedule(ctx, payload: str, transform: str, script_out: list | None = 
         script = ir.Module.parse(transform)
     with ctx, mlir_errors("applying the schedule failed", "schedule"):
         interpreter.apply_named_sequence(module.operation, _sequence(script, "__transform_main"), script)
-    if script_out is not None:
-        script_out.append(script)
-    return module
+    return module, script
 
 
 def run_passes(ctx, module, passes: str, what: str, stage: str) -> None:
@@ -177,17 +175,8 @@ def check_unrolled(module, reported: set = frozenset()) -> None:
                                         f"in the compiled code (same values)"), stacklevel=3)
 
 
-def bufferized(ctx, payload: str, transform: str):
-    """Scheduled, bufferized and unrolled (memrefs, before the lowering to LLVM)."""
-    scripts: list = []
-    module = apply_schedule(ctx, payload, transform, scripts)
-    bufferize(ctx, module, scripts[0])
-    return module
-
-
-def lower(ctx, payload: str, transform: str, threads: int):
-    """Scheduled, bufferized and lowered to the LLVM dialect."""
-    module = bufferized(ctx, payload, transform)
+def lower(ctx, module, threads: int) -> None:
+    """A bufferized module → the LLVM dialect (codegen/lowering.py's passes and IR rewrites, in order)."""
     hoist, loops, after = lowering_passes(threads)
     run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
@@ -200,10 +189,26 @@ def lower(ctx, payload: str, transform: str, threads: int):
     with ctx:
         keep_masked_store_values(module)  # works around an LLVM 22 X86 miscompile, see codegen/lowering.py
         compile_body_once(module)
-    if vectorize.mode() == "off":
+    if auto_vectorize_mode() == "off":
         with ctx:
             keep_llvm_from_vectorizing(module)
-    return module
+
+
+LLVM_TARGET = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"]
+
+
+def translate_to_llvm_ir(lowered: str) -> str:
+    """The LLVM dialect as LLVM IR (mlir-translate)."""
+    from .tools import mlir_tool, run_tool
+    return run_tool([mlir_tool("mlir-translate"), "--mlir-to-llvmir"], lowered)
+
+
+def assemble(llvm_ir: str) -> str:
+    """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines, if any), then llc.
+    The triple matters: without it memcpy becomes byte loops (docs/mlir-pitfalls.md#target-triple)."""
+    from .tools import llvm_tool, run_tool
+    optimized = run_tool([llvm_tool("opt"), "-O3", "-S", *LLVM_TARGET], llvm_ir)
+    return run_tool([llvm_tool("llc"), "-O3", *LLVM_TARGET], optimized)
 
 
 def keep_llvm_from_vectorizing(module) -> None:
@@ -259,7 +264,7 @@ class Compiled:
     (linked in memory, no compilation: ``from_disk`` is True); otherwise it is compiled and the object stored.
     """
 
-    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int,
+    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int, lower_to_llvm,
                  cache_key: str | None = None):
         from . import disk_cache
         from .memory import keep_freed_memory
@@ -285,15 +290,15 @@ class Compiled:
             if cache_key:
                 disk_cache.stats["misses"] += 1
                 disk_cache._log(f"miss {cache_key}")
-            address = self._compile(payload, transform, threads, libraries)
+            address = self._compile(payload, transform, threads, libraries, lower_to_llvm)
             if cache_key:
                 self._store(cache_key)
         self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
 
-    def _compile(self, payload: str, transform: str, threads: int, libraries: list[str]) -> int:
+    def _compile(self, payload: str, transform: str, threads: int, libraries: list[str], lower_to_llvm) -> int:
         from mlir import execution_engine
         self.ctx = compile_context()
-        module = lower(self.ctx, payload, transform, threads)
+        module = lower_to_llvm(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
             self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=libraries)
         self.module = module
@@ -335,14 +340,15 @@ compile_lock = threading.RLock()
 _UNROLL_DESCRIPTION = re.compile(r'(?<=transform\.param\.constant )"[^"]*"(?= -> !transform\.any_param)')
 
 
-def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compiled:
+def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_llvm) -> Compiled:
     """Two Funcs that compile to the same text share one engine; across processes, the disk cache
-    (disk_cache.py) supplies the compiled object so a second process compiles nothing."""
-    threads = num_threads()
+    (disk_cache.py) supplies the compiled object so a second process compiles nothing. ``lower_to_llvm(ctx,
+    payload, transform, threads)``: the MLIR steps (driver.py), run on a miss."""
+    threads, runtime, vectorize_mode = compile_settings()
     # the unrolled loops' descriptions (for UnrollWarning) name fresh Vars and RDoms (v3, r0), numbered per
     # process: the same pipeline built again must still find its engine and its disk-cache entry
     transform_key = _UNROLL_DESCRIPTION.sub('""', transform)
-    key = (payload, transform_key, threads, parallel_runtime(threads), vectorize.mode())
+    key = (payload, transform_key, threads, runtime, vectorize_mode)
     c = _engines.get(key)
     if c is None:
         with compile_lock:
@@ -353,7 +359,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str]) -> Compil
                 if disk_cache.enabled():
                     passes = f"{BUFFERIZE}|{UNROLL_SEQUENCE}|{AFTER_BUFFERIZE}|{to_llvm(threads)}"
                     cache_key = disk_cache.key(payload, transform_key, threads, arg_types,
-                                               f"{passes}|opt_level=3|vectorize={vectorize.mode()}")
-                c = Compiled(payload, transform, arg_types, threads, cache_key)
+                                               f"{passes}|opt_level=3|vectorize={vectorize_mode}")
+                c = Compiled(payload, transform, arg_types, threads, lower_to_llvm, cache_key)
                 _engines[key] = c
     return c

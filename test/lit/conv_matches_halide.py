@@ -1,7 +1,8 @@
-# Every way the transform script vectorizes an update that reads at sums of loop dims (input[x + r.y]:
-# fold the unit dims, then vectorize; see conv_vectorized.py) must compute Halide's numbers (DESIGN.md note 4:
-# MLIR 22 miscompiles in this area). Each case runs the same algorithm and schedule under halide_mlir and
-# real Halide 21 and compares (rtol 1e-4); sizes are chosen so tiles, vectors and unrolls do not divide them.
+# Every way the transform script vectorizes an update that reads at sums of loop dims (input[x + r.y]: fold the
+# unit dims, then vectorize; see conv_vectorized.py) must compute Halide's numbers (MLIR 22 miscompiles in this
+# area: docs/mlir-pitfalls.md#fold-unit-dims-via-slices). Each case runs the same algorithm and schedule under
+# halide_mlir and real Halide 21 and compares (rtol 1e-4); sizes are chosen so tiles, vectors and unrolls do not
+# divide them.
 #
 # RUN: %python %s | FileCheck %s
 # CHECK-NOT: MISMATCH

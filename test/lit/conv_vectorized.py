@@ -1,10 +1,10 @@
-# The conv_layer update (examples/conv_layer.py, Halide's apps/conv_layer) reads the input at sums of loop
-# dims, input[r.x, x + r.y, y + r.z, n]: a compound indexing map (d1 + d4) that the vectorizer refuses
-# (DESIGN.md note 1). The transform script materializes every loop but the vectorized one, so r.y, r.z, r.x
-# are tiled to 1; it then folds the unit dims away (fold_unit_extent_dims_via_reshapes), leaving projected
-# permutations, and vectorizes the folded op 16 wide. The update becomes 16-wide multiply-adds with
-# contraction allowed (one FMA each on AVX-512): 4 vectors of channels x 5 columns = 20 accumulators,
-# r.x unrolled by 2, so 40 of them per iteration of the r.x loop, and no scalar generic is left.
+# The conv_layer update (examples/conv_layer.py, Halide's apps/conv_layer) reads the input at sums of loop dims,
+# input[r.x, x + r.y, y + r.z, n]: a compound indexing map (d1 + d4) that the vectorizer refuses
+# (docs/mlir-pitfalls.md#offset-indexing-maps). The transform script materializes every loop but the vectorized
+# one, so r.y, r.z, r.x are tiled to 1; it then folds the unit dims away (fold_unit_extent_dims_via_reshapes),
+# leaving projected permutations, and vectorizes the folded op 16 wide. The update becomes 16-wide multiply-adds
+# with contraction allowed (one FMA each on AVX-512): 4 vectors of channels x 5 columns = 20 accumulators, r.x
+# unrolled by 2, so 40 of them per iteration of the r.x loop, and no scalar generic is left.
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
 # RUN: %python %s bufferized | FileCheck %s --check-prefix=VEC

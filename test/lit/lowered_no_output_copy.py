@@ -1,13 +1,13 @@
 # The output Func is computed straight into the caller's output buffer: the payload
 # ends in `bufferization.materialize_in_destination %result in restrict writable %out`,
 # so bufferization must not allocate a temporary the size of the output and memcpy it
-# into %out afterwards (DESIGN.md field note 6: "works, with no copies"). That extra
+# into %out afterwards (docs/mlir-pitfalls.md#function-boundary). That extra
 # pass over the output costs bandwidth on every call of a bandwidth-bound pipeline.
 #
-# Known bug (reported): BUFFERIZE in codegen/lowering.py runs one-shot-bufferize
-# without `eliminate-empty-tensors` first, so the generic's `tensor.empty()` init
-# becomes a memref.alloc + memref.copy into %out (llvm.call @malloc + llvm.intr.memcpy
-# below). Prepending `eliminate-empty-tensors` removes both.
+# BUFFERIZE in codegen/lowering.py runs `eliminate-empty-tensors` before one-shot-bufferize:
+# without it the generic's `tensor.empty()` init becomes a memref.alloc + memref.copy into
+# %out (llvm.call @malloc + llvm.intr.memcpy, which the checks below reject;
+# docs/mlir-pitfalls.md#empty-tensors).
 #
 # RUN: %python %s lowered | FileCheck %s --implicit-check-not=malloc --implicit-check-not=memcpy --implicit-check-not=memref.copy
 

@@ -1,10 +1,10 @@
 # Chained compute_at producers are computed ONCE per iteration of their loop, with Halide's bounds (issue 5).
-# unsharp's chain: gray at the output's yo loop is read only by blur_y and ratio (at yi), blur_y only by
-# ratio, ratio by the output. fuse_into_containing_op alone fuses one copy per tap (5 blur_y copies per
-# ratio tile, and gray once per tap of each: DESIGN.md note 2); the payload computes blur_y and ratio in
-# the loops itself and gray is fused through its one slice (analysis/tiling.py). Per 4-row strip of the
-# 16x6 output: one 8x20 tile of gray (4 rows + the 4-row halo, 16 columns + 4); per row one 1x20 blur_y
-# and one 1x16 ratio, and nothing else of them anywhere.
+# unsharp's chain: gray at the output's yo loop is read only by blur_y and ratio (at yi), blur_y only by ratio,
+# ratio by the output. fuse_into_containing_op alone fuses one copy per tap (5 blur_y copies per ratio tile, and
+# gray once per tap of each: docs/mlir-pitfalls.md#fuse-once-per-use); the payload computes blur_y and ratio in the
+# loops itself and gray is fused through its one slice (analysis/tiling.py). Per 4-row strip of the 16x6 output:
+# one 8x20 tile of gray (4 rows + the 4-row halo, 16 columns + 4); per row one 1x20 blur_y and one 1x16 ratio, and
+# nothing else of them anywhere.
 #
 # RUN: %python %s scheduled | FileCheck %s
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT

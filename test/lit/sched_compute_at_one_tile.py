@@ -1,6 +1,7 @@
 # compute_at must compute ONE producer tile per consumer tile, of exactly Halide's bounds (issue 3): a 3-tap
 # vertical consumer tiled 8x32 needs a 10x32 tile of bx (8 rows + the 2-row halo), computed once, and the
-# three taps are slices of it (fuse_into_containing_op alone would fuse three 8x32 copies: DESIGN.md note 2).
+# three taps are slices of it (fuse_into_containing_op alone would fuse three 8x32 copies:
+# docs/mlir-pitfalls.md#fuse-once-per-use).
 #
 # RUN: %python %s scheduled | FileCheck %s
 

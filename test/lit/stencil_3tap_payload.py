@@ -1,7 +1,7 @@
 # A 3-tap horizontal stencil becomes three shifted tensor.extract_slice reads of the
 # input feeding ONE linalg.generic whose indexing maps are all the identity (offset
 # maps like (d0, d1 + 1) are not projected permutations and would block vectorization:
-# DESIGN.md field note 1).
+# docs/mlir-pitfalls.md#offset-indexing-maps).
 #
 # RUN: %python %s payload | FileCheck %s --check-prefix=RAW
 # RUN: %python %s payload | mlir-opt | FileCheck %s

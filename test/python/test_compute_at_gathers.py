@@ -8,7 +8,6 @@ producers at the root). Checked against real Halide 21; a vectorize() the user a
 
 import re
 
-import numpy as np
 import pytest
 
 from oracle import image_f32, image_u16, run_both
@@ -75,7 +74,7 @@ def test_vectorized_once(build):
     import halide_mlir as hl
     g = build(hl)
     sizes = [W - 8, H - 8] if build is not clamped else [W, H]
-    from halide_mlir.runtime.realize import stages
+    from halide_mlir.driver import stages
     s = stages(g, sizes)
     producer = "p" if build is lut_in_producer else "f"
     assert s.payload.count(f'hl.func = "{producer}"') == 1

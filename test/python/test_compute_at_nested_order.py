@@ -3,7 +3,7 @@
 A producer P computed at an outer loop of C, read only by a producer Q computed at an inner loop of C: when
 P is fused into the outer loop, Q is not inside it yet, and fuse_into_containing_op (which fuses a producer
 where it is read inside the loop) failed with "could not find next producer to fuse into container" (found
-by `python -m halide_mlir.fuzz --examples 1500 --seed 81`). Q now goes into the outer loop first, then P,
+by `python -m halide_mlir.tools.fuzz --examples 1500 --seed 81`). Q now goes into the outer loop first, then P,
 then Q into its own loop (codegen/transform.py FuseAt.movers): P is computed once per iteration of its loop,
 as in Halide.
 """

@@ -612,11 +612,11 @@ def test_mlir_failure_surfaces_as_halide_error_with_the_users_line(monkeypatch):
     """Whatever MLIR rejects reaches the user as HalideError carrying their source line. We make the
     transform interpreter fail by asking for vector sizes smaller than the op (no schedule a user can
     write reaches MLIR's failures today: analysis refuses them first)."""
-    from halide_mlir.runtime import realize as realize_mod
+    from halide_mlir import driver as realize_mod
     real = realize_mod.build_transform
 
-    def broken(bounded, auto_vector=True, **kw):
-        return re.sub(r"vector_sizes \[[^\]]*\]", "vector_sizes [1]", real(bounded, auto_vector, **kw))
+    def broken(plan):
+        return re.sub(r"vector_sizes \[[^\]]*\]", "vector_sizes [1]", real(plan))
 
     monkeypatch.setattr(realize_mod, "build_transform", broken)
     hl = ours()

@@ -3,7 +3,7 @@
 Every example must give real Halide's numbers, scheduled and unscheduled; a failing example is shrunk by
 Hypothesis and the assertion message is a standalone Python reproducer (add it to test_fuzz_regressions.py).
 Examples real Halide rejects are discarded (``assume``); examples ours refuses with ``hl.HalideError`` are
-counted as unsupported, not failures. Larger budgets: ``python -m halide_mlir.fuzz --examples N --seed S``.
+counted as unsupported, not failures. Larger budgets: ``python -m halide_mlir.tools.fuzz --examples N --seed S``.
 """
 import collections
 import os
@@ -14,7 +14,8 @@ import textwrap
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from halide_mlir import fuzz
+import halide_mlir
+from halide_mlir.tools import fuzz
 
 CI_EXAMPLES = int(os.environ.get("HALIDE_MLIR_FUZZ_EXAMPLES", "150"))
 STATS = collections.Counter()
@@ -69,7 +70,16 @@ def test_harness_classifies_exceptions():
     other = _program(['if hl.__name__ == "halide_mlir" and schedule:', '    raise KeyError(3)'])
     assert fuzz.check(other).status == "error"
     refused = _program(['if hl.__name__ == "halide_mlir" and schedule:', '    raise hl.HalideError("no")'])
-    assert fuzz.check(refused).status == "unsupported"
+    o = fuzz.check(refused)
+    assert (o.status, o.signature) == ("unsupported", "unsupported:refused"), o
+    # compiler bugs are told apart by class (hl.InternalError), never by the message's text
+    internal = _program(['if hl.__name__ == "halide_mlir" and schedule:',
+                         '    raise hl.InternalError("x", diagnostic="error: op failed at 12")'])
+    o = fuzz.check(internal)
+    assert (o.status, o.signature) == ("unsupported", "unsupported:internal:op failed at #"), o
+    lookalike = _program(['if hl.__name__ == "halide_mlir" and schedule:',
+                          '    raise hl.HalideError("MLIR rejected the generated payload")'])
+    assert fuzz.check(lookalike).signature == "unsupported:refused"
     halide_rejects = _program([], ["f0.vectorize(hl.Var(\"zz\"), 4)"])  # ours rejects too: skipped
     assert fuzz.check(halide_rejects).status == "skip"
 
@@ -101,9 +111,9 @@ def test_generator_covers_pipelines_and_schedules():
 
 
 def test_command_line_prints_the_summary(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([fuzz.__file__.rsplit(os.sep, 2)[0],
-                                                      os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "halide_mlir.fuzz", "--examples", "3", "--seed", "7"],
+    root = os.path.dirname(os.path.dirname(os.path.abspath(halide_mlir.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "halide_mlir.tools.fuzz", "--examples", "3", "--seed", "7"],
                        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "3 examples, 0 mismatches, 0 crashes" in r.stdout, textwrap.shorten(r.stdout, 2000)

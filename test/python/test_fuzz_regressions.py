@@ -1,4 +1,4 @@
-"""Minimized examples found by the schedule fuzzer (halide_mlir/fuzz.py), kept as regular tests.
+"""Minimized examples found by the schedule fuzzer (halide_mlir/tools/fuzz), kept as regular tests.
 
 Each case is a standalone program in the fuzzer's format: ``build(hl, schedule=True)`` returns the output Func,
 realized over W x H. ``fuzz.check`` runs it under halide_mlir (in the fuzzer's worker process, so a segfault is
@@ -8,9 +8,8 @@ mark when the fix lands.
 """
 import textwrap
 
-import pytest
 
-from halide_mlir import fuzz
+from halide_mlir.tools import fuzz
 
 HEADER = f"import numpy as np\n\nW, H = {fuzz.W}, {fuzz.H}\n"
 
@@ -21,7 +20,7 @@ def check_case(body: str):
     assert outcome.status == "pass", f"{outcome.status}: {outcome.detail}\n\n{fuzz.reproducer(source, outcome)}"
 
 
-# Found at example 13 of `python -m halide_mlir.fuzz --examples 72 --seed 1 --shrink-internal`.
+# Found at example 13 of `python -m halide_mlir.tools.fuzz --examples 72 --seed 1 --shrink-internal`.
 # Real Halide: abs of an i32 is a u32 (here 217 163 130 69 ...). Ours: "lowering to LLVM failed: failed to
 # legalize operation 'math.absi' that was explicitly marked illegal" on vector<1x8xi32> (scalar code is fine).
 def test_vectorized_integer_abs():
@@ -40,7 +39,7 @@ def test_vectorized_integer_abs():
         """)
 
 
-# Found 9 times in `python -m halide_mlir.fuzz --examples 2500 --seed 1` (e.g. example 80), schedule reduced by
+# Found 9 times in `python -m halide_mlir.tools.fuzz --examples 2500 --seed 1` (e.g. example 80), schedule reduced by
 # hand. Real Halide accepts vectorizing an update's loop that is not the unit-stride one (the outer of a split,
 # its lanes 4 elements apart). Ours said "Attempted to vectorize, but failed", later refused it; now the finer
 # loop xi becomes lanes too: one vector block of 32 contiguous x (analysis/loop_nest.py vector_block).
@@ -171,9 +170,9 @@ def test_boundary_funcs_computed_at_inner_loops_of_a_root_producer():
         """)
 
 
-# Example 213 of `python -m halide_mlir.fuzz --examples 500 --seed 5`: real Halide vectorizes f1_xov, whose lanes are
-# 3 columns apart (f1_xi, the finer loop of x, runs outside it). Ours refused "vectorizing loop 'f1_xov', whose
-# iterations step 3 elements apart, is not supported yet"; now f1_xi becomes lanes too (one 48-column vector).
+# Example 213 of `python -m halide_mlir.tools.fuzz --examples 500 --seed 5`: real Halide vectorizes f1_xov, whose
+# lanes are 3 columns apart (f1_xi, the finer loop of x, runs outside it). Ours refused "vectorizing loop 'f1_xov',
+# whose iterations step 3 elements apart, is not supported yet"; now f1_xi becomes lanes too (one 48-column vector).
 def test_vectorize_outer_of_split_with_finer_loop_outside():
     check_case("""
         IN0 = np.random.default_rng(2).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
@@ -309,7 +308,7 @@ def test_scatter_computed_at_a_consumer_loop():
         """)
 
 
-# Example 755 of `python -m halide_mlir.fuzz --examples 1000 --seed 23` (f0 and f1 are not used by f2: dropped).
+# Example 755 of `python -m halide_mlir.tools.fuzz --examples 1000 --seed 23` (f0 and f1 are not used by f2: dropped).
 # An update reading a raw input at x + r.x + 100 could not be vectorized: the sum's indexing map kept the
 # constant (d1 + d2 + 99), a constant index once tiling folds the unit dims, which the vectorizer refuses
 # ("Attempted to vectorize, but failed"). The payload now slices the input from the sum's first element.
@@ -337,7 +336,7 @@ def test_update_vectorized_over_a_raw_read_at_a_sum_of_dims():
         """)
 
 
-# Example 342 of `python -m halide_mlir.fuzz --examples 1500 --seed 71` (shrunk by hand). f0 is stored at f1.y
+# Example 342 of `python -m halide_mlir.tools.fuzz --examples 1500 --seed 71` (shrunk by hand). f0 is stored at f1.y
 # and computed at f1.x; f1's pure definition has x outside y (reorder(y, x)), but only its update reads f0,
 # and there y is outside x: Halide accepts it (the check is per definition that uses the producer). We
 # refused it with "store_at must be at or outside compute_at".
@@ -364,7 +363,7 @@ def test_store_at_checked_in_the_definition_that_uses_the_producer():
         """)
 
 
-# Examples 603-605 of `python -m halide_mlir.fuzz --examples 1500 --seed 81 --shrink-internal` (shrunk, then
+# Examples 603-605 of `python -m halide_mlir.tools.fuzz --examples 1500 --seed 81 --shrink-internal` (shrunk, then
 # by hand). b0 is computed at f1.y and read only by f0, computed at f1.x, inside it; f1 is itself computed at
 # a loop of f2. We fused b0 into f1's y loop before f0 was in it: "could not find next producer to fuse into
 # container". Now f0 goes into the y loop first (codegen/transform.py FuseAt.movers).

@@ -60,7 +60,7 @@ def hoisted_upsample(hl):
 
 
 def _forall_stages(func, sizes):
-    from halide_mlir.runtime.realize import stages
+    from halide_mlir.driver import stages
     script = stages(func, sizes).transform
     handles = dict(re.findall(r'(%\w+) = transform\.structured\.match .* attributes \{hl\.func = "([^"]+)"\}', script))
     parallel = set()
@@ -89,7 +89,7 @@ def test_padded_copy_of_a_parallel_consumer_is_parallel():
 def test_a_consumer_in_pieces_reads_the_condition_inlined():
     """gray is computed at the root in pieces: it reads the condition inlined, so there is no copy."""
     import halide_mlir as hl
-    from halide_mlir.runtime.realize import stages
+    from halide_mlir.driver import stages
     s = stages(color_padded_copy(hl), [36, 26])
     assert "repeat_edge_floating" not in s.payload
     assert s.payload.count('hl.func = "gray"') > 1

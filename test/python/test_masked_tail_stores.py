@@ -5,7 +5,6 @@ the *wide* element (llvm/llvm-project#179489): 4 bytes written for 1, the 3 extr
 With parallel(y) that row may belong to another task (wrong values in x = 0..2 of a task's first row, racy);
 with the rows of one x tile computed before the next tile's (reorder), it is wrong even serially.
 codegen/lowering.py keep_masked_store_values works around it; these compare with Halide 21."""
-import numpy as np
 import pytest
 
 from oracle import image_i16, image_u8, run_both

@@ -395,7 +395,7 @@ CONV_B = image_f32(5, seed=33)
 
 OFFSET_MAP_VEC = pytest.mark.xfail(
     reason="vectorizing a reduction that reads in[x + r.x, ...] fails ('Attempted to vectorize, but failed': "
-           "offset indexing maps are not projected permutations, DESIGN.md note 1)",
+           "offset indexing maps are not projected permutations, docs/mlir-pitfalls.md#offset-indexing-maps)",
     raises=halide_mlir.HalideError, strict=False)
 
 

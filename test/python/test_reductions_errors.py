@@ -1,7 +1,6 @@
 """Programs with RDoms and update definitions that real Halide 21 refuses: halide_mlir must refuse them too,
 with ``hl.HalideError`` (oracle.raises_both)."""
 
-import numpy as np
 import pytest
 
 from oracle import image_u8, raises_both

@@ -8,7 +8,6 @@ Cases whose text already matches are asserted equal; the others are xfail (stric
 spelled out, so the lead can decide which of Halide's quirks to follow.
 """
 
-import os
 import re
 
 import pytest

@@ -108,7 +108,7 @@ def test_dense_loads_not_gathers():
     """The bufferized IR reads the strided rows with dense vector reads and shuffles: no gather, no strided
     memref left under a vector read."""
     import halide_mlir as hl
-    from halide_mlir.runtime.realize import stages
+    from halide_mlir.driver import stages
     f = downsample(2)(hl)
     s = stages(f, [100, 8])
     assert re.search(r"tensor\.extract_slice .* \[1, 2\] :", s.payload)

@@ -71,9 +71,10 @@ def test_unroll_of_a_producer_computed_inside_a_fused_consumer():
 
 
 def test_an_unroll_that_does_not_happen_warns():
-    """p is read at two taps by q, whose fused copies take one copy of p each (DESIGN.md note 2: one copy per
-    use), of 4 rows, where Halide computes one tile of 5: unroll(y) by 5 would leave each copy's loop as it
-    is. Same values as Halide, and a warning naming the Func, the loop and the schedule line."""
+    """p is read at two taps by q, whose fused copies take one copy of p each (one copy per use:
+    docs/mlir-pitfalls.md#fuse-once-per-use), of 4 rows, where Halide computes one tile of 5: unroll(y) by 5 would
+    leave each copy's loop as it is. Same values as Halide, and a warning naming the Func, the loop and the
+    schedule line."""
     def build(hl):
         x, y, yo, yi = (hl.Var(v) for v in "x y yo yi".split())
         inp = hl.Buffer(IMG_U8, "in0")

@@ -12,7 +12,7 @@ and is run as `%python %s <stage>`, where <stage> is one of STAGES below.
 """
 import sys
 
-from halide_mlir.runtime.realize import stages
+from halide_mlir.driver import stages
 
 STAGES = ("payload", "transform", "scheduled", "bufferized", "lowered", "llvm")
 

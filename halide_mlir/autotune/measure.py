@@ -1,35 +1,16 @@
-"""The measuring process: ``python -m halide_mlir.autotune._worker``.
+"""What the autotuner's worker process runs (halide_mlir/tools/worker.py): compile, check and time candidates.
 
-Candidates are compiled and run here, not in the user's process: a crash (segfault in MLIR/LLVM), a deadlocked
+Candidates are compiled and run there, not in the user's process: a crash (segfault in MLIR/LLVM), a deadlocked
 parallel loop or a leak costs one worker, which the autotuner kills and restarts. The pipeline arrives pickled
-(Funcs, Exprs and Buffers are plain Python objects); messages are length-prefixed pickles on stdin and on a
-private copy of stdout (fd 1 itself is pointed at stderr so that stray prints cannot corrupt the channel).
+(Funcs, Exprs and Buffers are plain Python objects) as ``measurer``'s arguments; then each message is a
+``(command, argument)`` pair answered with a dict whose "status" is "ok" or says what went wrong.
 """
 from __future__ import annotations
 
-import os
-import pickle
-import struct
-import sys
 import time
 import traceback
 
 import numpy as np
-
-
-def read_msg(f):
-    head = f.read(8)
-    if len(head) < 8:
-        return None
-    (n,) = struct.unpack("<Q", head)
-    data = f.read(n)
-    return pickle.loads(data)
-
-
-def write_msg(f, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    f.write(struct.pack("<Q", len(data)) + data)
-    f.flush()
 
 
 def same(ref: np.ndarray, got: np.ndarray, rtol: float = 1e-4, atol_rel: float = 1e-5) -> tuple[bool, str]:
@@ -86,7 +67,7 @@ class State:
         return self.ref
 
     def measure(self, plan, best: float | None, min_time: float, max_samples: int) -> dict:
-        from ..error import HalideError
+        from ..error import HalideError, InternalError
         res = {"status": "ok"}
         try:
             self.schedule(plan)
@@ -112,6 +93,9 @@ class State:
             res["time"] = min(samples)
             res["samples"] = len(samples)
             return res
+        except InternalError as e:   # MLIR rejected what we generated: a compiler bug, counted apart
+            lines = [l.strip() for l in str(e).strip().splitlines() if l.strip()]
+            return {"status": "internal_error", "error": " | ".join(lines[:2])[:400] or "InternalError"}
         except HalideError as e:
             return {"status": "halide_error", "error": str(e).strip().splitlines()[-1][:400] if str(e).strip()
                     else "HalideError"}
@@ -120,39 +104,24 @@ class State:
             return {"status": "exception", "error": "".join(tb).strip()[-400:]}
 
 
-def main() -> None:
-    chan_out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    chan_in = os.fdopen(os.dup(0), "rb")
-    state = None
-    while True:
-        msg = read_msg(chan_in)
-        if msg is None:
-            return
+def measurer(infos, sizes, ref):
+    """The worker's handler: ``(command, argument)`` -> reply dict."""
+    state = State(infos, sizes, ref)
+
+    def handle(msg) -> dict:
         cmd, arg = msg
         try:
-            if cmd == "init":
-                state = State(arg["infos"], arg["sizes"], arg.get("ref"))
-                reply = {"status": "ok", "pid": os.getpid()}
-            elif cmd == "reference":
+            if cmd == "reference":
                 t = time.perf_counter()
                 ref = state.reference()
-                reply = {"status": "ok", "ref": ref, "time": time.perf_counter() - t}
-            elif cmd == "measure":
-                reply = state.measure(arg["plan"], arg.get("best"), arg.get("min_time", 0.2),
-                                      arg.get("max_samples", 30))
-            elif cmd == "transform":
+                return {"status": "ok", "ref": ref, "time": time.perf_counter() - t}
+            if cmd == "measure":
+                return state.measure(arg["plan"], arg.get("best"), arg.get("min_time", 0.2),
+                                     arg.get("max_samples", 30))
+            if cmd == "transform":
                 state.schedule(arg)
-                reply = {"status": "ok", "text": state.func.transform_script(state.sizes)}
-            elif cmd == "quit":
-                write_msg(chan_out, {"status": "ok"})
-                return
-            else:
-                reply = {"status": "exception", "error": f"unknown command {cmd}"}
+                return {"status": "ok", "text": state.func.transform_script(state.sizes)}
+            return {"status": "exception", "error": f"unknown command {cmd}"}
         except Exception as e:  # noqa: BLE001
-            reply = {"status": "exception", "error": "".join(traceback.format_exception_only(type(e), e))[-400:]}
-        write_msg(chan_out, reply)
-
-
-if __name__ == "__main__":
-    main()
+            return {"status": "exception", "error": "".join(traceback.format_exception_only(type(e), e))[-400:]}
+    return handle

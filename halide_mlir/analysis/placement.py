@@ -1,0 +1,96 @@
+"""Where each stage is computed: the user's compute level, or where halide_mlir places it instead.
+
+``Stage.compute`` starts as the user's level (``func.schedule().compute``, which legality.py checks as written)
+and is changed here only: an unscheduled reduction is placed at its consumer's loop, and stages codegen can't
+compute at a consumer's loop are hoisted to the root (``Stage.hoisted_from`` keeps the level they came from).
+Everything after placement reads ``Stage.compute`` (through the StagePlan), never the user's level.
+"""
+from __future__ import annotations
+
+from ..lang.schedule import LevelKind, LoopLevel
+from ..lang.traversal import walk
+from .affine import slice_forms
+from .loop_nest import loop_position
+from .pipeline import Pipeline, Stage, is_reduction
+
+
+def place_inline_reductions(pipeline: Pipeline) -> None:
+    """A Func with update definitions can't be inlined: Halide computes an unscheduled one (``hl.sum(...)``)
+    inside the innermost loop of its consumer. Ours is computed at the root, which gives the same values --
+    unless one of its producers is computed at a loop of that consumer: then it is computed at that loop
+    (the deepest such), after those producers, as in Halide. (Through chains of them: a reduction read by a
+    reduction goes to the loop of the first consumer that is not one.)"""
+    def inline_reduction(s: Stage) -> bool:
+        return s.func is not pipeline.output and s.compute.kind == LevelKind.INLINE and len(s.consumers) == 1
+
+    for s in pipeline.stages:  # producers first: their places are settled
+        if not inline_reduction(s):
+            continue
+        consumer = s.consumers[0]
+        while inline_reduction(consumer):
+            consumer = consumer.consumers[0]
+        at = [p.compute.var for p in pipeline.stages if s in p.consumers and p.compute.kind == LevelKind.AT
+              and p.compute.func is consumer.func and loop_position(consumer, p.compute.var) is not None]
+        if at:
+            s.compute = LoopLevel(LevelKind.AT, consumer.func, max(at, key=lambda v: loop_position(consumer, v)))
+
+
+def hoist_from_loops(pipeline: Pipeline) -> None:
+    """Stages computed at a consumer's loop that codegen can't put there are computed once at the root
+    instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
+    the schedule is checked as written.) They are
+
+    * a Func with a scatter or scan update: those run as explicit serial loops (codegen/updates.py), which
+      ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at
+      each iteration of that loop, and its updates keep each point's pure coordinates;
+    * anything computed at a loop of a consumer with update definitions, which runs several loop nests
+      (the locality is not reproduced yet; pure values are the same anywhere);
+    * a Func some consumer reads at coordinates that are not a slice (``f[x // 2, y]``, ``f[clamp(x, 0, 9), y]``,
+      a data-dependent index): such a read is a ``tensor.extract`` inside the consumer's ``linalg.generic``, and
+      ``fuse_into_containing_op`` "fuses" the producer there by cloning the whole producer into the consumer's
+      body, once per read and per point (it does not vectorize, and applying the script takes minutes)."""
+    def at_a_loop(s: Stage) -> bool:
+        return s.func is not pipeline.output and s.compute.at_loop()
+
+    hoisted = [s for s in pipeline.stages if at_a_loop(s) and (not all(is_reduction(s, u) for u in s.updates)
+                                                              or pipeline.stage(s.compute.func).updates
+                                                              or any(gathers(c, s.func) for c in s.consumers))]
+    for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
+        if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
+            hoisted.append(s)
+    for s in hoisted:
+        s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def gathers(stage: Stage, func) -> bool:
+    """Does ``stage``'s pure definition read ``func`` somewhere at coordinates that are not distinct Vars plus
+    constants (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)? (A
+    reduction's ``b[x + r.x]`` is an indexing map of its generic: codegen/updates.py.)"""
+    for n in (m for e in stage.values for m in walk(e)):
+        if n.kind == "call" and n.value is func and slice_forms(n) is None:
+            return True
+    return False
+
+
+def enclosing(pipeline: Pipeline, stage: Stage):
+    """The (consumer stage, loop position) that ``stage`` is computed inside, or None at the root."""
+    level = stage.compute
+    if not level.at_loop() or stage.func is pipeline.output:
+        return None
+    consumer = pipeline.stage(level.func)
+    return consumer, loop_position(consumer, level.var)
+
+
+def computed_inside(pipeline: Pipeline, stage: Stage, consumer: Stage, pos) -> bool:
+    """Is ``stage`` computed inside the loop at ``pos`` (definition, index) of ``consumer`` (or is it
+    ``consumer``)?"""
+    while True:
+        if stage is consumer:
+            return True
+        where = enclosing(pipeline, stage)
+        if where is None:
+            return False
+        outer, d = where
+        if outer is consumer:
+            return d[0] == pos[0] and d[1] >= pos[1]
+        stage = outer

@@ -1,0 +1,285 @@
+"""The compile driver: every step from a Func to machine code, in order, in one place.
+
+``compile_pipeline`` is the whole order (Halide's ``lower_impl`` in src/Lower.cpp is the model): the front end
+(stages and inlining, placement, the schedule checks), bounds inference, the stage plans, the two printers
+(payload, transform script), then the MLIR half (``lower_to_llvm``: transform interpreter, bufferization and
+the schedule's unrolls, the lowering passes) and LLVM (ExecutionEngine, or the disk cache's object). Each step
+is one named function; ``STEPS`` names the ones whose output can be printed (``halide-mlir STEP file.py``,
+``Func.compile_to_*``), so a new step appears in the CLI and the tests at once. ``HALIDE_MLIR_DEBUG=1`` logs
+each step and its time to stderr (the ``halide_mlir.driver`` logger).
+
+Data flows one way: lang (the user's program) → analysis → codegen → runtime; only this module sees them all.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+import warnings
+from dataclasses import dataclass
+
+from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
+from .analysis.legality import check_schedules
+from .analysis.loop_nest_text import loop_nest_text
+from .analysis.pipeline import Pipeline, build_pipeline
+from .analysis.placement import hoist_from_loops, place_inline_reductions
+from .analysis.plan import PipelinePlan, plan_stages
+from .codegen.payload import build_payload
+from .codegen.transform import build_transform
+from .error import AutoVectorizeWarning, HalideError, InternalError
+from .lang.buffer import Buffer
+from .lang.schedule import generation
+from .lang.source import user_site
+from .runtime import jit
+from .runtime.memory import aligned_empty
+from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
+from .settings import compile_settings
+
+log = logging.getLogger(__name__)
+if os.environ.get("HALIDE_MLIR_DEBUG", "").strip() not in ("", "0"):
+    log.addHandler(logging.StreamHandler())
+    log.setLevel(logging.DEBUG)
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    description: str
+
+
+# The steps whose output is text a user can read, in compile order.
+STEPS = (
+    Step("pipeline", "stages in realization order, where each is computed (after placement)"),
+    Step("plan", "each stage's plan: loops, tile plan, producers, updates (analysis/plan.py)"),
+    Step("payload", "linalg-on-tensors payload module (func.func)"),
+    Step("transform", "transform-dialect script (@__transform_main) built from the schedule"),
+    Step("scheduled", "payload after the transform script ran (tiled, fused, vectorized; still tensors)"),
+    Step("bufferized", "scheduled module bufferized (memrefs), then the schedule's unrolls (@halide_unroll)"),
+    Step("lowered", "LLVM dialect after bufferization and the lowering pipeline"),
+    Step("llvm", "LLVM IR (mlir-translate)"),
+    Step("asm", "x86-64 assembly (opt -O3, llc -O3 -mcpu=native)"),
+)
+
+
+class _Timer:
+    """Logs ``after <step>`` with the step's time (and its output with HALIDE_MLIR_DEBUG=2)."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def __call__(self, step: str, output=None):
+        if log.isEnabledFor(logging.DEBUG):
+            now = time.perf_counter()
+            log.debug("halide_mlir: after %s (%.1f ms)", step, (now - self.start) * 1e3)
+            if output is not None and os.environ.get("HALIDE_MLIR_DEBUG") == "2":
+                log.debug("%s", output)
+            self.start = now
+        return output
+
+
+# --- the front end: the user's program → a placed, checked pipeline ----------------------------------------
+
+_front_ends: dict = {}
+
+
+def front_end(func) -> Pipeline:
+    """Stages, placement and the schedule checks; cached until any definition or schedule changes."""
+    key = (id(func), generation[0])  # (not the Func itself: a cache must not keep the user's Funcs alive)
+    hit = _front_ends.get(key)
+    if hit is not None and hit.output is func:
+        return hit
+    step = _Timer()
+    pipeline = build_pipeline(func)      # stages in realization order, inline Funcs substituted
+    step("pipeline")
+    place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
+    check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
+    hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
+    step("placement")
+    _front_ends.clear()
+    _front_ends[key] = pipeline
+    return pipeline
+
+
+# --- the whole order -----------------------------------------------------------------------------------------
+
+@dataclass
+class Compilation:
+    """One pipeline at one output region, compiled as far as text: the later steps run on demand."""
+    plan: PipelinePlan
+    payload: str
+    transform: str
+
+    def text(self, step: str) -> str:
+        """The output of step ``step`` (one of STEPS) as text."""
+        if step == "pipeline":
+            return pipeline_text(self.plan.pipeline)
+        if step == "plan":
+            return self.plan.text()
+        if step in ("payload", "transform"):
+            return getattr(self, step)
+        if step in ("scheduled", "bufferized", "lowered"):
+            return str(lower_to_llvm(jit.new_context(), self.payload, self.transform, compile_settings()[0],
+                                     until=step))
+        if step == "llvm":
+            return jit.translate_to_llvm_ir(self.text("lowered"))
+        if step == "asm":
+            return jit.assemble(self.text("llvm"))
+        raise HalideError(f"unknown compile step {step!r}; expected one of {', '.join(s.name for s in STEPS)}")
+
+    # the stages by name (tests and lit's Inputs/hl_stage.py)
+    def scheduled(self) -> str:
+        return self.text("scheduled")
+
+    def bufferized(self) -> str:
+        return self.text("bufferized")
+
+    def lowered(self) -> str:
+        return self.text("lowered")
+
+    def llvm_ir(self) -> str:
+        return self.text("llvm")
+
+    def assembly(self) -> str:
+        return self.text("asm")
+
+
+def compile_pipeline(func, region: Region, auto_vector: bool = True,
+                     scalar_funcs: frozenset = frozenset()) -> Compilation:
+    """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
+    the user did not (analysis/vectorize.py), except ``scalar_funcs``."""
+    pipeline = front_end(func)
+    step = _Timer()
+    bounded: Bounded = step("bounds", infer_bounds(pipeline, region))      # regions; inputs cover their reads
+    plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))   # every schedule decision, per stage
+    payload = step("payload", build_payload(plan))                          # linalg.generic per stage, on tensors
+    transform = step("transform", build_transform(plan))                    # the schedule as transform ops
+    return Compilation(plan, payload, transform)
+
+
+def lower_to_llvm(ctx, payload: str, transform: str, threads: int, until: str | None = None):
+    """The MLIR half, in order; ``until`` ("scheduled", "bufferized") stops early and returns that module."""
+    step = _Timer()
+    module, script = jit.apply_schedule(ctx, payload, transform)   # the transform interpreter runs the script
+    if step("scheduled") is None and until == "scheduled":
+        return module
+    jit.bufferize(ctx, module, script)    # one-shot-bufferize, strided reads, i32 gathers, @halide_unroll
+    if step("bufferized") is None and until == "bufferized":
+        return module
+    jit.lower(ctx, module, threads)       # codegen/lowering.py's passes → the LLVM dialect
+    step("lowered")
+    return module
+
+
+def compile_machine_code(compilation: Compilation, arg_types: list[str]) -> jit.Compiled:
+    """The last steps: the engine of the same text compiled before, the disk cache's object, or LLVM
+    (lower_to_llvm, then the ExecutionEngine) -- loaded and ready to call."""
+    step = _Timer()
+    return step("load", jit.compile_cached(compilation.payload, compilation.transform, arg_types, lower_to_llvm))
+
+
+def compile(func, region: Region, arg_types: list[str]) -> jit.Compiled:
+    """Compiled code for ``func`` over ``region``. Auto-vectorization is an optimisation the user did not ask
+    for: if MLIR fails on it, the Funcs the diagnostic points at (by their definitions' lines) are compiled
+    without it, and if it names none, the whole pipeline is -- with a warning, never an error Halide would not
+    raise. (Tests turn the warning into an error, so such failures are still found.)"""
+    compilation = compile_pipeline(func, region)
+    stages = compilation.plan.pipeline.stages
+    scalar: set = set()
+    error = None
+    while True:
+        try:
+            compiled = compile_machine_code(compilation, arg_types)
+            break
+        except InternalError as e:
+            error = error or e
+            culprits = {s.func for s in stages for site in [s.func._definition().site, *(u.site for u in s.updates)]
+                        if site is not None and (site.file, site.line) in e.locations} - scalar
+            scalar |= culprits
+            retry = compile_pipeline(func, region, scalar_funcs=frozenset(scalar)) if culprits else \
+                compile_pipeline(func, region, auto_vector=False)
+            if retry.transform == compilation.transform:
+                raise
+            compilation = retry
+    if error is not None:
+        names = [s.name for s in stages if s.func in scalar] or ["every Func"]
+        warnings.warn(AutoVectorizeWarning(
+            f"{user_site()}: auto-vectorization failed in the pipeline of Func '{func.name()}'; "
+            f"{', '.join(names)} run{'s' if len(names) == 1 else ''} without it (schedule a vectorize() to see the "
+            f"error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{error}"), stacklevel=3)
+    return compiled
+
+
+def stages(func, sizes, mins=None) -> Compilation:
+    """``func`` compiled for an output of ``sizes`` (at ``mins``) as far as text (Func.compile_to_mlir & co)."""
+    return compile_pipeline(func, output_region(func, sizes, mins))
+
+
+def pipeline_text(pipeline: Pipeline) -> str:
+    """The stages in realization order and where each is computed (after placement)."""
+    lines = []
+    for s in pipeline.stages:
+        level = s.compute if s.func is not pipeline.output else None
+        where = "output" if level is None else level.kind if level.func is None else \
+            f"at {level.func.name()}.{level.var}"
+        moved = f" (scheduled at {s.hoisted_from.func.name()}.{s.hoisted_from.var})" if s.hoisted_from else ""
+        lines.append(f"{s.name}: {where}{moved}; consumers: {', '.join(c.name for c in s.consumers) or '-'}")
+    return "\n".join(lines)
+
+
+def print_loop_nest(func) -> str:
+    return loop_nest_text(front_end(func))
+
+
+# --- realize: compile once per (pipeline, sizes, inputs, settings), then call ---------------------------------
+
+_compiled: dict = {}
+
+# The same realize again (same Func, definitions and schedules, sizes, input shapes, threads): what it needs,
+# so a repeated call skips validation, pipeline lookup and cache-key hashing (the Python side of a small
+# realize was ~25 us against Halide's ~3 us; this is most of what a call costs besides the kernel).
+_repeats: dict = {}
+
+
+@dataclass
+class _Repeat:
+    pipeline: Pipeline
+    compiled: jit.Compiled
+    settings: tuple
+    signature: tuple
+    shapes: list       # per output: (numpy shape, numpy dtype, Buffer name)
+
+
+def realize(func, sizes, *rest):
+    """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer (a Realization of Buffers for a
+    Tuple-valued Func)."""
+    if rest:
+        raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer, e.g. f.realize([w, h])")
+    repeat_key = None
+    if type(sizes) in (list, tuple) and all(type(s) is int for s in sizes):
+        repeat_key = (id(func), generation[0], tuple(sizes))
+        r = _repeats.get(repeat_key)
+        if r is not None and r.settings == compile_settings() and r.signature == input_signature(r.pipeline):
+            outs = [Buffer(aligned_empty(shape, dtype), name=name) for shape, dtype, name in r.shapes]
+            run(r.compiled, r.pipeline, outs)
+            return outs[0] if len(outs) == 1 else Realization(outs)
+    outs, region = output_buffers(func, sizes)
+    result = outs[0] if len(outs) == 1 else Realization(outs)
+    p = front_end(func)
+    if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
+        return result
+    settings = compile_settings()
+    key = (id(func), generation[0], region, input_signature(p), *settings)
+    compiled = _compiled.get(key)
+    if compiled is None:
+        inputs = [input_buffer(h) for h in p.inputs]
+        arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                                  for prm in p.params] + ["memref"] * len(outs)
+        compiled = compile(func, region, arg_types)
+        _compiled[key] = compiled
+    run(compiled, p, outs)
+    if repeat_key is not None:
+        if len(_repeats) >= 256:   # stale entries (older generations) are never looked up again
+            _repeats.clear()
+        _repeats[repeat_key] = _Repeat(p, compiled, settings, key[3],
+                                       [(o.array.shape, o.array.dtype, o.name()) for o in outs])
+    return result

@@ -1,0 +1,61 @@
+"""Process-wide settings that change the compiled code, read from the environment (and set_auto_vectorize).
+
+Every one of them is part of the compile caches' keys (``compile_settings``): a pipeline compiled under one
+setting is never reused under another.
+"""
+from __future__ import annotations
+
+import os
+
+from .error import HalideError
+
+CORES = os.cpu_count() or 1  # (asking the OS costs ~10 us, once per realize otherwise)
+PARALLEL_RUNTIMES = ("openmp", "async")
+
+
+def num_threads() -> int:
+    """Halide's HL_NUM_THREADS, else every core."""
+    env = os.environ.get("HL_NUM_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return CORES
+
+
+def parallel_runtime(threads: int) -> str:
+    """What runs parallel loops: "serial" (one thread), else HALIDE_MLIR_PARALLEL_RUNTIME: "openmp" (the
+    default) or "async"."""
+    if threads <= 1:
+        return "serial"
+    runtime = os.environ.get("HALIDE_MLIR_PARALLEL_RUNTIME", "openmp") or "openmp"
+    if runtime not in PARALLEL_RUNTIMES:
+        raise HalideError(f"HALIDE_MLIR_PARALLEL_RUNTIME={runtime!r}: expected one of {', '.join(PARALLEL_RUNTIMES)}")
+    return runtime
+
+
+AUTO_VECTORIZE_MODES = ("auto", "off", "llvm")
+_auto_vectorize_override: list = [None]
+
+
+def set_auto_vectorize(enabled) -> None:
+    """True/False turn auto-vectorization (analysis/vectorize.py) on/off for this process, "llvm" leaves
+    unvectorized loops to LLVM's vectorizers, None goes back to the environment's choice."""
+    if enabled not in (True, False, None, "llvm"):
+        raise ValueError(f"set_auto_vectorize takes True, False, 'llvm' or None, not {enabled!r}")
+    _auto_vectorize_override[0] = enabled
+
+
+def auto_vectorize_mode() -> str:
+    """"auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM):
+    set_auto_vectorize, else HALIDE_MLIR_AUTO_VECTORIZE (default 1)."""
+    choice = _auto_vectorize_override[0]
+    if choice is None:
+        choice = os.environ.get("HALIDE_MLIR_AUTO_VECTORIZE", "1").strip().lower()
+    if choice == "llvm":
+        return "llvm"
+    return "off" if choice in (False, "0", "false", "no", "off") else "auto"
+
+
+def compile_settings() -> tuple:
+    """(threads, parallel runtime, auto-vectorize mode): what, besides the pipeline, shapes the compiled code."""
+    threads = num_threads()
+    return threads, parallel_runtime(threads), auto_vectorize_mode()

@@ -1,0 +1,62 @@
+"""A fuzz example: a random pipeline (pipelines.py) with a random schedule (schedules.py), rendered as standalone
+Python source whose ``build(hl, schedule)`` takes the module, so the same program runs under real Halide
+(``import halide``) and under halide_mlir."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .pipelines import PAD, H, PipelineGen, W
+from .schedules import ScheduleGen
+
+
+@dataclasses.dataclass
+class Program:
+    inputs: list        # (name, numpy dtype, seed, raw)
+    algorithm: list     # lines of build()
+    schedule: list      # lines of build() under `if schedule:`
+    output: str
+    description: str    # one line: stage kinds and types
+
+    def source(self) -> str:
+        out = ["import numpy as np", "", f"W, H = {W}, {H}", ""]
+        for name, dtype, seed, raw in self.inputs:
+            shape = f"(H + {2 * PAD}, W + {2 * PAD})" if raw else "(H, W)"
+            arr = name.upper()
+            if np.dtype(dtype).kind == "f":
+                out.append(f"{arr} = np.random.default_rng({seed}).uniform(-4, 4, {shape}).astype(np.{dtype})")
+            else:
+                info = np.iinfo(dtype)
+                out.append(f"{arr} = np.random.default_rng({seed}).integers({info.min}, {info.max}, {shape}, "
+                           f"endpoint=True).astype(np.{dtype})")
+        out += ["", "", "def build(hl, schedule=True):"]
+        body = ['x, y = hl.Var("x"), hl.Var("y")']
+        body += self.algorithm
+        if self.schedule:
+            body.append("if schedule:")
+            body += ["    " + l for l in self.schedule]
+        body.append(f"return {self.output}")
+        out += ["    " + l for l in body]
+        return "\n".join(out) + "\n"
+
+
+def draw_program(draw) -> Program:
+    import hypothesis.strategies as st
+    g = PipelineGen(draw, st)
+    inputs = g.inputs()
+    n = g.integer(1, 4)
+    prev = [g.choice(inputs)] if len(inputs) == 1 or not g.flag() else list(inputs)
+    src = None
+    for i in range(n):
+        src = g.stage(i, prev, inputs)
+        prev = [src]
+    out = f"f{n - 1}"
+    sched = ScheduleGen(draw, st, g.funcs, g.order).schedules(out)
+    return Program(g.inputs_spec, g.alg, sched, out, " ".join(g.kinds))
+
+
+def programs():
+    """The Hypothesis strategy of programs."""
+    import hypothesis.strategies as st
+    return st.composite(lambda draw: draw_program(draw))()

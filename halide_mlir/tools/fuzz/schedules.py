@@ -1,0 +1,224 @@
+"""The fuzzer's random *legal* schedules for a pipeline drawn by pipelines.py: split with random factors and
+tails, tile, reorder, vectorize of the innermost loop with widths 1-64, unroll by at most 8, parallel,
+compute_root, compute_at any loop of the consumer including split vars and RVars, or a loop of the consumer's own
+consumer around it (chains), store_at / store_root, inline, schedules of update stages.
+
+Consumers are scheduled before their producers, so a producer's compute_at can pick among the loops its
+consumer really has. Every choice is a Hypothesis draw, so shrinking simplifies the schedule.
+"""
+from __future__ import annotations
+
+import collections
+
+from .pipelines import Draws, FuncInfo
+
+
+def _base(code: str) -> str:
+    """A short name for new Vars split off the loop ``code`` (f1_xi -> xi, b0.args()[1] -> a1)."""
+    if code.endswith("]"):
+        return "a" + code[-2]
+    return code.split("_")[-1]
+
+
+class ScheduleGen(Draws):
+    """Draws the schedule of the Funcs ``funcs`` (defined in the order ``order``) whose output is ``output``."""
+
+    def __init__(self, draw, st, funcs: dict[str, FuncInfo], order: list[str]):
+        super().__init__(draw, st)
+        self.funcs = funcs
+        self.order = order
+        self.in_update = False
+
+    def factor(self):
+        return self.choice([2, 4, 8, 3, 5, 16, 7, 1, 13, 32, 64, 10])
+
+    def tail(self):
+        options = [None, None, None, "GuardWithIf", "RoundUp", "ShiftInwards"]
+        if self.in_update:  # Halide: ShiftInwards would change an update's meaning
+            options = options[:-1]
+        tail = self.choice(options)
+        return "" if tail is None else f", hl.TailStrategy.{tail}"
+
+    def stage_schedule(self, obj: str, fname: str, loops: list, pure: tuple, vars_: dict) -> list:
+        """Loop directives for one stage. ``loops``: [(halide name, code, is_rvar, extent)] innermost first; it
+        is updated in place to the stage's final loop nest. New Vars go to ``vars_`` (code -> name)."""
+        lines = []
+        self.in_update = obj.endswith(")")
+
+        def new_var(base):
+            code = f"{fname}_{base}"
+            k = 2
+            while code in vars_:
+                code = f"{fname}_{base}{k}"
+                k += 1
+            vars_[code] = code
+            return code
+
+        def pos(code):
+            return next(i for i, l in enumerate(loops) if l[1] == code)
+
+        def split(code, factor, tl):
+            o, i_ = new_var(_base(code) + "o"), new_var(_base(code) + "i")
+            lines.append(f"{obj}.split({code}, {o}, {i_}, {factor}{tl})")
+            p = pos(code)
+            loops[p:p + 1] = [(i_, i_, False, factor), (o, o, False, None)]
+            return o, i_
+
+        purel = [l[1] for l in loops if not l[2] and l[1] in pure]
+        how = self.choice(["none", "split", "tile", "split2"])
+        if how == "split" and purel:
+            split(self.choice(purel), self.factor(), self.tail())
+        elif how == "tile" and len(purel) == 2:
+            fx, fy, tl = self.factor(), self.factor(), self.tail()
+            xo, yo, xi, yi = new_var("xo"), new_var("yo"), new_var("xi"), new_var("yi")
+            lines.append(f"{obj}.tile({purel[0]}, {purel[1]}, {xo}, {yo}, {xi}, {yi}, {fx}, {fy}{tl})")
+            # tile = split x, split y, reorder(xi, yi, xo, yo): rvars (if any) stay innermost
+            rv = [l for l in loops if l[2]]
+            rest = [l for l in loops if not l[2] and l[1] not in purel]
+            loops[:] = rv + [(xi, xi, False, fx), (yi, yi, False, fy), (xo, xo, False, None),
+                             (yo, yo, False, None)] + rest
+        elif how == "split2" and purel:
+            o, i_ = split(self.choice(purel), self.choice([16, 32, 12, 64]), self.tail())
+            split(i_, self.choice([4, 2, 8, 3]), self.tail())
+
+        if len(loops) > 1 and self.flag():  # reorder: any permutation that keeps the RVars' relative order
+            pure_loops = [l for l in loops if not l[2]]
+            if pure_loops:
+                perm = self.d(self.st.permutations(list(range(len(loops)))))
+                if [loops[k] for k in perm if loops[k][2]] == [l for l in loops if l[2]]:
+                    new = [loops[k] for k in perm]
+                    if new != loops:
+                        lines.append(f"{obj}.reorder({', '.join(l[1] for l in new)})")
+                        loops[:] = new
+
+        vec = None
+        if self.flag() and not loops[0][2]:  # vectorize the innermost loop
+            code, ext = loops[0][1], loops[0][3]
+            form = self.choice(["factor", "direct", "split"])
+            if form == "direct" and ext is not None and ext <= 64:
+                lines.append(f"{obj}.vectorize({code})")
+                vec = code
+            elif form == "split":
+                w = self.choice([8, 4, 16, 2, 3, 5, 1, 32, 64, 7])
+                v = new_var(_base(code) + "v")
+                lines.append(f"{obj}.split({code}, {code}, {v}, {w}{self.tail()})")
+                lines.append(f"{obj}.vectorize({v})")
+                loops.insert(0, (v, v, False, w))
+                vec = v
+            else:
+                w = self.choice([8, 4, 16, 2, 3, 5, 1, 32, 64, 7])
+                lines.append(f"{obj}.vectorize({code}, {w}{self.tail()})")
+                vec = code + "_vectorized"
+                loops.insert(0, (vec, None, False, w))
+
+        if self.flag():  # unroll a loop that is not vectorized
+            cands = [l for l in loops if l[1] is not None and l[1] != vec and l[0] != vec]
+            if cands:
+                l = self.choice(cands)
+                if l[3] is not None and l[3] <= 8 and self.flag():
+                    lines.append(f"{obj}.unroll({l[1]})")
+                else:
+                    k = self.choice([2, 4, 3, 8, 5])
+                    lines.append(f"{obj}.unroll({l[1]}, {k}{self.tail() if not l[2] else ''})")
+                    if l[2]:
+                        pass  # a split RVar: its loops are not offered to compute_at
+                    else:
+                        p = loops.index(l)
+                        loops.insert(p, (l[1] + "_unrolled", None, False, k))
+
+        if self.flag():  # parallel over a pure loop, outermost by preference
+            cands = [l for l in reversed(loops) if not l[2] and l[1] is not None and l[1] != vec]
+            if cands:
+                l = cands[0] if self.flag() else self.choice(cands)
+                if self.flag():
+                    lines.append(f"{obj}.parallel({l[1]})")
+                else:
+                    k = self.choice([4, 2, 8, 3])
+                    lines.append(f"{obj}.parallel({l[1]}, {k}{self.tail()})")
+                    loops.insert(loops.index(l), (l[1] + "_task", None, False, k))
+        return lines
+
+    def schedules(self, output: str) -> list:
+        """Draw compute levels and loop schedules, consumers before their producers."""
+        vars_ = {}
+        level = {}      # func -> inline/root/at
+        loops_of = {}   # func -> list of (halide name, code) it offers to compute_at
+        at_of = {}      # func -> (consumer, index in loops_of[consumer]) of its compute_at pure loop
+        users = collections.defaultdict(list)
+        for f in self.order:
+            for u in self.funcs[f].uses:
+                users[u].append(f)
+
+        def consumers(f):
+            out = []
+            for u in users[f]:
+                if level.get(u) == "inline":
+                    out += consumers(u)
+                else:
+                    out.append(u)
+            return sorted(set(out))
+
+        body = []
+        for f in reversed(self.order):
+            info = self.funcs[f]
+            if f == output:
+                level[f] = "root"
+            else:
+                cons = consumers(f)
+                opts = ["inline", "root", "at"]
+                if len(cons) != 1:
+                    opts = ["inline", "root"]
+                lv = self.choice(opts)
+                level[f] = lv
+                if lv == "root":
+                    body.append(f"{f}.compute_root()")
+                elif lv == "at":
+                    c = cons[0]
+                    ks = list(range(len(loops_of[c]) + 1))
+                    if c in at_of and self.flag():
+                        # a chain: at a loop of the consumer's own consumer, at or outside the consumer's
+                        c, inner = at_of[c]
+                        ks = [k for k in range(inner, len(loops_of[c])) if loops_of[c][k][0] == 0]
+                        ks.append(len(loops_of[c]))
+                    cl = loops_of[c]
+                    k = self.choice(ks)
+                    if k == len(cl):
+                        body.append(f"{f}.compute_at({c}, hl.Var.outermost())")
+                        where = None
+                    else:
+                        stage, name, code = cl[k]
+                        body.append(f"{f}.compute_at({c}, {code})")
+                        where = k
+                        if stage == 0:
+                            at_of[f] = (c, k)
+                    if self.flag():  # store it further out
+                        if where is None or self.flag():
+                            body.append(f"{f}.store_root()")
+                        else:
+                            stage = cl[where][0]
+                            outer = [e for e in cl[where:] if e[0] == stage]
+                            body.append(f"{f}.store_at({c}, {self.choice(outer)[2]})")
+                elif info.kind != "bc" and self.d(self.st.integers(0, 3)) == 3:
+                    body.append(f"{f}.compute_inline()")
+            if level[f] == "inline":
+                continue
+            offered = []
+            if info.kind == "bc":  # BoundaryConditions Funcs are defined over implicit Vars _0, _1
+                a0, a1 = f"{f}.args()[0]", f"{f}.args()[1]"
+                loops = [("_0", a0, False, None), ("_1", a1, False, None)]
+                pure = (a0, a1)
+            else:
+                loops = [("x", "x", False, None), ("y", "y", False, None)]
+                pure = ("x", "y")
+            if self.flag() or f == output:
+                body += [l for l in self.stage_schedule(f, f, loops, pure, vars_) if l]
+            offered += [(0, l[0], l[1]) for l in loops if l[1] is not None]
+            if info.update_loops:
+                ul = list(info.update_loops)
+                if self.flag():
+                    body += [l for l in self.stage_schedule(f"{f}.update(0)", f + "u", ul, info.pure_in_update,
+                                                            vars_) if l]
+                offered += [(1, l[0], l[1]) for l in ul if l[1] is not None]
+            loops_of[f] = offered
+        decl = [f'{v} = hl.Var("{v}")' for v in vars_]
+        return decl + body
