@@ -155,8 +155,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     directives = list(func.schedule().directives)
     inside = _parallel_at(level, plans)
     loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+    lanes = _consumer_lanes(stage, plans)
     auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[func], func.output_types(), stage.vars,
-                                          computed_here=_levels_in(p.stages, stage))
+                                          computed_here=_levels_in(p.stages, stage), lanes=lanes)
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -181,13 +182,13 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     else:
         plan.schedule = loop_schedule(name, loops[len(tile.levels):], tile.tile_sizes, directives, producer_loops,
                                       0, trips)
-    plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector)
+    plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
                     for u in bounded.updates[func]]
     return plan
 
 
 def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, per_computation, inside: bool,
-                 auto_vector: bool) -> UpdatePlan:
+                 auto_vector: bool, lanes: int | None = None) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py)
         return UpdatePlan(u, uname, False, [], list(u.schedule.directives), [], {}, False)
@@ -196,9 +197,10 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
     uext_one = rvar_extents + list(per_computation)
     directives = list(u.schedule.directives)
     loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
-    # an update is vectorized along x only where the user made a pure x loop innermost
+    # an update is vectorized along x where a pure x loop is innermost or has only RVar loops inside it
     auto = auto_vector and vectorize.plan(loops, directives, [*u.values, *u.predicates], stage.func.output_types(),
-                                          stage.vars, dim=len(u.rvars))
+                                          stage.vars, dim=len(u.rvars), lanes=lanes,
+                                          through_rvars=not compound_reads(stage, u, scaled_only=True))
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
@@ -242,15 +244,29 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
     return Directive(DirectiveKind.PARALLEL, (loop.name,)) if wanted and loop is not None else None
 
 
+def _consumer_lanes(stage: Stage, plans: dict) -> int | None:
+    """The width of an inline reduction's (``hl.sum``'s Func's) consumer's vectorized loop over the reduction's
+    x, or None: Halide computes the reduction inside that loop, so its update runs at that width."""
+    if stage.func.schedule().compute.kind != LevelKind.INLINE or len(stage.consumers) != 1 or not stage.vars:
+        return None
+    consumer = plans.get(stage.consumers[0].func)
+    if consumer is None:
+        return None
+    cvars = consumer.stage.vars
+    return next((l.extent for l in consumer.loops if l.kind == LoopKind.VECTORIZED and len(l.parts) == 1
+                 and l.stride == 1 and l.constant and cvars[l.dim] == stage.vars[0]), None)
+
+
 def _levels_in(stages: list[Stage], stage: Stage) -> set:
     """Names of ``stage``'s loops that some producer is computed or stored at."""
     return {level.var for s in stages for level in (s.compute, s.func.schedule().store)
             if level is not None and level.kind == LevelKind.AT and level.func is stage.func}
 
 
-def compound_reads(stage: Stage, u: Update) -> bool:
+def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
     """Does the update read an input at a sum of loop dims (``input[x + r.y]``) or a scaled one?
-    codegen/updates.py gives such reads a compound indexing map (``d1 + d4``)."""
+    codegen/updates.py gives such reads a compound indexing map (``d1 + d4``). ``scaled_only``: only scaled
+    ones (``input[2 * x + r.x]``), which MLIR's vectorizer rejects even after the unit dims are folded."""
     names = list(stage.vars) + [r.name() for r in u.rvars]
     dim_of, base_of = {v: i for i, v in enumerate(names)}, dict.fromkeys(names, 0)
     for e in [u.value, *u.predicates]:
@@ -259,7 +275,7 @@ def compound_reads(stage: Stage, u: Update) -> bool:
                 continue
             for a in node.args:
                 form = affine_form(a, dim_of, base_of)
-                if form is not None and (sum(1 for c in form[0].values() if c) > 1 or
+                if form is not None and ((not scaled_only and sum(1 for c in form[0].values() if c) > 1) or
                                          any(c not in (0, 1) for c in form[0].values())):
                     return True
     return False
