@@ -21,7 +21,7 @@ from .tools.examples import UsageError, find_func, load_example, parse_sizes
 STAGES = {s.name: s.description for s in STEPS}
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="halide-mlir",
         description="Print one compilation stage of a halide_mlir pipeline. FILE.py must define pipeline() "

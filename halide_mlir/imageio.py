@@ -28,14 +28,14 @@ def _array(im) -> np.ndarray:
     return im.array if isinstance(im, Buffer) else np.asarray(im)
 
 
-def is_interleaved(im) -> bool:
+def is_interleaved(im: np.ndarray) -> bool:
     """A 3-D array whose last axis (of at most 4) is the densest. As in Halide, the test is a last-axis stride
     of one *byte*, so only 8-bit images count as interleaved (a 16-bit image read from a file stays as read)."""
     a = _array(im)
     return a.ndim == 3 and a.strides[2] == 1 and a.shape[2] in (1, 2, 3, 4)
 
 
-def copy_to_interleaved(im):
+def copy_to_interleaved(im: np.ndarray) -> np.ndarray:
     """A (rows, columns, channels) copy of a planar 3-D image; anything else is returned as it is."""
     a = _array(im)
     if a.ndim == 3 and not is_interleaved(a):
@@ -43,7 +43,7 @@ def copy_to_interleaved(im):
     return im
 
 
-def copy_to_planar(im):
+def copy_to_planar(im: np.ndarray) -> np.ndarray:
     """A (channels, rows, columns) copy of an interleaved 3-D image; anything else is returned as it is."""
     a = _array(im)
     if is_interleaved(a):
@@ -51,11 +51,11 @@ def copy_to_planar(im):
     return im
 
 
-def imread(uri, format=None, **kwargs):  # noqa: A002 - imageio's (and Halide's) parameter name
+def imread(uri: str, format: str | None = None, **kwargs) -> np.ndarray:  # noqa: A002 - imageio's (and Halide's) parameter name
     """The image at ``uri``, planar if it is an interleaved colour image."""
     return copy_to_planar(_imageio().imread(uri, format, **kwargs))
 
 
-def imwrite(uri, im, format=None, **kwargs) -> None:  # noqa: A002
+def imwrite(uri: str, im: np.ndarray, format: str | None = None, **kwargs) -> None:  # noqa: A002
     """Writes ``im`` (planar colour images are interleaved first, in a temporary copy)."""
     _imageio().imwrite(uri, _array(copy_to_interleaved(im)), format, **kwargs)

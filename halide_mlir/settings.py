@@ -36,7 +36,7 @@ AUTO_VECTORIZE_MODES = ("auto", "off", "llvm")
 _auto_vectorize_override: list = [None]
 
 
-def set_auto_vectorize(enabled) -> None:
+def set_auto_vectorize(enabled: bool) -> None:
     """True/False turn auto-vectorization (analysis/vectorize.py) on/off for this process, "llvm" leaves
     unvectorized loops to LLVM's vectorizers, None goes back to the environment's choice."""
     if enabled not in (True, False, None, "llvm"):

@@ -1,14 +1,19 @@
 """Coordinates of the form ``a * var + constant``: the reads that become slices (strided when ``a`` > 1)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..lang.traversal import walk
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.expr import Expr
 
 # Strided reads up to this stride are slices (a dense load plus a shuffle once vectorized:
 # codegen/strided_reads.py); beyond it the dense load would move more data than a gather.
 MAX_STRIDE = 4
 
 
-def linear_form(e):
+def linear_form(e: Expr) -> tuple[str | None, int, int] | None:
     """``e`` as (var name or None, coefficient, integer constant) if it is ``a * var + c`` / ``c`` after folding
     (``a`` an integer)."""
     k = e.kind
@@ -39,7 +44,7 @@ def linear_form(e):
     return None
 
 
-def strided_forms(call) -> list | None:
+def strided_forms(call: Expr) -> list | None:
     """The coordinates of a call as (var, stride, constant) if the read is a strided slice: distinct Vars with
     integer coefficients 1..MAX_STRIDE, plus constants (no call inside a coordinate); None for any other read (a
     gather: ``tensor.extract`` in codegen)."""
@@ -52,7 +57,7 @@ def strided_forms(call) -> list | None:
     return forms if len(set(used)) == len(used) else None
 
 
-def slice_forms(call) -> list | None:
+def slice_forms(call: Expr) -> list | None:
     """The coordinates of a call as (var, constant) if the read is a unit-stride slice (``var + c``, ``c``);
     None for any other read."""
     forms = strided_forms(call)
@@ -61,7 +66,7 @@ def slice_forms(call) -> list | None:
     return [(v, c) for v, _, c in forms]
 
 
-def affine_form(e, dim_of: dict, base_of: dict):
+def affine_form(e: Expr, dim_of: dict, base_of: dict) -> tuple[dict, int] | None:
     """``e`` as an affine expression of loop dims: ({dim: coefficient}, constant), or None."""
     k = e.kind
     if k == "const" and not e.type.is_float():

@@ -5,6 +5,8 @@ arithmetic over the consumer's region, and a producer's region is the union over
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass, replace
 
@@ -18,6 +20,10 @@ from ..lang.schedule import DirectiveKind, LevelKind
 from .loop_nest import covered_extents, loop_position, stage_loops
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.expr import Expr
+    from ..lang.rdom import RVar
 
 
 @dataclass(frozen=True)
@@ -39,14 +45,14 @@ class Bounded:
     updates: dict            # Func -> [Update] with ImageParam dims resolved
     rdom_ranges: dict        # id(RVar) -> (min, extent) (RVars are Exprs: == builds an Expr, so not a key)
 
-    def region(self, func) -> Region:
+    def region(self, func: Func) -> Region:
         return self.regions[func]
 
-    def rvar_range(self, rvar) -> tuple[int, int]:
+    def rvar_range(self, rvar: RVar) -> tuple[int, int]:
         return self.rdom_ranges[id(rvar)]
 
 
-def constant_value(e, what: str) -> int:
+def constant_value(e: Expr, what: str) -> int:
     """An integer Expr that must be known when compiling (RDom bounds: constants, Params, image sizes)."""
     iv = bounds(resolve_buffer_dims(e), {})
     if iv.lo != iv.hi or not isinstance(iv.lo, int):
@@ -54,7 +60,7 @@ def constant_value(e, what: str) -> int:
     return iv.lo
 
 
-def input_buffer(holder) -> Buffer:
+def input_buffer(holder: Buffer | ImageParam) -> Buffer:
     return holder.bound_buffer() if isinstance(holder, ImageParam) else holder
 
 
@@ -241,7 +247,7 @@ def _at(site) -> str:
     return f" (at {site})" if site is not None else ""
 
 
-def computed_region(bounded: Bounded, func) -> Region:
+def computed_region(bounded: Bounded, func: Func) -> Region:
     """The region one computation of ``func`` covers: its whole region, unless it is computed at a loop of a
     consumer; then what bounds inference gives for one (interior, first) iteration of that loop, as Halide
     computes it there. Its loops iterate over this, e.g. an unroll of them unrolls this many iterations."""

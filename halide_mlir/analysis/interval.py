@@ -6,8 +6,14 @@ out of bounds).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.expr import Expr
+    from ..lang.types import Type
 
 
 @dataclass(frozen=True)
@@ -19,7 +25,7 @@ class Interval:
         return Interval(min(self.lo, o.lo), max(self.hi, o.hi))
 
 
-def type_range(t) -> Interval:
+def type_range(t: Type) -> Interval:
     return Interval(t.min_value(), t.max_value())
 
 
@@ -48,7 +54,7 @@ def _is_int(iv: Interval) -> bool:
     return all(isinstance(v, int) for v in (iv.lo, iv.hi))
 
 
-def bounds(e, env) -> Interval:
+def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
     """The range of ``e`` when each Var ``v`` ranges over ``env[v.name()]`` (an Interval)."""
     k, t = e.kind, e.type
     if k == "const":
@@ -137,7 +143,7 @@ def halide_div(a: int, b: int) -> int:
     return q
 
 
-def simplify_within(e, env):
+def simplify_within(e: Expr, env: dict[str, Interval]) -> Expr:
     """``e`` with the min/max, comparisons, logic and selects that ``env``'s ranges decide replaced by their
     outcome: inside a boundary condition's interior ``clamp(x, lo, hi)`` is ``x``, and outside it a constant
     (Halide's loop partitioning does the same with its ``likely`` tags). Integer operands only, and none that

@@ -68,7 +68,7 @@ class Pipeline:
     params: list[Param]      # scalar Params read by the pipeline
     index_params: list[Param]  # Params that appear in coordinates: their values shape the code
 
-    def stage(self, func) -> Stage:
+    def stage(self, func: Func) -> Stage:
         return next(s for s in self.stages if s.func is func)
 
 
@@ -207,7 +207,7 @@ def build_pipeline(output: Func) -> Pipeline:
     return Pipeline(output, stages, inputs, params, index_params)
 
 
-def partitionable(f: Func, output: Func, funcs) -> bool:
+def partitionable(f: Func, output: Func, funcs: list[Func]) -> bool:
     """Can codegen compute ``f`` in pieces cut at the bounds of the clamps in its body (codegen/payload.py
     partition): a stage at the root with no update, no unroll (the pieces' loops are shorter) and no Func
     computed at one of its loops (a tiled stage is one loop nest)."""

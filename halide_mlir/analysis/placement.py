@@ -7,11 +7,16 @@ Everything after placement reads ``Stage.compute`` (through the StagePlan), neve
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .loop_nest import loop_position
 from .pipeline import Pipeline, Stage, is_reduction
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.func import Func
 
 
 def place_inline_reductions(pipeline: Pipeline) -> None:
@@ -62,7 +67,7 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
 
 
-def gathers(stage: Stage, func) -> bool:
+def gathers(stage: Stage, func: Func) -> bool:
     """Does ``stage``'s pure definition read ``func`` somewhere at coordinates that are not distinct Vars plus
     constants (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)? (A
     reduction's ``b[x + r.x]`` is an indexing map of its generic: codegen/updates.py.)"""
@@ -72,7 +77,7 @@ def gathers(stage: Stage, func) -> bool:
     return False
 
 
-def enclosing(pipeline: Pipeline, stage: Stage):
+def enclosing(pipeline: Pipeline, stage: Stage) -> tuple[Stage, tuple[int, int]] | None:
     """The (consumer stage, loop position) that ``stage`` is computed inside, or None at the root."""
     level = stage.compute
     if not level.at_loop() or stage.func is pipeline.output:
@@ -81,7 +86,7 @@ def enclosing(pipeline: Pipeline, stage: Stage):
     return consumer, loop_position(consumer, level.var)
 
 
-def computed_inside(pipeline: Pipeline, stage: Stage, consumer: Stage, pos) -> bool:
+def computed_inside(pipeline: Pipeline, stage: Stage, consumer: Stage, pos: tuple[int, int]) -> bool:
     """Is ``stage`` computed inside the loop at ``pos`` (definition, index) of ``consumer`` (or is it
     ``consumer``)?"""
     while True:

@@ -34,12 +34,19 @@ values either way).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from ..lang.traversal import walk
 from .affine import slice_forms
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.func import Func
+    from .bounds import Bounded
+    from .pipeline import Stage
 
 
 @dataclass(frozen=True)
@@ -93,10 +100,10 @@ class TilePlan:
             sizes[lev.loop.dim] = lev.size
         return sizes
 
-    def level_of(self, func) -> int:
+    def level_of(self, func: Func) -> int:
         return next(li for li, prods in self.producers.items() if any(p.func is func for p in prods))
 
-    def producer_tile(self, func) -> tuple[tuple, tuple]:
+    def producer_tile(self, func: Func) -> tuple[tuple, tuple]:
         """(mins, extents) of one tile of a computed or viewed producer, per Halide dim; where a span follows
         a consumer dim, the min is relative to that dim's tile start (the loop offsets are added at run time)."""
         sizes = self.sizes_at(self.level_of(func))
@@ -110,7 +117,7 @@ class TilePlan:
                 extents.append(sizes[s.dim] + s.hi - s.lo)
         return tuple(mins), tuple(extents)
 
-    def computed_tile(self, func) -> tuple[tuple, tuple]:
+    def computed_tile(self, func: Func) -> tuple[tuple, tuple]:
         """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows."""
         mins, extents = self.producer_tile(func)
         slide = self.slides.get(func)
@@ -122,7 +129,7 @@ class TilePlan:
         return tuple(mins), tuple(extents)
 
 
-def slice_reads(bounded, stage, func) -> list | None:
+def slice_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
     """The coordinates of every read of ``func`` in ``stage``'s pure definition as linear forms (Var or None,
     constant), or None if some read is not a slice (Vars plus constants, each Var at most once)."""
     reads = []
@@ -154,7 +161,7 @@ def _union_spans(spans: list | None, reader, reader_spans, reads) -> list | None
     return spans
 
 
-def tile_plan(bounded, stage) -> TilePlan | None:
+def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     p = bounded.pipeline
     if stage.updates:
         return None

@@ -5,6 +5,8 @@ before dividing so the JIT never traps (x86 idiv faults on 0 and on INT_MIN / -1
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import numpy as np
@@ -12,6 +14,11 @@ import numpy as np
 from ..error import InternalError
 from ..lang.types import Bool, Type
 from .mlir_text import constant_literal
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Callable
+
+    from ..lang.expr import Expr
 
 _CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
 _CMP_UNSIGNED = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
@@ -24,7 +31,8 @@ _MATH = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin
 class BodyEmitter:
     """Emits one region's ops. ``leaf(e)`` resolves Vars, Params and calls (the caller knows operands)."""
 
-    def __init__(self, lines: list, fresh, loc: str, leaf):
+    def __init__(self, lines: list[str], fresh: Callable[[str], str], loc: str,
+                 leaf: Callable[[Expr], str | None]) -> None:
         self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
         self.memo: dict = {}
         self.consts: dict = {}
@@ -34,14 +42,14 @@ class BodyEmitter:
         self.lines.append(f"{name} = {text} {self.loc}")
         return name
 
-    def const(self, value, t: Type) -> str:
+    def const(self, value: int | float | bool, t: Type) -> str:
         key = (constant_literal(value, t), t.mlir)
         if key not in self.consts:
             typed = key[0] if t.is_bool() else f"{key[0]} : {t.mlir}"  # `true`/`false` are i1 already
             self.consts[key] = self.op(f"arith.constant {typed}", "c")
         return self.consts[key]
 
-    def emit(self, e) -> str:
+    def emit(self, e: Expr) -> str:
         hit = self.memo.get(id(e))
         if hit is None or hit[0] is not e:  # keep e alive so its id stays unique
             hit = self.memo[id(e)] = (e, self._emit(e))
@@ -155,7 +163,7 @@ class BodyEmitter:
         d = e.args[1]
         return d.value if d.kind == "const" else None
 
-    def div(self, e, a: str, b: str, t: Type) -> str:
+    def div(self, e: Expr, a: str, b: str, t: Type) -> str:
         if t.is_float():
             c = self._const_divisor(e)
             if c is not None and c != 0 and math.isfinite(c):
@@ -199,7 +207,7 @@ class BodyEmitter:
         q = self.op(f"arith.select {ism1}, {negated}, {q} : {t.mlir}")
         return self.op(f"arith.select {is0}, {zero}, {q} : {t.mlir}")
 
-    def mod(self, e, a: str, b: str, t: Type) -> str:
+    def mod(self, e: Expr, a: str, b: str, t: Type) -> str:
         if t.is_float():  # Halide: a - b * floor(a / b)
             q = self.op(f"arith.divf {a}, {b} : {t.mlir}")
             fq = self.op(f"math.floor {q} : {t.mlir}")

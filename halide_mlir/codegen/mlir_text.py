@@ -6,9 +6,14 @@ for users and FileCheck, and the builder API is painful for whole linalg.generic
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import struct
 
 from ..lang.types import Type
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
 
 
 def storage(t: Type) -> str:
@@ -16,15 +21,15 @@ def storage(t: Type) -> str:
     return "i8" if t.is_bool() else t.mlir
 
 
-def tensor_type(shape, t: Type) -> str:
+def tensor_type(shape: Sequence[int], t: Type) -> str:
     return "tensor<" + "".join(f"{s}x" for s in shape) + storage(t) + ">"
 
 
-def memref_type(shape, t: Type) -> str:
+def memref_type(shape: Sequence[int], t: Type) -> str:
     return "memref<" + "".join(f"{s}x" for s in shape) + storage(t) + ">"
 
 
-def constant_literal(value, t: Type) -> str:
+def constant_literal(value: int | float | bool, t: Type) -> str:
     if t.is_bool():
         return "true" if value else "false"
     if t.is_float():
@@ -50,7 +55,7 @@ def mlir_string(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def affine_map(n_dims: int, results) -> str:
+def affine_map(n_dims: int, results: Sequence[str]) -> str:
     dims = ", ".join(f"d{i}" for i in range(n_dims))
     return f"affine_map<({dims}) -> ({', '.join(results)})>"
 

@@ -10,7 +10,7 @@ import numpy as np
 ALIGNMENT = 128  # bytes, as Halide's runtime allocates
 
 
-def aligned_empty(shape, dtype) -> np.ndarray:
+def aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """An uninitialized C-contiguous array whose data starts on an ALIGNMENT boundary. numpy's large arrays
     start 16 bytes past one (malloc's header), so every 64-byte vector store into them would straddle two
     cache lines: measured ~10% on a streaming u8 kernel (rgb_to_gray) against Halide's aligned outputs.
