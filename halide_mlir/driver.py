@@ -12,6 +12,8 @@ Data flows one way: lang (the user's program) → analysis → codegen → runti
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 import os
 import time
@@ -34,6 +36,13 @@ from .runtime import jit
 from .runtime.memory import aligned_empty
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
+    from mlir import ir
+
+    from .lang.func import Func
 
 log = logging.getLogger(__name__)
 if os.environ.get("HALIDE_MLIR_DEBUG", "").strip() not in ("", "0"):
@@ -82,7 +91,7 @@ class _Timer:
 _front_ends: dict = {}
 
 
-def front_end(func) -> Pipeline:
+def front_end(func: Func) -> Pipeline:
     """Stages, placement and the schedule checks; cached until any definition or schedule changes."""
     key = (id(func), generation[0])  # (not the Func itself: a cache must not keep the user's Funcs alive)
     hit = _front_ends.get(key)
@@ -143,7 +152,7 @@ class Compilation:
         return self.text("asm")
 
 
-def compile_pipeline(func, region: Region, auto_vector: bool = True,
+def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,
                      scalar_funcs: frozenset = frozenset()) -> Compilation:
     """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
     the user did not (analysis/vectorize.py), except ``scalar_funcs``."""
@@ -156,7 +165,8 @@ def compile_pipeline(func, region: Region, auto_vector: bool = True,
     return Compilation(plan, payload, transform)
 
 
-def lower_to_llvm(ctx, payload: str, transform: str, threads: int, until: str | None = None):
+def lower_to_llvm(ctx: ir.Context, payload: str, transform: str, threads: int,
+                  until: str | None = None) -> ir.Module:
     """The MLIR half, in order; ``until`` ("scheduled", "bufferized") stops early and returns that module."""
     step = _Timer()
     module, script = jit.apply_schedule(ctx, payload, transform)   # the transform interpreter runs the script
@@ -177,7 +187,7 @@ def compile_machine_code(compilation: Compilation, arg_types: list[str]) -> jit.
     return step("load", jit.compile_cached(compilation.payload, compilation.transform, arg_types, lower_to_llvm))
 
 
-def compile(func, region: Region, arg_types: list[str]) -> jit.Compiled:
+def compile(func: Func, region: Region, arg_types: list[str]) -> jit.Compiled:
     """Compiled code for ``func`` over ``region``. Auto-vectorization is an optimisation the user did not ask
     for: if MLIR fails on it, the Funcs the diagnostic points at (by their definitions' lines) are compiled
     without it, and if it names none, the whole pipeline is -- with a warning, never an error Halide would not
@@ -209,7 +219,7 @@ def compile(func, region: Region, arg_types: list[str]) -> jit.Compiled:
     return compiled
 
 
-def stages(func, sizes, mins=None) -> Compilation:
+def stages(func: Func, sizes: Sequence[int], mins: Sequence[int] | None = None) -> Compilation:
     """``func`` compiled for an output of ``sizes`` (at ``mins``) as far as text (Func.compile_to_mlir & co)."""
     return compile_pipeline(func, output_region(func, sizes, mins))
 
@@ -226,7 +236,7 @@ def pipeline_text(pipeline: Pipeline) -> str:
     return "\n".join(lines)
 
 
-def print_loop_nest(func) -> str:
+def print_loop_nest(func: Func) -> str:
     return loop_nest_text(front_end(func))
 
 

@@ -4,11 +4,19 @@ The same list drives ``print_loop_nest`` and codegen/transform.py, so what a use
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass, replace
 
 from ..error import HalideError
 from ..lang.schedule import LOOP_KIND_OF, DirectiveKind, LoopKind
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
+    from ..lang.schedule import Directive
+    from .pipeline import Stage, Update
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,8 @@ def _split_fused(l: Loop, factor: int):
     return parts, exts, inner_parts, inner_exts
 
 
-def stage_loops(stage_name: str, vars_: list[str], extents, directives) -> list[Loop]:
+def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None,
+                directives: Sequence[Directive]) -> list[Loop]:
     """Outermost loop first. ``extents=None``: before realize (UNKNOWN extents)."""
     exact = extents is not None
     extents = extents if exact else [UNKNOWN] * len(vars_)
@@ -160,7 +169,8 @@ def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[
     return out
 
 
-def update_loops(stage, u, extents=None, directives=None) -> list[Loop]:
+def update_loops(stage: Stage, u: Update, extents: Sequence[int] | None = None,
+                 directives: Sequence[Directive] | None = None) -> list[Loop]:
     """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
     ``directives``: the update's schedule (default: the user's)."""
     names = [r.name() for r in u.rvars] + list(stage.vars)
@@ -168,14 +178,14 @@ def update_loops(stage, u, extents=None, directives=None) -> list[Loop]:
                        u.schedule.directives if directives is None else directives)
 
 
-def definition_loop_names(stage) -> list[list[str]]:
+def definition_loop_names(stage: Stage) -> list[list[str]]:
     """The loops of each definition of ``stage`` as the user scheduled them, outermost first: the pure
     definition's, then each update's."""
     pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.func.schedule().directives)]
     return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
 
 
-def loop_position(stage, var: str):
+def loop_position(stage: Stage, var: str) -> tuple[int, int] | None:
     """(definition, loop index) of loop ``var`` of ``stage`` in the first definition that has it, or None.
     A producer computed at an update's loop (an RVar's, say) is legal in Halide; ours computes it before
     all of a consumer's loop nests when the consumer has updates (placement.py hoist_from_loops), same values."""
@@ -185,7 +195,7 @@ def loop_position(stage, var: str):
     return None
 
 
-def covered_extents(loops: list[Loop], extents) -> list[int]:
+def covered_extents(loops: list[Loop], extents: Sequence[int]) -> list[int]:
     """Per Halide dim, a static upper bound of what one iteration of the innermost of ``loops`` covers."""
     covered = list(extents)
     for l in loops:
@@ -197,7 +207,7 @@ def covered_extents(loops: list[Loop], extents) -> list[int]:
 MAX_VECTOR_LANES = 1024  # elements of one vector block made of several loops (1 KiB of u8, 64 zmm of f32)
 
 
-def vector_block(loops: list[Loop], v: int, n_rvars: int = 0):
+def vector_block(loops: list[Loop], v: int, n_rvars: int = 0) -> tuple[list[Loop], list[Loop], list[Loop]]:
     """How the vectorized loop ``loops[v]`` runs as one vector: returns (loops to materialize around it,
     outermost first; loops whose iterations become lanes too; loops that can't be lanes, fused ones: the
     vector can't be made when there are any). A parallel loop among the lanes runs as lanes (the caller warns).

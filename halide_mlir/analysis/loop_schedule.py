@@ -10,6 +10,8 @@ vector sizes: partial tiles at the edges are masked, never left scalar.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import warnings
 from dataclasses import dataclass
@@ -18,6 +20,11 @@ from ..error import HalideError, ParallelAsLanesWarning
 from ..lang.func import MAX_UNROLL
 from ..lang.schedule import DirectiveKind, LoopKind
 from .loop_nest import MAX_VECTOR_LANES, Loop, covered_extents, vector_block
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
+    from ..lang.schedule import Directive
 
 
 @dataclass(frozen=True)
@@ -42,14 +49,15 @@ class LoopSchedule:
     vector_sizes: tuple | None  # per tensor dim, or None: not vectorized
 
 
-def unroll_what(name: str, loop: Loop, directives) -> str:
+def unroll_what(name: str, loop: Loop, directives: Sequence[Directive]) -> str:
     """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
     d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name
               and d.site is not None), None)
     return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
 
 
-def loop_schedule(name: str, loops: list[Loop], extents, directives, producer_loops: set, n_rvars: int,
+def loop_schedule(name: str, loops: list[Loop], extents: Sequence[int], directives: Sequence[Directive],
+                  producer_loops: set[str], n_rvars: int,
                   trips: dict) -> LoopSchedule:
     """``loops`` (outermost first) run over ``extents``; ``producer_loops``: names of the loops some producer
     is fused at; ``n_rvars``: an update's RVar loops are its first dims; ``trips``: loop name -> iterations in

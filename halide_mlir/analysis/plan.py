@@ -19,6 +19,8 @@ derives a schedule decision of its own.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import itertools
 from dataclasses import dataclass, field
 
@@ -33,6 +35,12 @@ from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loop
 from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, is_reduction, resolve_buffer_dims
 from .tiling import TilePlan, tile_plan
+
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
+    from ..lang.expr import Expr
+    from .pipeline import Pipeline
 
 PARALLEL_MIN_EXTENT = 16   # rows: fewer would leave cores idle at a fork/join that costs ~1 us anyway
 
@@ -83,11 +91,11 @@ class PipelinePlan:
     bounded: Bounded
     stages: list[StagePlan]   # realization order
 
-    def of(self, func) -> StagePlan:
+    def of(self, func: Func) -> StagePlan:
         return next(p for p in self.stages if p.stage.func is func)
 
     @property
-    def pipeline(self):
+    def pipeline(self) -> Pipeline:
         return self.bounded.pipeline
 
     def text(self) -> str:
@@ -281,7 +289,7 @@ def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
     return False
 
 
-def loop_trips(loops: list[Loop], extents) -> dict:
+def loop_trips(loops: list[Loop], extents: Sequence[int]) -> dict[str, int]:
     """Loop name -> its iterations over ``extents``. The inner loop of a split runs the factor's iterations
     only where the region is that large: split(y, yo, yi, 16).unroll(yo, 5) over 23 rows runs 2 (Halide
     guards the other 3 copies away)."""
@@ -306,7 +314,7 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def partition(stage: Stage, values, region: Region) -> list | None:
+def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
     """Pieces of a stage's region, as (mins, extents), cut per Var where the clamps ``clamp(v + c, lo, hi)`` of
     its body stop being the identity (Halide's loop partitioning of boundary conditions): inside them every
     such clamp is ``v + c`` and the read a plain slice, outside a constant (a broadcast). None when the body
