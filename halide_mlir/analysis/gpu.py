@@ -34,6 +34,12 @@ class KernelPlan:
     block_dims: tuple               # threads per block (x, y, z)
     single_thread: bool = False
 
+    @property
+    def thread_mapping_full(self) -> tuple:
+        """Per linalg dim: its thread axis, or "" where no thread loop runs over it."""
+        it = iter(self.thread_mapping)
+        return tuple(next(it) if t else "" for t in self.thread_tiles)
+
 
 def uses_gpu(pipeline) -> bool:
     """Does any stage of the pipeline have a GPU schedule?"""

@@ -60,9 +60,11 @@ def build_gpu_transform(kernels: list[KernelPlan]) -> str:
                         f": ({ANY}) -> ({ANY}, {ANY})")
         if k.thread_mapping:
             threads = fresh("threads")
-            main.append(f"{fresh('tiled')}, {threads} = transform.structured.tile_using_forall {tiled} tile_sizes "
-                        f"[{', '.join(map(str, k.thread_tiles))}] (mapping = [{_attrs('thread', k.thread_mapping)}])"
-                        f" : ({ANY}) -> ({ANY}, {ANY})")
+            # by thread counts, not tile sizes: an edge block's tile is smaller, and the mapping needs a forall of
+            # the same (static) trip count in every block; the threads past the edge get empty slices
+            counts = ", ".join(str(k.block_dims["xyz".index(a)]) if a else "0" for a in k.thread_mapping_full)
+            main.append(f"{fresh('tiled')}, {threads} = transform.structured.tile_using_forall {tiled} num_threads "
+                        f"[{counts}] (mapping = [{_attrs('thread', k.thread_mapping)}]) : ({ANY}) -> ({ANY}, {ANY})")
         name = fresh("name")
         main.append(f"{name} = transform.param.constant {mlir_string(k.name)} -> !transform.any_param")
         main.append(f"transform.annotate {blocks} \"hl.kernel\" = {name} : {ANY}, !transform.any_param")

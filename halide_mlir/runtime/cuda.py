@@ -117,7 +117,7 @@ class Launch:
 
 @dataclass
 class GpuProgram:
-    ptx: str
+    ptx: list                                      # PTX text, one module per kernel
     launches: list                                 # of Launch, in order
     temps: list = field(default_factory=list)      # bytes of each intermediate device buffer
     outputs: tuple = ()                            # the args copied back to the host
@@ -128,15 +128,19 @@ class GpuProgram:
         lib = _context()
         with _lock:
             if self._module is None:
-                module = ctypes.c_void_p()
-                ptx = self.ptx.encode() + b"\0"
-                _check(lib, lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(ptx)), "cuModuleLoadData")
+                modules = []
+                for text in self.ptx:
+                    module = ctypes.c_void_p()
+                    data = ctypes.c_char_p(text.encode() + b"\0")
+                    _check(lib, lib.cuModuleLoadData(ctypes.byref(module), data), "cuModuleLoadData")
+                    modules.append((text, module))
                 for launch in self.launches:
+                    module = next(m for text, m in modules if f".entry {launch.kernel}(" in text)
                     fn = ctypes.c_void_p()
                     _check(lib, lib.cuModuleGetFunction(ctypes.byref(fn), module, launch.kernel.encode()),
                            "cuModuleGetFunction")
                     self._functions[launch.kernel] = fn
-                self._module = module
+                self._module = modules
         return lib
 
     def run(self, args: list) -> None:

@@ -45,15 +45,19 @@ def to_ptx(ctx, module, capability: int) -> None:
 
 
 def _rename_kernels(ctx, module, names: list[str]):
-    """Outlining names the kernels after the host function (pipeline_kernel, pipeline_kernel_0 ...); name them
-    after their Funcs, in launch order (one kernel per GPU stage, launched in realization order)."""
+    """Outlining names each kernel's gpu.module after the host function (pipeline_kernel, pipeline_kernel_0 ...)
+    and the kernel in it pipeline_kernel; name both after the Func, in launch order (one kernel per GPU stage,
+    launched in realization order)."""
     from mlir import ir
     text = str(module)
-    outlined = list(dict.fromkeys(re.findall(r"gpu\.launch_func\s+@([\w$.]+)::@", text)))
+    outlined = list(dict.fromkeys(re.findall(r"gpu\.launch_func\s+@([\w$.]+)::@([\w$.]+)", text)))
     if len(outlined) != len(names):
         raise InternalError(f"expected {len(names)} GPU kernels, outlining made {len(outlined)}", stage="lower")
-    for old, new in zip(outlined, names):
-        text = re.sub(r"@" + re.escape(old) + r"(?![\w$.])", "@" + new, text)
+    for (mod, fn), new in zip(outlined, names):
+        text = text.replace(f"@{mod}::@{fn} ", f"@{new}::@{new} ")
+        start = text.index(f"gpu.module @{mod} ")
+        text = text[:start] + text[start:].replace(f"gpu.module @{mod} ", f"gpu.module @{new} ", 1) \
+            .replace(f"gpu.func @{fn}(", f"gpu.func @{new}(", 1)
     with ctx, jit.mlir_errors("renaming the GPU kernels failed", "lower"):
         return ir.Module.parse(text)
 
@@ -61,7 +65,7 @@ def _rename_kernels(ctx, module, names: list[str]):
 def launches(module) -> tuple[list, list]:
     """The host function's launches (in order) and the bytes of each intermediate buffer."""
     text = str(module)
-    m = re.search(r"func\.func @pipeline\((.*?)\)[^{]*\{(.*?)\n  \}", text, re.S)
+    m = re.search(r"func\.func @pipeline\((.*?)\)(?: attributes \{[^}]*\})? \{(.*?)\n  \}", text, re.S)
     if m is None:
         raise InternalError("the GPU pipeline has no host function", stage="lower")
     args = {name: i for i, name in enumerate(re.findall(r"(%[\w$.]+):", m.group(1)))}
@@ -111,14 +115,18 @@ def launches(module) -> tuple[list, list]:
 _ESCAPE = re.compile(r'\\([0-9A-Fa-f]{2}|\\|")')
 
 
-def ptx_text(module) -> str:
-    """The PTX that gpu-module-to-binary{format=isa} put in the module's gpu.binary ops."""
+def ptx_modules(module) -> list[str]:
+    """The PTX that gpu-module-to-binary{format=isa} put in the module's gpu.binary ops (one per kernel)."""
     found = re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', str(module))
     if not found:
         raise InternalError("no PTX in the lowered GPU module", stage="lower")
     def unescape(s):
         return _ESCAPE.sub(lambda m: m.group(1) if len(m.group(1)) == 1 else chr(int(m.group(1), 16)), s)
-    return "\n".join(unescape(s) for s in found)
+    return [unescape(s) for s in found]
+
+
+def ptx_text(module) -> str:
+    return "\n".join(ptx_modules(module))
 
 
 _programs: dict = {}
@@ -135,6 +143,6 @@ def compile_program(payload: str, transform: str, kernel_names: list[str], capab
             module = lower(ctx, payload, transform, kernel_names, capability, until="outlined")
             found, temps = launches(module)
             to_ptx(ctx, module, capability)
-            program = GpuProgram(ptx_text(module), found, temps, outputs)
+            program = GpuProgram(ptx_modules(module), found, temps, outputs)
             _programs[key] = program
     return program
