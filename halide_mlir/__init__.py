@@ -21,7 +21,9 @@ from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
-from .lang.functions import evaluate as evaluate_may_gpu  # no GPU here: the same as evaluate
+from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CPU)
+from .lang.target import (DeviceAPI, TargetArch, TargetFeature, TargetOS, host_supports_target_device,
+                          target_feature_for_device_api)
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
 # Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
@@ -39,4 +41,5 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "tan", "tanh", "trunc", "u8", "u16", "u32", "u64", "absd", "acosh", "asinh", "atanh", "div_round_to_zero",
            "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
            "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
-           "HalideTypeError", "evaluate_may_gpu"]
+           "HalideTypeError", "evaluate_may_gpu", "DeviceAPI", "TargetArch", "TargetFeature", "TargetOS",
+           "host_supports_target_device", "target_feature_for_device_api"]

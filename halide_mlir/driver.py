@@ -32,6 +32,7 @@ from .error import AutoVectorizeWarning, HalideError, InternalError
 from .lang.buffer import Buffer
 from .lang.schedule import generation
 from .lang.source import user_site
+from .lang.target import Target, as_target, get_jit_target_from_environment
 from .runtime import jit
 from .runtime.memory import aligned_empty
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
@@ -66,7 +67,8 @@ STEPS = (
     Step("bufferized", "scheduled module bufferized (memrefs), then the schedule's unrolls (@halide_unroll)"),
     Step("lowered", "LLVM dialect after bufferization and the lowering pipeline"),
     Step("llvm", "LLVM IR (mlir-translate)"),
-    Step("asm", "x86-64 assembly (opt -O3, llc -O3 -mcpu=native)"),
+    Step("asm", "x86-64 assembly (opt -O3, llc -O3 -mcpu=native); PTX for a pipeline with GPU schedules"),
+    Step("ptx", "PTX of a pipeline with GPU schedules (driver_gpu.py; CUDA target: HL_JIT_TARGET's, else host-cuda)"),
 )
 
 
@@ -133,6 +135,8 @@ class Compilation:
             return jit.translate_to_llvm_ir(self.text("lowered"))
         if step == "asm":
             return jit.assemble(self.text("llvm"))
+        if step == "ptx":
+            raise HalideError("the ptx step needs a pipeline with GPU schedules (gpu_tile, gpu_blocks ...)")
         raise HalideError(f"unknown compile step {step!r}; expected one of {', '.join(s.name for s in STEPS)}")
 
     # the stages by name (tests and lit's Inputs/hl_stage.py)
@@ -220,8 +224,33 @@ def compile(func: Func, region: Region, arg_types: list[str]) -> jit.Compiled:
 
 
 def stages(func: Func, sizes: Sequence[int], mins: Sequence[int] | None = None) -> Compilation:
-    """``func`` compiled for an output of ``sizes`` (at ``mins``) as far as text (Func.compile_to_mlir & co)."""
-    return compile_pipeline(func, output_region(func, sizes, mins))
+    """``func`` compiled for an output of ``sizes`` (at ``mins``) as far as text (Func.compile_to_mlir & co).
+    A pipeline with GPU schedules is compiled for HL_JIT_TARGET if it has a GPU feature, else host-cuda."""
+    region = output_region(func, sizes, mins)
+    if _gpu().uses_gpu(front_end(func)):
+        target = get_jit_target_from_environment()
+        if not target.has_gpu_feature():
+            target = target.with_feature("cuda")
+        return _gpu_driver().compile_pipeline(func, region, target)
+    return compile_pipeline(func, region)
+
+
+def _gpu():
+    from .analysis import gpu
+    return gpu
+
+
+def _gpu_driver():
+    from . import driver_gpu
+    return driver_gpu
+
+
+def check_target(pipeline: Pipeline, target=None):
+    """``target`` (None: HL_JIT_TARGET's) as a Target; Halide's error if the pipeline has GPU schedules and the
+    target no GPU feature. Returns the target."""
+    target = as_target(target)
+    _gpu().check_target(pipeline, target)
+    return target
 
 
 def pipeline_text(pipeline: Pipeline) -> str:
@@ -262,8 +291,12 @@ class _Repeat:
 def realize(func, sizes, *rest):
     """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer (a Realization of Buffers for a
     Tuple-valued Func)."""
+    target = None
     if rest:
-        raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer, e.g. f.realize([w, h])")
+        if len(rest) != 1 or not isinstance(rest[0], Target):
+            raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer (and optionally a Target), "
+                              f"e.g. f.realize([w, h])")
+        target = rest[0]
     repeat_key = None
     if type(sizes) in (list, tuple) and all(type(s) is int for s in sizes):
         repeat_key = (id(func), generation[0], tuple(sizes))
@@ -275,6 +308,11 @@ def realize(func, sizes, *rest):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
+    if _gpu().uses_gpu(p):   # GPU schedules: Halide's error on a CPU target, else the CUDA backend
+        target = check_target(p, target)
+        if 0 not in region.extents:
+            _gpu_driver().realize(func, outs, region, target)
+        return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
     settings = compile_settings()

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..error import HalideError
-from ..lang.schedule import LOOP_KIND_OF, DirectiveKind, LoopKind
+from ..lang.schedule import GPU_DIRECTIVES, LOOP_KIND_OF, DirectiveKind, LoopKind
 
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Sequence
@@ -149,6 +149,9 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
             if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
                 loops[i] = replace(loops[i], constant=True, exact=True, extent=a[2])
+        elif k in GPU_DIRECTIVES:   # the loop stays; analysis/gpu.py maps it to GPU blocks or threads
+            for v in a:
+                _find(loops, v, stage_name, d)
         else:
             raise HalideError(f"{d.site}: Func '{stage_name}': the '{k}' schedule directive is not supported yet")
     return loops

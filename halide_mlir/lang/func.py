@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..error import HalideError
+from .gpu_schedule import GpuScheduleMixin
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
@@ -126,7 +127,7 @@ class Definition:
         return preds
 
 
-class Func:
+class Func(GpuScheduleMixin):
     """``hl.Func()``, ``hl.Func(name)``, ``hl.Func(required_type(s), required_dimensions, name)``,
     ``hl.Func(expr)`` (0-D), ``hl.Func(buffer)`` or ``hl.Func(image_param)`` (a Func reading it)."""
 
@@ -495,9 +496,9 @@ class Func:
         return _driver().realize(self, sizes, *rest)
 
     def compile_jit(self, target=None) -> None:
-        """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline;
-        the first realize compiles and caches."""
-        _driver().front_end(self)
+        """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline (and
+        that its GPU schedules suit ``target``); the first realize compiles and caches."""
+        _driver().check_target(_driver().front_end(self), target)
 
     def infer_input_bounds(self, sizes) -> None:
         raise HalideError("infer_input_bounds is not supported yet")

@@ -36,6 +36,9 @@ class DirectiveKind(_Kind):
     PARALLEL = "parallel"
     SERIAL = "serial"
     BOUND = "bound"
+    GPU_BLOCKS = "gpu_blocks"     # (var, ...): the loops run as GPU blocks (analysis/gpu.py)
+    GPU_THREADS = "gpu_threads"   # (var, ...): the loops run as GPU threads
+    GPU_SINGLE = "gpu_single_thread"  # (): the stage runs on one GPU thread
 
 
 class LoopKind(_Kind):
@@ -47,6 +50,8 @@ class LoopKind(_Kind):
 
 
 # The kind of loop each loop-kind directive makes.
+GPU_DIRECTIVES = (DirectiveKind.GPU_BLOCKS, DirectiveKind.GPU_THREADS, DirectiveKind.GPU_SINGLE)
+
 LOOP_KIND_OF = {DirectiveKind.VECTORIZE: LoopKind.VECTORIZED, DirectiveKind.PARALLEL: LoopKind.PARALLEL,
                 DirectiveKind.UNROLL: LoopKind.UNROLLED, DirectiveKind.SERIAL: LoopKind.SERIAL}
 

@@ -1,0 +1,100 @@
+"""The compile driver's GPU order: a pipeline with GPU schedules on a target with the ``cuda`` feature.
+
+The same front end, bounds and stage plans as driver.py (auto-vectorization off: a GPU thread computes scalars),
+then analysis/gpu.py's kernels, the payload (codegen/payload.py, unchanged), the GPU transform script
+(codegen/gpu.py), and runtime/gpu_jit.py's MLIR steps down to PTX; runtime/cuda.py runs it through the CUDA driver.
+Like driver.py this module sees every layer; driver.py calls it where a target has a GPU feature.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import driver
+from .analysis.bounds import Region, infer_bounds
+from .analysis.gpu import KernelPlan, plan_kernels
+from .analysis.plan import PipelinePlan, plan_stages
+from .codegen.gpu import DEFAULT_CAPABILITY, build_gpu_transform
+from .codegen.payload import build_payload
+from .error import HalideError
+from .runtime import cuda, gpu_jit, jit
+
+# the steps whose text a GPU compilation prints (driver.STEPS names them; "asm" is the PTX)
+GPU_STEPS = ("pipeline", "plan", "payload", "transform", "scheduled", "bufferized", "outlined", "lowered", "ptx")
+
+
+@dataclass
+class GpuCompilation:
+    plan: PipelinePlan
+    kernels: list[KernelPlan]
+    payload: str
+    transform: str
+    capability: int
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return [k.name for k in self.kernels]
+
+    def text(self, step: str) -> str:
+        if step == "pipeline":
+            return driver.pipeline_text(self.plan.pipeline)
+        if step == "plan":
+            return self.plan.text() + "\n" + "\n".join(
+                f"kernel {k.name}: block tiles {list(k.block_tiles)} {list(k.block_mapping)}, thread tiles "
+                f"{list(k.thread_tiles)} {list(k.thread_mapping)}, block dims {list(k.block_dims)}"
+                for k in self.kernels)
+        if step in ("payload", "transform"):
+            return getattr(self, step)
+        if step in ("scheduled", "bufferized", "outlined", "lowered"):
+            return str(gpu_jit.lower(jit.new_context(), self.payload, self.transform, self.kernel_names,
+                                     self.capability, until=None if step == "lowered" else step))
+        if step in ("ptx", "asm"):
+            return gpu_jit.ptx_text(gpu_jit.lower(jit.new_context(), self.payload, self.transform,
+                                                  self.kernel_names, self.capability))
+        raise HalideError(f"the {step!r} step is a CPU step; a GPU pipeline prints {', '.join(GPU_STEPS)}")
+
+    # the names driver.Compilation has (tests, lit's Inputs/hl_stage.py)
+    def scheduled(self) -> str:
+        return self.text("scheduled")
+
+    def bufferized(self) -> str:
+        return self.text("bufferized")
+
+    def lowered(self) -> str:
+        return self.text("lowered")
+
+    def assembly(self) -> str:
+        return self.text("ptx")
+
+    def ptx(self) -> str:
+        return self.text("ptx")
+
+
+def capability_of(target, device: bool = False) -> int:
+    """sm_NN for the PTX: the target's cuda_capability_NN, else the device's (when running), else sm_80."""
+    cap = target.cuda_capability()
+    if cap is None and device:
+        cap = cuda.device_capability()
+    return cap or DEFAULT_CAPABILITY
+
+
+def compile_pipeline(func, region: Region, target, device: bool = False) -> GpuCompilation:
+    if not target.has_feature("cuda"):
+        raise HalideError(f"halide_mlir's GPU backend is CUDA; target {target} has another GPU feature")
+    pipeline = driver.front_end(func)
+    bounded = infer_bounds(pipeline, region)
+    plan = plan_stages(bounded, auto_vector=False)
+    kernels = plan_kernels(plan)
+    return GpuCompilation(plan, kernels, build_payload(plan), build_gpu_transform(kernels),
+                          capability_of(target, device))
+
+
+def realize(func, outs, region: Region, target) -> None:
+    """Compute ``outs`` on the GPU. Without a CUDA driver and device this raises Halide's error."""
+    from .analysis.bounds import input_buffer
+    cuda.driver()
+    p = driver.front_end(func)
+    c = compile_pipeline(func, region, target, device=True)
+    outputs = tuple(range(len(p.inputs) + len(p.params), len(p.inputs) + len(p.params) + len(outs)))
+    program = gpu_jit.compile_program(c.payload, c.transform, c.kernel_names, c.capability, outputs)
+    args = [input_buffer(h).array for h in p.inputs] + [prm.get() for prm in p.params] + [o.array for o in outs]
+    program.run(args)

@@ -1,0 +1,148 @@
+"""The GPU half of the MLIR steps: transform script → bufferized → GPU launches → PTX, and the launches read back.
+
+The host function is not compiled: after outlining it holds only constants, allocations of the intermediates and
+``gpu.launch_func`` ops, which runtime/cuda.py replays through the driver API (anything else there is a compiler bug
+and raises InternalError rather than be skipped).
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from ..codegen.gpu import MAP_SEQUENCE, OUTLINE, TO_PTX, ptx_version
+from ..codegen.lowering import BUFFERIZE
+from ..error import InternalError
+from . import jit
+from .cuda import GpuProgram, Launch, Param
+
+_HOST_OPS = {"arith.constant", "memref.alloc", "memref.dealloc", "gpu.launch_func", "func.return"}
+_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "index": 8}
+
+
+def lower(ctx, payload: str, transform: str, kernel_names: list[str], capability: int, until: str | None = None):
+    """The module after each step; ``until`` ("scheduled", "bufferized", "outlined") stops there. Returns the
+    module (with the PTX in its gpu.binary)."""
+    from mlir.dialects.transform import interpreter
+    module, script = jit.apply_schedule(ctx, payload, transform)
+    if until == "scheduled":
+        return module
+    jit.run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
+    with ctx, jit.mlir_errors("mapping to GPU blocks and threads failed", "schedule"):
+        interpreter.apply_named_sequence(module.operation, jit._sequence(script, MAP_SEQUENCE), script)
+    if until == "bufferized":
+        return module
+    jit.run_passes(ctx, module, OUTLINE, "outlining the GPU kernels failed", "lower")
+    module = _rename_kernels(ctx, module, kernel_names)
+    if until == "outlined":
+        return module
+    to_ptx(ctx, module, capability)
+    return module
+
+
+def to_ptx(ctx, module, capability: int) -> None:
+    jit.run_passes(ctx, module, TO_PTX % {"cap": capability, "ptx": ptx_version(capability)},
+                   "lowering the GPU kernels to PTX failed", "lower")
+
+
+def _rename_kernels(ctx, module, names: list[str]):
+    """Outlining names each kernel's gpu.module after the host function (pipeline_kernel, pipeline_kernel_0 ...)
+    and the kernel in it pipeline_kernel; name both after the Func, in launch order (one kernel per GPU stage,
+    launched in realization order)."""
+    from mlir import ir
+    text = str(module)
+    outlined = list(dict.fromkeys(re.findall(r"gpu\.launch_func\s+@([\w$.]+)::@([\w$.]+)", text)))
+    if len(outlined) != len(names):
+        raise InternalError(f"expected {len(names)} GPU kernels, outlining made {len(outlined)}", stage="lower")
+    for (mod, fn), new in zip(outlined, names):
+        text = text.replace(f"@{mod}::@{fn} ", f"@{new}::@{new} ")
+        start = text.index(f"gpu.module @{mod} ")
+        text = text[:start] + text[start:].replace(f"gpu.module @{mod} ", f"gpu.module @{new} ", 1) \
+            .replace(f"gpu.func @{fn}(", f"gpu.func @{new}(", 1)
+    with ctx, jit.mlir_errors("renaming the GPU kernels failed", "lower"):
+        return ir.Module.parse(text)
+
+
+def launches(module) -> tuple[list, list]:
+    """The host function's launches (in order) and the bytes of each intermediate buffer."""
+    text = str(module)
+    m = re.search(r"func\.func @pipeline\((.*?)\)(?: attributes \{[^}]*\})? \{(.*?)\n  \}", text, re.S)
+    if m is None:
+        raise InternalError("the GPU pipeline has no host function", stage="lower")
+    args = {name: i for i, name in enumerate(re.findall(r"(%[\w$.]+):", m.group(1)))}
+    body = m.group(2)
+    consts, allocs, out = {}, {}, []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        op = re.match(r"(?:(%[\w$.]+) = )?\"?([\w.]+)", line)
+        if op is None or op.group(2) not in _HOST_OPS | {"return"}:
+            raise InternalError(f"host code besides the GPU launches is not supported: {line}", stage="lower")
+        result, name = op.groups()
+        if name == "arith.constant":
+            c = re.match(r"%\S+ = arith\.constant (-?\d+) : (\w+)", line)
+            if c:
+                consts[result] = (int(c.group(1)), c.group(2))
+        elif name == "memref.alloc":
+            shape = re.search(r"memref<([\dx]+)x(\w+)", line) or re.search(r"memref<(\w+)>", line)
+            if shape is None:
+                raise InternalError(f"a dynamically sized intermediate buffer: {line}", stage="lower")
+            dims, elt = (shape.group(1), shape.group(2)) if shape.re.groups == 2 else ("", shape.group(1))
+            allocs[result] = len(allocs), math.prod(int(d) for d in dims.split("x") if d) * _BYTES[elt]
+        elif name == "gpu.launch_func":
+            k = re.search(r"@[\w$.]+::@([\w$.]+) blocks in \(([^)]*)\) threads in \(([^)]*)\)", line)
+            a = re.search(r"args\((.*)\)\s*$", line)
+
+            def value(v):
+                return consts[v.strip()][0]
+            grid = tuple(value(v) for v in k.group(2).split(","))
+            block = tuple(value(v) for v in k.group(3).split(","))
+            params = []
+            for operand, type_ in re.findall(r"(%[\w$.]+) : (\w+)", a.group(1)) if a else []:
+                if operand in args:
+                    params.append(Param("arg", args[operand], ctype=type_))
+                elif operand in allocs:
+                    params.append(Param("temp", allocs[operand][0]))
+                elif operand in consts:
+                    params.append(Param("const", value=consts[operand][0], ctype=consts[operand][1]))
+                else:
+                    raise InternalError(f"a kernel parameter the runtime can't pass: {operand} in {line}",
+                                        stage="lower")
+            out.append(Launch(k.group(1), grid, block, tuple(params)))
+    return out, [n for _, n in sorted(allocs.values())]
+
+
+_ESCAPE = re.compile(r'\\([0-9A-Fa-f]{2}|\\|")')
+
+
+def ptx_modules(module) -> list[str]:
+    """The PTX that gpu-module-to-binary{format=isa} put in the module's gpu.binary ops (one per kernel)."""
+    found = re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', str(module))
+    if not found:
+        raise InternalError("no PTX in the lowered GPU module", stage="lower")
+    def unescape(s):
+        return _ESCAPE.sub(lambda m: m.group(1) if len(m.group(1)) == 1 else chr(int(m.group(1), 16)), s)
+    return [unescape(s) for s in found]
+
+
+def ptx_text(module) -> str:
+    return "\n".join(ptx_modules(module))
+
+
+_programs: dict = {}
+
+
+def compile_program(payload: str, transform: str, kernel_names: list[str], capability: int,
+                    outputs: tuple) -> GpuProgram:
+    """PTX and launches for a payload + script, cached in the process (the driver loads the module once)."""
+    key = (payload, transform, tuple(kernel_names), capability, outputs)
+    program = _programs.get(key)
+    if program is None:
+        with jit.compile_lock:
+            ctx = jit.new_context()
+            module = lower(ctx, payload, transform, kernel_names, capability, until="outlined")
+            found, temps = launches(module)
+            to_ptx(ctx, module, capability)
+            program = GpuProgram(ptx_modules(module), found, temps, outputs)
+            _programs[key] = program
+    return program
