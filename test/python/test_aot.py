@@ -1,5 +1,6 @@
 """Ahead-of-time compilation with Halide's C ABI (halide_mlir/aot): static libraries called from C programs
 (test/c/), linked with Halide's link line and checked against the JIT; bad calls return Halide's error codes."""
+import ctypes
 import os
 import shutil
 import subprocess
@@ -167,3 +168,48 @@ def test_aot_errors():
     inp.set_estimates([(0, 16)])
     with pytest.raises(hl.HalideError, match="target 'arm-64-linux'"):
         f.compile_to_static_library("/nonexistent/f", [inp, p], "f", hl.Target("arm-64-linux"))
+
+
+class _Dim(ctypes.Structure):
+    _fields_ = [("min", ctypes.c_int32), ("extent", ctypes.c_int32), ("stride", ctypes.c_int32),
+                ("flags", ctypes.c_uint32)]
+
+
+class _Buf(ctypes.Structure):   # struct halide_buffer_t
+    _fields_ = [("device", ctypes.c_uint64), ("device_interface", ctypes.c_void_p), ("host", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("dimensions", ctypes.c_int32), ("dim", ctypes.POINTER(_Dim)),
+                ("padding", ctypes.c_void_p)]
+
+
+def halide_buffer(a: np.ndarray):
+    """A halide_buffer_t over numpy array ``a`` (Halide's dimension 0 is numpy's last axis)."""
+    dims = (_Dim * a.ndim)(*[_Dim(0, n, s // a.itemsize, 0) for n, s in zip(reversed(a.shape), reversed(a.strides))])
+    code = {"i": 0, "u": 1, "f": 2}[a.dtype.kind]
+    b = _Buf(0, None, a.ctypes.data, 0, code, a.itemsize * 8, 1, a.ndim, dims, None)
+    b.keep = (a, dims)
+    return b
+
+
+def shared_library(tmp_path, f, args, fn_name):
+    """``f`` compiled to an object, linked into a shared library loaded with ctypes (static libraries can't be)."""
+    f.compile_to_object(str(tmp_path / f"{fn_name}.o"), args, fn_name)
+    cc("-shared", str(tmp_path / f"{fn_name}.o"), "-o", str(tmp_path / f"{fn_name}.so"), "-lpthread", "-lm")
+    return ctypes.CDLL(str(tmp_path / f"{fn_name}.so"))
+
+
+def test_pipeline_with_a_compiled_in_buffer(tmp_path):
+    """A Buffer the pipeline reads (a lookup table) is compiled into the object, as in Halide."""
+    x, y = hl.Var("x"), hl.Var("y")
+    lut = hl.Buffer(((np.arange(256) * 37) % 251).astype(np.uint16), name="lut")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    f = hl.Func("mapped")
+    f[x, y] = lut[hl.i32(inp[x, y])] + hl.u16(y)
+    f.set_estimates([(0, 32), (0, 8)])
+    inp.set_estimates([(0, 32), (0, 8)])
+    lib = shared_library(tmp_path, hl.Pipeline(f), [inp], "mapped")
+    a = (np.arange(32 * 8) * 11 % 256).astype(np.uint8).reshape(8, 32)
+    out = np.zeros((8, 32), np.uint16)
+    assert lib.mapped(ctypes.byref(halide_buffer(a)), ctypes.byref(halide_buffer(out))) == 0
+    inp.set(hl.Buffer(a))
+    np.testing.assert_array_equal(out, np.asarray(f.realize([32, 8])))
