@@ -23,6 +23,7 @@ from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # no GPU here: the same as evaluate
 from .aot import Argument, ArgumentKind, OutputFileType, StmtOutputFormat
+from .aot.callable import Callable
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
 # Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
@@ -40,4 +41,5 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "tan", "tanh", "trunc", "u8", "u16", "u32", "u64", "absd", "acosh", "asinh", "atanh", "div_round_to_zero",
            "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
            "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
-           "HalideTypeError", "evaluate_may_gpu", "Argument", "ArgumentKind", "OutputFileType", "StmtOutputFormat"]
+           "HalideTypeError", "evaluate_may_gpu", "Argument", "ArgumentKind", "OutputFileType", "StmtOutputFormat",
+           "Callable"]

@@ -550,6 +550,10 @@ class Func:
     def infer_arguments(self) -> list:
         return _aot().infer_arguments(self)
 
+    def compile_to_callable(self, arguments, target=None):
+        from ..aot.callable import Callable
+        return Callable(self, arguments)
+
     def print_loop_nest(self) -> None:
         print(_driver().print_loop_nest(self))
 

@@ -148,6 +148,9 @@ class Pipeline:
     def infer_arguments(self) -> list:
         return self._output().infer_arguments()
 
+    def compile_to_callable(self, arguments, target=None):
+        return self._output().compile_to_callable(arguments, target)
+
     def apply_autoscheduler(self, target: Target, params: AutoschedulerParams) -> AutoSchedulerResults:
         """Replace every Func's schedule with the built-in autoscheduler's (autotune/autoschedule.py)."""
         from ..autotune.autoschedule import auto_schedule
