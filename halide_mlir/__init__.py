@@ -24,6 +24,8 @@ from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CPU)
 from .lang.target import (DeviceAPI, TargetArch, TargetFeature, TargetOS, host_supports_target_device,
                           target_feature_for_device_api)
+from .aot import Argument, ArgumentKind, OutputFileType, StmtOutputFormat
+from .aot.callable import Callable
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
 # Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
@@ -42,4 +44,5 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
            "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
            "HalideTypeError", "evaluate_may_gpu", "DeviceAPI", "TargetArch", "TargetFeature", "TargetOS",
-           "host_supports_target_device", "target_feature_for_device_api"]
+           "host_supports_target_device", "target_feature_for_device_api",
+           "Argument", "ArgumentKind", "OutputFileType", "StmtOutputFormat", "Callable"]

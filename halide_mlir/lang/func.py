@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -515,8 +516,44 @@ class Func(GpuScheduleMixin):
     def compile_to_llvm_ir(self, sizes, mins=None) -> str:
         return _driver().stages(self, sizes, mins).llvm_ir()
 
-    def compile_to_assembly(self, sizes, mins=None) -> str:
-        return _driver().stages(self, sizes, mins).assembly()
+    def compile_to_assembly(self, sizes, *args, **kwargs):
+        """``compile_to_assembly(filename, arguments, fn_name="", target=...)`` as in Halide (aot/); with a list of
+        sizes, the x86 assembly of the pipeline at those sizes, as text."""
+        if isinstance(sizes, (str, os.PathLike)):
+            return _aot().compile_to_assembly(self, sizes, *args, **kwargs)
+        return _driver().stages(self, sizes, *args, **kwargs).assembly()
+
+    # --- ahead of time (halide_mlir/aot): Halide's C ABI, for fixed sizes (the estimates) -------------------------
+    def compile_to(self, outputs, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to(self, outputs, arguments, fn_name, target)
+
+    def compile_to_static_library(self, filename_prefix, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_static_library(self, filename_prefix, arguments, fn_name, target)
+
+    def compile_to_file(self, filename_prefix, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_file(self, filename_prefix, arguments, fn_name, target)
+
+    def compile_to_object(self, filename, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_object(self, filename, arguments, fn_name, target)
+
+    def compile_to_header(self, filename, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_header(self, filename, arguments, fn_name, target)
+
+    def compile_to_llvm_assembly(self, filename, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_llvm_assembly(self, filename, arguments, fn_name, target)
+
+    def compile_to_bitcode(self, filename, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_bitcode(self, filename, arguments, fn_name, target)
+
+    def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None) -> None:
+        _aot().compile_to_lowered_stmt(self, filename, arguments, fmt or "text", target)
+
+    def infer_arguments(self) -> list:
+        return _aot().infer_arguments(self)
+
+    def compile_to_callable(self, arguments, target=None):
+        from ..aot.callable import Callable
+        return Callable(self, arguments)
 
     def print_loop_nest(self) -> None:
         print(_driver().print_loop_nest(self))
@@ -527,6 +564,12 @@ def _driver():
     compile_to_* on Func), imported when first called."""
     from .. import driver
     return driver
+
+
+def _aot():
+    """Ahead-of-time compilation (halide_mlir/aot), imported when first used."""
+    from .. import aot
+    return aot
 
 
 def _var_name(v) -> str:

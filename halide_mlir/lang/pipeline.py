@@ -77,6 +77,40 @@ class Pipeline:
     def infer_input_bounds(self, *args):
         return self._output().infer_input_bounds(*args)
 
+    # ahead of time (halide_mlir/aot): the output Func's compile_to_*
+    def compile_to(self, outputs, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to(outputs, arguments, fn_name, target)
+
+    def compile_to_static_library(self, filename_prefix, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_static_library(filename_prefix, arguments, fn_name, target)
+
+    def compile_to_file(self, filename_prefix, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_file(filename_prefix, arguments, fn_name, target)
+
+    def compile_to_object(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_object(filename, arguments, fn_name, target)
+
+    def compile_to_header(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_header(filename, arguments, fn_name, target)
+
+    def compile_to_assembly(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_assembly(filename, arguments, fn_name, target)
+
+    def compile_to_llvm_assembly(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_llvm_assembly(filename, arguments, fn_name, target)
+
+    def compile_to_bitcode(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_bitcode(filename, arguments, fn_name, target)
+
+    def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None) -> None:
+        self._output().compile_to_lowered_stmt(filename, arguments, fmt, target)
+
+    def infer_arguments(self) -> list:
+        return self._output().infer_arguments()
+
+    def compile_to_callable(self, arguments, target=None):
+        return self._output().compile_to_callable(arguments, target)
+
     def apply_autoscheduler(self, target: Target, params: AutoschedulerParams) -> AutoSchedulerResults:
         """Replace every Func's schedule with the built-in autoscheduler's (autotune/autoschedule.py)."""
         from ..autotune.autoschedule import auto_schedule

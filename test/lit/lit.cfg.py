@@ -94,6 +94,7 @@ config.substitutions.append(("%mlir_lib_dir", mlir_lib_dir))
 # Whole-word replacement of bare tool names in RUN lines (not inside paths/identifiers).
 config.substitutions.append((r"(?<![\w/.-])mlir-opt(?![\w-])", mlir_opt))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w-])", filecheck))
+config.substitutions.append((r"(?<![\w/.-])llvm-nm(?![\w-])", _find_tool("llvm-nm", "llvm", "LLVM_NM")))
 
 # Environment: make `import halide_mlir` work without installation, the tests' shared
 # helpers (Inputs/hl_stage.py) importable, keep the venv's tools reachable, and pass

@@ -1,0 +1,136 @@
+"""Ahead-of-time compilation with Halide's C ABI: ``Func.compile_to_*`` and ``Pipeline.compile_to_*``.
+
+A compiled function takes ``struct halide_buffer_t *`` for each buffer and plain C scalars for Params, in Halide's
+order (the arguments as given, then the outputs), and returns 0 or a Halide error code after reporting through
+``halide_error``. Static libraries link with Halide's line, ``cc main.c lib.a -lpthread -ldl -lm``: the runtime
+(errors, memory, the thread pool of parallel loops) is inside. See docs/aot.md.
+"""
+from __future__ import annotations
+
+import enum
+import html
+import os
+import shutil
+
+from ..error import HalideError
+from ..lang.source import user_site
+from .arguments import Argument, ArgumentKind, infer_arguments
+
+__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to"]
+
+
+class OutputFileType(enum.Enum):
+    """Halide's ``hl.OutputFileType`` (the kinds halide_mlir writes; others are refused by compile_to)."""
+    assembly = "assembly"
+    bitcode = "bitcode"
+    c_header = "c_header"
+    llvm_assembly = "llvm_assembly"
+    object = "object"
+    static_library = "static_library"
+    stmt = "stmt"
+    stmt_html = "stmt_html"
+    c_source = "c_source"
+    compiler_log = "compiler_log"
+    conceptual_stmt = "conceptual_stmt"
+    conceptual_stmt_html = "conceptual_stmt_html"
+    cpp_stub = "cpp_stub"
+    featurization = "featurization"
+    function_info_header = "function_info_header"
+    hlpipe = "hlpipe"
+    python_extension = "python_extension"
+    pytorch_wrapper = "pytorch_wrapper"
+    registration = "registration"
+    schedule = "schedule"
+    device_code = "device_code"
+
+
+class StmtOutputFormat(enum.Enum):
+    text = "text"
+    html = "html"
+
+
+SUPPORTED = (OutputFileType.assembly, OutputFileType.bitcode, OutputFileType.c_header, OutputFileType.llvm_assembly,
+             OutputFileType.object, OutputFileType.static_library, OutputFileType.stmt, OutputFileType.stmt_html,
+             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html)
+
+
+def _output_func(f):
+    from ..lang.pipeline import Pipeline
+    return f._output() if isinstance(f, Pipeline) else f
+
+
+def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
+    """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
+    Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
+    from . import build
+    func = _output_func(f)
+    fn_name = fn_name or func.name()
+    kinds = {}
+    for kind, path in dict(outputs).items():
+        kind = kind if isinstance(kind, OutputFileType) else OutputFileType(str(kind).split(".")[-1])
+        if kind not in SUPPORTED:
+            raise HalideError(f"{user_site()}: halide_mlir can't write a {kind.name} output yet")
+        kinds[kind] = os.fspath(path)
+    if not kinds:
+        return
+    kernel = build.compile_kernel(func, list(args), fn_name, target)
+    with build.temp_dir() as d:
+        if OutputFileType.static_library in kinds:
+            shutil.copyfile(build.build_library(kernel, d), kinds[OutputFileType.static_library])
+        if OutputFileType.object in kinds:
+            shutil.copyfile(build.build_object(kernel, d), kinds[OutputFileType.object])
+        if OutputFileType.c_header in kinds:
+            from .wrapper import header
+            _write(kinds[OutputFileType.c_header], header(kernel.spec, build.runtime_header()))
+        if OutputFileType.assembly in kinds:
+            _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
+        if OutputFileType.llvm_assembly in kinds:
+            _write(kinds[OutputFileType.llvm_assembly], kernel.llvm_ir)
+        if OutputFileType.bitcode in kinds:
+            build.bitcode(kernel, kinds[OutputFileType.bitcode])
+        for kind in (OutputFileType.stmt, OutputFileType.conceptual_stmt):
+            if kind in kinds:
+                _write(kinds[kind], kernel.stmt())
+        for kind in (OutputFileType.stmt_html, OutputFileType.conceptual_stmt_html):
+            if kind in kinds:
+                _write(kinds[kind], _html(fn_name, kernel.stmt()))
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _html(fn_name: str, text: str) -> str:
+    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(fn_name)}</title></head>\n"
+            f"<body><pre>{html.escape(text)}</pre></body></html>\n")
+
+
+# Halide's compile_to_* conveniences, with Halide's file names
+
+def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None) -> None:
+    compile_to(f, {OutputFileType.static_library: f"{filename_prefix}.a",
+                   OutputFileType.c_header: f"{filename_prefix}.h"}, args, fn_name, target)
+
+
+def compile_to_file(f, filename_prefix, args, fn_name="", target=None) -> None:
+    compile_to(f, {OutputFileType.object: f"{filename_prefix}.o",
+                   OutputFileType.c_header: f"{filename_prefix}.h"}, args, fn_name, target)
+
+
+def compile_to_one(kind: OutputFileType):
+    def method(f, filename, args, fn_name="", target=None) -> None:
+        compile_to(f, {kind: filename}, args, fn_name, target)
+    return method
+
+
+compile_to_object = compile_to_one(OutputFileType.object)
+compile_to_header = compile_to_one(OutputFileType.c_header)
+compile_to_assembly = compile_to_one(OutputFileType.assembly)
+compile_to_llvm_assembly = compile_to_one(OutputFileType.llvm_assembly)
+compile_to_bitcode = compile_to_one(OutputFileType.bitcode)
+
+
+def compile_to_lowered_stmt(f, filename, args, fmt=StmtOutputFormat.text, target=None) -> None:
+    html_fmt = str(getattr(fmt, "name", fmt)).split(".")[-1] == "html"
+    compile_to(f, {OutputFileType.stmt_html if html_fmt else OutputFileType.stmt: filename}, args, "", target)

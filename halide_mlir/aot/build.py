@@ -1,0 +1,270 @@
+"""Ahead-of-time compilation: a pipeline → an object file, a static library and a C header with Halide's C ABI.
+
+The kernel is the JIT's code (driver.compile_pipeline, then lower_to_llvm: the same MLIR steps), translated to LLVM
+IR, its symbols renamed after the function (two pipelines link into one program), then ``opt -O3`` and ``llc``
+for the target. Around it: the C wrapper (aot/wrapper.py) that takes ``halide_buffer_t``s, and the runtime
+(aot/runtime.c: Halide's error/malloc/thread-count entry points, the OpenMP entry points parallel loops call, on
+a pthread pool). The system C compiler (``$CC``, else ``cc``) builds both; ``cc -r`` joins the three into one
+object, and ``llvm-ar`` makes the library. Before returning, the library is linked with Halide's link line
+(``cc main.c lib.a -lpthread -ldl -lm``) so a missing symbol is an error here, not in the user's build.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from ..error import HalideError, InternalError
+from ..lang.source import user_site
+from .arguments import Spec, specialize
+from .wrapper import header, wrapper
+
+RUNTIME_C = os.path.join(os.path.dirname(__file__), "runtime.c")
+
+# Halide target features and the LLVM attributes they select (x86-64 only: the wrapper is built by the host's cc)
+_FEATURES = {"sse41": "+sse4.1", "avx": "+avx", "avx2": "+avx2,+fma,+f16c", "fma": "+fma", "f16c": "+f16c",
+             "avx512": "+avx512f,+avx512cd", "avx512_knl": "+avx512f,+avx512cd,+avx512er,+avx512pf",
+             "avx512_skylake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq",
+             "avx512_cannonlake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi",
+             "avx512_sapphirerapids": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512bf16,+avx512fp16"}
+# features that change nothing in what halide_mlir generates
+_NO_OP = {"no_asserts", "no_bounds_query", "large_buffers", "strict_float", "no_neon", "c_plus_plus_name_mangling"}
+
+
+@dataclass
+class Target:
+    llc: list            # -mtriple/-mcpu/-mattr
+    runtime: bool        # include the runtime (Halide's -no_runtime leaves it out)
+
+
+def parse_target(target) -> Target:
+    text = str(target) if target is not None else "host"
+    parts = [p for p in text.split("-") if p]
+    host = parts[:1] == ["host"]
+    if host:
+        rest = parts[1:]
+    else:
+        if parts[:3] != ["x86", "64", "linux"]:
+            raise HalideError(f"{user_site()}: target '{text}': halide_mlir compiles ahead of time for x86-64-linux "
+                              f"(or host) only")
+        rest = parts[3:]
+    attrs, runtime = [], True
+    for f in rest:
+        if f == "no_runtime":
+            runtime = False
+        elif f in _FEATURES:
+            attrs.append(_FEATURES[f])
+        elif f not in _NO_OP:
+            raise HalideError(f"{user_site()}: target feature '{f}' (in '{text}') is not supported by halide_mlir's "
+                              f"ahead-of-time compilation")
+    llc = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native" if host else "-mcpu=x86-64"]
+    if attrs:
+        llc.append("-mattr=" + ",".join(attrs))
+    return Target(llc, runtime)
+
+
+def _cc() -> str:
+    cc = os.environ.get("CC", "cc")
+    if shutil.which(cc) is None:
+        raise HalideError(f"{user_site()}: ahead-of-time compilation needs a C compiler ('{cc}', set $CC)")
+    return cc
+
+
+def _run(argv, what: str, stdin: str | None = None) -> str:
+    r = subprocess.run(argv, input=stdin, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise InternalError(f"{what} failed ({' '.join(argv[:1])}):\n{r.stderr[-4000:]}", stage="aot")
+    return r.stdout
+
+
+def runtime_header() -> str:
+    """Halide's HalideRuntime.h (from the halide wheel) when installed, so our header and Halide's own agree;
+    else the few declarations the generated function needs, behind the same include guard."""
+    try:
+        import halide
+        path = os.path.join(os.path.dirname(halide.__file__), "include", "HalideRuntime.h")
+        with open(path) as f:
+            return f.read()
+    except (ImportError, OSError):
+        return _MINIMAL_RUNTIME_H
+
+
+_MINIMAL_RUNTIME_H = """#ifndef HALIDE_HALIDERUNTIME_H
+#define HALIDE_HALIDERUNTIME_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef enum halide_type_code_t { halide_type_int = 0, halide_type_uint = 1, halide_type_float = 2,
+                                  halide_type_handle = 3, halide_type_bfloat = 4 } halide_type_code_t;
+struct halide_type_t { uint8_t code; uint8_t bits; uint16_t lanes; };
+typedef struct halide_dimension_t { int32_t min, extent, stride; uint32_t flags; } halide_dimension_t;
+struct halide_device_interface_t;
+typedef struct halide_buffer_t {
+    uint64_t device;
+    const struct halide_device_interface_t *device_interface;
+    uint8_t *host;
+    uint64_t flags;
+    struct halide_type_t type;
+    int32_t dimensions;
+    halide_dimension_t *dim;
+    void *padding;
+} halide_buffer_t;
+typedef void (*halide_error_handler_t)(void *, const char *);
+extern halide_error_handler_t halide_set_error_handler(halide_error_handler_t handler);
+extern void halide_error(void *user_context, const char *);
+extern int halide_set_num_threads(int n);
+extern void halide_shutdown_thread_pool(void);
+extern void *halide_malloc(void *user_context, size_t x);
+extern void halide_free(void *user_context, void *ptr);
+enum halide_error_code_t { halide_error_code_success = 0, halide_error_code_generic_error = -1,
+    halide_error_code_bad_type = -3, halide_error_code_access_out_of_bounds = -4,
+    halide_error_code_constraint_violated = -8, halide_error_code_out_of_memory = -11,
+    halide_error_code_buffer_argument_is_null = -12, halide_error_code_bad_dimensions = -43 };
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+
+@dataclass
+class Kernel:
+    spec: Spec
+    target: Target
+    compilation: object   # driver.Compilation: payload and transform script
+    threads: int
+    llvm_ir: str          # optimized LLVM IR, symbols renamed
+    symbol: str           # the kernel's C-interface entry point
+
+    def stmt(self) -> str:
+        """Halide's "stmt": our loops on memrefs (the bufferized module, before the LLVM dialect)."""
+        from .. import driver
+        from ..runtime import jit
+        return str(driver.lower_to_llvm(jit.new_context(), self.compilation.payload, self.compilation.transform,
+                                        self.threads, until="bufferized"))
+
+
+def _threads() -> int:
+    """Parallel loops become OpenMP calls (runtime.c runs them); the count is decided at run time."""
+    from ..settings import num_threads
+    return max(2, num_threads())
+
+
+@contextlib.contextmanager
+def _bound(bind):
+    """Buffers of the compiled sizes bound to the ImageParams while compiling, then the user's back."""
+    old = [(h, h.get()) for h, _ in bind]
+    for h, b in bind:
+        h._buffer = b
+    try:
+        yield
+    finally:
+        for h, b in old:
+            h._buffer = b
+
+
+def compile_kernel(func, args, fn_name: str, target) -> Kernel:
+    from .. import driver
+    from ..runtime import jit
+    from ..runtime.tools import llvm_tool
+    from ..settings import parallel_runtime
+    if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
+        raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
+    tgt = parse_target(target)
+    spec, bind = specialize(func, args, fn_name)
+    if func.dimensions() == 0:
+        raise HalideError(f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func "
+                          f"('{func.name()}') is not supported")
+    threads = _threads()
+    if parallel_runtime(threads) != "openmp":
+        raise HalideError(f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
+                          f"static libraries carry their own OpenMP entry points)")
+    with _bound(bind):
+        compilation = driver.compile_pipeline(func, spec.region)
+        try:
+            module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
+        except InternalError:   # as driver.compile: without auto-vectorization
+            compilation = driver.compile_pipeline(func, spec.region, auto_vector=False)
+            module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
+    ir = jit.translate_to_llvm_ir(str(module))
+    symbol = f"__hl_{fn_name}_kernel_ciface"
+    ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
+    ir = re.sub(r"@pipeline(?=[\W])", f"@__hl_{fn_name}_kernel", ir)
+    ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
+    return Kernel(spec, tgt, compilation, threads, ir, symbol)
+
+
+def _runtime_object(d: str, cc: str) -> str:
+    out = os.path.join(d, "halide_mlir_runtime.o")
+    _run([cc, "-c", "-O2", "-fPIC", "-o", out, RUNTIME_C], "compiling the AOT runtime")
+    return out
+
+
+def build_object(kernel: Kernel, d: str) -> str:
+    """kernel + wrapper (+ runtime) as one relocatable object in directory ``d``; returns its path."""
+    from ..runtime.tools import llvm_tool
+    cc = _cc()
+    fn = kernel.spec.fn_name
+    with open(os.path.join(d, f"{fn}.h"), "w") as f:
+        f.write(header(kernel.spec, runtime_header()))
+    with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
+        f.write(wrapper(kernel.spec, kernel.symbol))
+    k_obj = os.path.join(d, f"{fn}_kernel.o")
+    _run([llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],
+         "llc", kernel.llvm_ir)
+    w_obj = os.path.join(d, f"{fn}_wrapper.o")
+    _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")],
+         "compiling the wrapper")
+    objects = [k_obj, w_obj] + ([_runtime_object(d, cc)] if kernel.target.runtime else [])
+    out = os.path.join(d, f"{fn}.o")
+    _run([cc, "-r", "-nostdlib", "-o", out, *objects], "joining the objects")
+    return out
+
+
+def build_library(kernel: Kernel, d: str) -> str:
+    from ..runtime.tools import llvm_tool
+    obj = build_object(kernel, d)
+    lib = os.path.join(d, f"{kernel.spec.fn_name}.a")
+    _run([llvm_tool("llvm-ar"), "rcs", lib, obj], "llvm-ar")
+    if kernel.target.runtime:
+        check_link(lib, kernel.spec.fn_name, d)
+    return lib
+
+
+def check_link(lib: str, fn_name: str, d: str) -> None:
+    """Links ``lib`` as Halide's callers do: every symbol the code needs must be in it or in libc/libm."""
+    main = os.path.join(d, "link_check.c")
+    with open(main, "w") as f:
+        f.write(f"extern int {fn_name}(); int main(void) {{ return (int)(long)&{fn_name} == 0; }}\n")
+    r = subprocess.run([_cc(), main, lib, "-lpthread", "-ldl", "-lm", "-o", os.path.join(d, "link_check")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        missing = sorted(set(re.findall(r"undefined reference to `([^']+)'", r.stderr)))
+        raise HalideError(f"{user_site()}: the static library of '{fn_name}' needs symbols no runtime provides "
+                          f"({', '.join(missing) or r.stderr[-2000:]}); this schedule can't be compiled ahead of "
+                          f"time yet")
+
+
+def assembly(kernel: Kernel, d: str) -> str:
+    from ..runtime.tools import llvm_tool
+    asm = _run([llvm_tool("llc"), "-O3", "-filetype=asm", *kernel.target.llc], "llc", kernel.llvm_ir)
+    build_object(kernel, d)   # writes the wrapper's source next to it
+    wrapper_asm = _run([_cc(), "-S", "-O2", "-fPIC", "-I", d, "-o", "-", os.path.join(d, f"{kernel.spec.fn_name}"
+                                                                                       f"_wrapper.c")], "cc -S")
+    return f"# kernel\n{asm}\n# wrapper ({kernel.spec.fn_name})\n{wrapper_asm}"
+
+
+def bitcode(kernel: Kernel, path: str) -> None:
+    from ..runtime.tools import llvm_tool
+    _run([llvm_tool("llvm-as"), "-o", path], "llvm-as", kernel.llvm_ir)
+
+
+def temp_dir():
+    return tempfile.TemporaryDirectory(prefix="halide_mlir_aot-")
