@@ -16,6 +16,7 @@ from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .wrappers import Wrapping
 
 
 @dataclass
@@ -114,13 +115,15 @@ def _is_stage(f: Func, output: Func) -> bool:
     return f is output or f.schedule().compute.kind != LevelKind.INLINE or f.has_update_definition()
 
 
-def _inline(e: Expr, output: Func, memo: dict) -> Expr:
-    """Substitute every call to an inline Func by its definition (recursively)."""
+def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
+    """Substitute every call to an inline Func by its definition (recursively), its calls to wrapped Funcs
+    redirected to their wrappers first (analysis/wrappers.py)."""
     def leaf(n, args):
         if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
             d = n.value._definition()
-            return _inline(substitute(d.values[n.index], {v.name(): a for v, a in zip(d.args, args)}), output,
-                           memo)
+            value = wrapping.wrap(n.value, d.values[n.index])
+            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo,
+                           wrapping)
         return None
     return _rewrite(e, leaf, memo)
 
@@ -134,17 +137,21 @@ def build_pipeline(output: Func) -> Pipeline:
     bodies: dict[Func, tuple] = {}
     updates: dict[Func, list] = {}
     memo: dict = {}
+    wrapping = Wrapping()
+
+    def inline(f, e):
+        return _inline(wrapping.wrap(f, e), output, memo, wrapping)
     work = [output]
     while work:
         f = work.pop()
         if f in bodies:
             continue
         _check_self_references(f)
-        values = tuple(_inline(v, output, memo) for v in f._definition().values)
+        values = tuple(inline(f, v) for v in f._definition().values)
         bodies[f] = values
-        updates[f] = [Update(i, tuple(_inline(a, output, memo) for a in u.args),
-                                 tuple(_inline(v, output, memo) for v in u.values),
-                                 u.rvars(), [_inline(p, output, memo) for p in u.predicates()], u.schedule, u.site)
+        updates[f] = [Update(i, tuple(inline(f, a) for a in u.args),
+                                 tuple(inline(f, v) for v in u.values),
+                                 u.rvars(), [inline(f, p) for p in u.predicates()], u.schedule, u.site)
                           for i, u in enumerate(f.updates())]
         funcs.append(f)
         for e in [*values, *(x for u in updates[f] for x in u.exprs())]:
@@ -154,6 +161,8 @@ def build_pipeline(output: Func) -> Pipeline:
                         raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no "
                                           f"definition")
                     work.append(n.value)
+
+    wrapping.check()
 
     # depth-first post order from the output gives producers before consumers
     order: list[Func] = []

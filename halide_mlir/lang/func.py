@@ -476,6 +476,22 @@ class Func:
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
         return self
 
+    def in_(self, fs=None) -> "Func":
+        """The wrapper Func of this Func in ``fs`` (a Func or a list of Funcs), or everywhere (lang/wrappers.py)."""
+        from .wrappers import get_wrapper
+        return get_wrapper(self._wrapped("in_"), fs, clone=False)
+
+    def clone_in(self, fs) -> "Func":
+        """A copy of this Func (definitions and schedule) that ``fs`` call instead (lang/wrappers.py)."""
+        from .wrappers import get_wrapper
+        return get_wrapper(self._wrapped("clone_in"), fs, clone=True)
+
+    def _wrapped(self, method: str) -> "Func":
+        if isinstance(self, Stage):
+            raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func "
+                              f"'{self._name}'")
+        return self
+
     def bound(self, var, min_, extent) -> "Func":
         return self._directive(DirectiveKind.BOUND, _var_name(var), int(min_), int(extent))
 
