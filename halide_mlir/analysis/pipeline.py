@@ -16,6 +16,7 @@ from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
 from .wrappers import Wrapping
 
 
@@ -47,6 +48,7 @@ class Stage:
     updates: list = field(default_factory=list)
     compute: LoopLevel = None  # where it is computed: the Func's LoopLevel, or where placement.py places it
     hoisted_from: LoopLevel | None = None  # the level the schedule asked for, when placement.py moved it to the root
+    directives: list = field(default_factory=list)  # its pure definition's, of the specialization chosen
 
     @property
     def body(self) -> Expr:
@@ -68,6 +70,7 @@ class Pipeline:
     inputs: list             # Buffers and ImageParams read by the pipeline, in first-use order
     params: list[Param]      # scalar Params read by the pipeline
     index_params: list[Param]  # Params that appear in coordinates: their values shape the code
+    specializations: list = field(default_factory=list)  # (where, schedule) with specialize()s: analysis/specialize.py
 
     def stage(self, func) -> Stage:
         return next(s for s in self.stages if s.func is func)
@@ -213,7 +216,9 @@ def build_pipeline(output: Func) -> Pipeline:
                     for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
-    return Pipeline(output, stages, inputs, params, index_params)
+    pipeline = Pipeline(output, stages, inputs, params, index_params, specialized_schedules(stages))
+    resolve_specializations(pipeline)    # each stage's directives: those of the specialization the values choose
+    return pipeline
 
 
 def partitionable(f: Func, output: Func, funcs) -> bool:
@@ -222,8 +227,14 @@ def partitionable(f: Func, output: Func, funcs) -> bool:
     computed at one of its loops (a tiled stage is one loop nest)."""
     s = f.schedule()
     return (f is output or s.compute.kind == LevelKind.ROOT) and not f.has_update_definition() \
-        and not any(d.kind == DirectiveKind.UNROLL for d in s.directives) \
+        and not any(d.kind == DirectiveKind.UNROLL for d in _all_directives(s)) \
         and not any(g.schedule().compute.kind == LevelKind.AT and g.schedule().compute.func is f for g in funcs)
+
+
+def _all_directives(s):
+    """A schedule's directives and those of all its specializations (a stage computed in pieces must be in
+    pieces under every one of them)."""
+    return [*s.directives, *(d for sp in s.specializations for d in _all_directives(sp.schedule))]
 
 
 def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func) -> list:
@@ -231,7 +242,8 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
     piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
     The copy stays for the other consumers, over the region they read; it goes when none is left."""
-    for bc in [f for f in order if f is not output and f.schedule().padded_copy and not f.schedule().directives]:
+    for bc in [f for f in order if f is not output and f.schedule().padded_copy and
+               not _all_directives(f.schedule())]:
         d = bc._definition()
         for c in order:
             calls = [n for e in bodies[c] for n in walk(e) if n.kind == "call" and n.value is bc]
