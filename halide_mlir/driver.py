@@ -26,6 +26,7 @@ from .analysis.loop_nest_text import loop_nest_text
 from .analysis.pipeline import Pipeline, build_pipeline
 from .analysis.placement import hoist_from_loops, place_inline_reductions
 from .analysis.plan import PipelinePlan, plan_stages
+from .analysis.specialize import path_of as specialization_path
 from .codegen.payload import build_payload
 from .codegen.transform import build_transform
 from .error import AutoVectorizeWarning, HalideError, InternalError
@@ -94,11 +95,14 @@ _front_ends: dict = {}
 
 
 def front_end(func: Func) -> Pipeline:
-    """Stages, placement and the schedule checks; cached until any definition or schedule changes."""
+    """Stages, placement and the schedule checks; cached until any definition or schedule changes, one per
+    specialization path the bound values choose (analysis/specialize.py)."""
     key = (id(func), generation[0])  # (not the Func itself: a cache must not keep the user's Funcs alive)
     hit = _front_ends.get(key)
-    if hit is not None and hit.output is func:
-        return hit
+    if hit is not None and hit[0] is func:
+        p = hit[2].get(specialization_path(hit[1]))
+        if p is not None:
+            return p
     step = _Timer()
     pipeline = build_pipeline(func)      # stages in realization order, inline Funcs substituted
     step("pipeline")
@@ -106,8 +110,10 @@ def front_end(func: Func) -> Pipeline:
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
     step("placement")
-    _front_ends.clear()
-    _front_ends[key] = pipeline
+    if hit is None or hit[0] is not func:
+        _front_ends.clear()
+        hit = _front_ends[key] = (func, pipeline.specializations, {})
+    hit[2][specialization_path(pipeline.specializations)] = pipeline
     return pipeline
 
 

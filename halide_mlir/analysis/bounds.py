@@ -195,7 +195,7 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
     """``bound(v, min, extent)`` fixes a dimension's region (it must cover what is required); a RoundUp
     split of a pure Var computes a multiple of the factor (Halide's semantics, which can read more input)."""
     mins, extents = list(region.mins), list(region.extents)
-    for d in stage.func.schedule().directives:
+    for d in stage.directives:
         if d.kind == DirectiveKind.BOUND and d.args[0] in stage.vars:
             dim = stage.vars.index(d.args[0])
             lo, ext = d.args[1], d.args[2]
@@ -258,7 +258,7 @@ def computed_region(bounded: Bounded, func: Func) -> Region:
         return bounded.region(func)
     consumer = p.stage(level.func)
     outer = computed_region(bounded, level.func)
-    loops = stage_loops(consumer.name, consumer.vars, outer.extents, level.func.schedule().directives)
+    loops = stage_loops(consumer.name, consumer.vars, outer.extents, consumer.directives)
     names = [l.name for l in loops]
     if level.var not in names:
         return bounded.region(func)  # an update's loop: computed before the consumer (placement.py hoist_from_loops)

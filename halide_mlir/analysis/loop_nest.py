@@ -184,7 +184,7 @@ def update_loops(stage: Stage, u: Update, extents: Sequence[int] | None = None,
 def definition_loop_names(stage: Stage) -> list[list[str]]:
     """The loops of each definition of ``stage`` as the user scheduled them, outermost first: the pure
     definition's, then each update's."""
-    pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.func.schedule().directives)]
+    pure = [l.name for l in stage_loops(stage.name, stage.vars, None, stage.directives)]
     return [pure] + [[l.name for l in update_loops(stage, u)] for u in stage.updates]
 
 

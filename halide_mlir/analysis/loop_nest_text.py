@@ -9,7 +9,7 @@ from .pipeline import Pipeline
 def loop_nest_text(p: Pipeline) -> str:
     """Halide's pseudo-code: produce/consume blocks, ``parallel y:``, ``vectorized x.v0 in [0, 15]:`` ...
     (the user's loops, as Halide prints them: without the loops auto-vectorization adds)."""
-    loops = {s.func: stage_loops(s.name, s.vars, None, s.func.schedule().directives) for s in p.stages}
+    loops = {s.func: stage_loops(s.name, s.vars, None, s.directives) for s in p.stages}
     at: dict = {}  # (consumer Func, loop name) -> producers computed there
     roots = []
     for s in p.stages:

@@ -16,6 +16,8 @@ from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
+from .wrappers import Wrapping
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Stage:
     updates: list = field(default_factory=list)
     compute: LoopLevel = None  # where it is computed: the Func's LoopLevel, or where placement.py places it
     hoisted_from: LoopLevel | None = None  # the level the schedule asked for, when placement.py moved it to the root
+    directives: list = field(default_factory=list)  # its pure definition's, of the specialization chosen
 
     @property
     def body(self) -> Expr:
@@ -67,6 +70,7 @@ class Pipeline:
     inputs: list             # Buffers and ImageParams read by the pipeline, in first-use order
     params: list[Param]      # scalar Params read by the pipeline
     index_params: list[Param]  # Params that appear in coordinates: their values shape the code
+    specializations: list = field(default_factory=list)  # (where, schedule) with specialize()s: analysis/specialize.py
 
     def stage(self, func: Func) -> Stage:
         return next(s for s in self.stages if s.func is func)
@@ -114,13 +118,15 @@ def _is_stage(f: Func, output: Func) -> bool:
     return f is output or f.schedule().compute.kind != LevelKind.INLINE or f.has_update_definition()
 
 
-def _inline(e: Expr, output: Func, memo: dict) -> Expr:
-    """Substitute every call to an inline Func by its definition (recursively)."""
+def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
+    """Substitute every call to an inline Func by its definition (recursively), its calls to wrapped Funcs
+    redirected to their wrappers first (analysis/wrappers.py)."""
     def leaf(n, args):
         if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
             d = n.value._definition()
-            return _inline(substitute(d.values[n.index], {v.name(): a for v, a in zip(d.args, args)}), output,
-                           memo)
+            value = wrapping.wrap(n.value, d.values[n.index])
+            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo,
+                           wrapping)
         return None
     return _rewrite(e, leaf, memo)
 
@@ -134,17 +140,21 @@ def build_pipeline(output: Func) -> Pipeline:
     bodies: dict[Func, tuple] = {}
     updates: dict[Func, list] = {}
     memo: dict = {}
+    wrapping = Wrapping()
+
+    def inline(f, e):
+        return _inline(wrapping.wrap(f, e), output, memo, wrapping)
     work = [output]
     while work:
         f = work.pop()
         if f in bodies:
             continue
         _check_self_references(f)
-        values = tuple(_inline(v, output, memo) for v in f._definition().values)
+        values = tuple(inline(f, v) for v in f._definition().values)
         bodies[f] = values
-        updates[f] = [Update(i, tuple(_inline(a, output, memo) for a in u.args),
-                                 tuple(_inline(v, output, memo) for v in u.values),
-                                 u.rvars(), [_inline(p, output, memo) for p in u.predicates()], u.schedule, u.site)
+        updates[f] = [Update(i, tuple(inline(f, a) for a in u.args),
+                                 tuple(inline(f, v) for v in u.values),
+                                 u.rvars(), [inline(f, p) for p in u.predicates()], u.schedule, u.site)
                           for i, u in enumerate(f.updates())]
         funcs.append(f)
         for e in [*values, *(x for u in updates[f] for x in u.exprs())]:
@@ -154,6 +164,8 @@ def build_pipeline(output: Func) -> Pipeline:
                         raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no "
                                           f"definition")
                     work.append(n.value)
+
+    wrapping.check()
 
     # depth-first post order from the output gives producers before consumers
     order: list[Func] = []
@@ -204,7 +216,9 @@ def build_pipeline(output: Func) -> Pipeline:
                     for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
-    return Pipeline(output, stages, inputs, params, index_params)
+    pipeline = Pipeline(output, stages, inputs, params, index_params, specialized_schedules(stages))
+    resolve_specializations(pipeline)    # each stage's directives: those of the specialization the values choose
+    return pipeline
 
 
 def partitionable(f: Func, output: Func, funcs: list[Func]) -> bool:
@@ -213,8 +227,14 @@ def partitionable(f: Func, output: Func, funcs: list[Func]) -> bool:
     computed at one of its loops (a tiled stage is one loop nest)."""
     s = f.schedule()
     return (f is output or s.compute.kind == LevelKind.ROOT) and not f.has_update_definition() \
-        and not any(d.kind == DirectiveKind.UNROLL for d in s.directives) \
+        and not any(d.kind == DirectiveKind.UNROLL for d in _all_directives(s)) \
         and not any(g.schedule().compute.kind == LevelKind.AT and g.schedule().compute.func is f for g in funcs)
+
+
+def _all_directives(s):
+    """A schedule's directives and those of all its specializations (a stage computed in pieces must be in
+    pieces under every one of them)."""
+    return [*s.directives, *(d for sp in s.specializations for d in _all_directives(sp.schedule))]
 
 
 def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func) -> list:
@@ -222,7 +242,8 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
     piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
     The copy stays for the other consumers, over the region they read; it goes when none is left."""
-    for bc in [f for f in order if f is not output and f.schedule().padded_copy and not f.schedule().directives]:
+    for bc in [f for f in order if f is not output and f.schedule().padded_copy and
+               not _all_directives(f.schedule())]:
         d = bc._definition()
         for c in order:
             calls = [n for e in bodies[c] for n in walk(e) if n.kind == "call" and n.value is bc]

@@ -160,7 +160,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
-    directives = list(func.schedule().directives)
+    directives = list(stage.directives)
     inside = _parallel_at(level, plans)
     loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
     lanes = _consumer_lanes(stage, plans)
@@ -242,7 +242,7 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
     schedule = stage.func.schedule()
     if stage.hoisted_from is not None:
         wanted = _parallel_at(stage.hoisted_from, plans)
-    elif schedule.padded_copy and not schedule.directives:
+    elif schedule.padded_copy and not stage.directives:
         wanted = any(plans[c.func].inside_parallel or any(l.kind == LoopKind.PARALLEL for l in plans[c.func].loops)
                      for c in stage.consumers)
     else:
@@ -319,8 +319,7 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
     its body stop being the identity (Halide's loop partitioning of boundary conditions): inside them every
     such clamp is ``v + c`` and the read a plain slice, outside a constant (a broadcast). None when the body
     has no such clamp or the stage is not one generic (pipeline.py partitionable)."""
-    f = stage.func
-    if any(d.kind == DirectiveKind.UNROLL for d in f.schedule().directives):
+    if any(d.kind == DirectiveKind.UNROLL for d in stage.directives):
         return None
     inside: dict = {}   # var -> (lo, hi) where all its clamps are the identity
     for n in (m for v in values for m in walk(v)):

@@ -200,7 +200,7 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             viewed.add(prod.func)
     region = bounded.region(stage.func)
     loops = serialize_nested_parallel(
-        stage_loops(stage.name, stage.vars, region.extents, stage.func.schedule().directives), False)
+        stage_loops(stage.name, stage.vars, region.extents, stage.directives), False)
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
@@ -256,7 +256,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     if len(dims) != 1 or dims[0] == 0:
         return None
     j = dims[0]
-    own = [l for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.func.schedule().directives)
+    own = [l for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.directives)
            if any(d == j for d, _ in l.parts)]
     if len(own) != 1 or own[0].parts != ((j, 1),) or own[0].kind not in (LoopKind.SERIAL, LoopKind.PARALLEL):
         return None

@@ -478,6 +478,34 @@ class Func(GpuScheduleMixin):
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
         return self
 
+    def in_(self, fs=None) -> "Func":
+        """The wrapper Func of this Func in ``fs`` (a Func or a list of Funcs), or everywhere (lang/wrappers.py)."""
+        from .wrappers import get_wrapper
+        return get_wrapper(self._wrapped("in_"), fs, clone=False)
+
+    def clone_in(self, fs) -> "Func":
+        """A copy of this Func (definitions and schedule) that ``fs`` call instead (lang/wrappers.py)."""
+        from .wrappers import get_wrapper
+        return get_wrapper(self._wrapped("clone_in"), fs, clone=True)
+
+    def _wrapped(self, method: str) -> "Func":
+        if isinstance(self, Stage):
+            raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func "
+                              f"'{self._name}'")
+        return self
+
+    def specialize(self, condition) -> "Stage":
+        """A version of this stage's schedule used when ``condition`` (of Params and image sizes) holds at run
+        time; schedule it through the Stage returned (lang/specialize.py, analysis/specialize.py)."""
+        from .specialize import specialize
+        s = specialize(self._stage_schedule(), condition, self._name)
+        return SpecializedStage(self._func if isinstance(self, Stage) else self, s)
+
+    def specialize_fail(self, message) -> None:
+        """Realizing with none of the earlier specializations' conditions true is an error with ``message``."""
+        from .specialize import specialize_fail
+        specialize_fail(self._stage_schedule(), message)
+
     def bound(self, var, min_, extent) -> "Func":
         return self._directive(DirectiveKind.BOUND, _var_name(var), int(min_), int(extent))
 
@@ -599,3 +627,15 @@ class Stage(Func):
 
     def __repr__(self) -> str:
         return f"<halide_mlir.Stage '{self._name}'.update({self._index})>"
+
+
+class SpecializedStage(Stage):
+    """``f.specialize(cond)``: the stage's schedule under that condition (Halide's Stage for the specialized
+    definition): loop directives and nested specializations, recorded on the Specialization."""
+
+    def __init__(self, func: Func, spec):  # (no super().__init__)
+        self._func, self._index, self._update_schedule = func, -1, spec.schedule
+        self._name, self._condition = func.name(), spec.condition
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.Stage '{self._name}' specialized on {self._condition}>"

@@ -163,6 +163,13 @@ class ImageParam:
     def bottom(self) -> Expr:
         return self.dim(1).max()
 
+    def in_(self, fs=None):
+        """The wrapper Func of this image in ``fs`` (a Func or a list of Funcs), or everywhere: stages a tile
+        of the input when scheduled (lang/wrappers.py)."""
+        from .wrappers import get_wrapper
+        self._check_defined()
+        return get_wrapper(self, fs, clone=False)
+
     def __getitem__(self, args) -> Expr:
         from .func import call_args
         e = Expr("call", self._type, call_args(args, self, self._dims), self)

@@ -128,9 +128,12 @@ class FuncSchedule:
     # Halide would inline it; any compute/store level the user sets replaces it. Per dim, the source's
     # (min, extent) as Exprs, or None where the condition leaves the dim alone; () when not a padded copy
     padded_copy: tuple = ()
+    # specialize(cond) / specialize_fail(msg), in the order given (lang/specialize.py); chosen per realize
+    specializations: list = field(default_factory=list)
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
         return (level(self.compute), level(self.store),
-                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy))
+                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
+                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.bounds import Region, input_buffer
+from ..analysis.specialize import path_of as specialization_path
 from ..error import HalideError
 from ..lang.buffer import Buffer
 from ..lang.source import user_site
@@ -46,6 +47,7 @@ def input_signature(p) -> tuple:
         b = input_buffer(holder)
         sig.append((b.array.shape, b.array.dtype.str, tuple(b.mins())))
     sig.extend(prm.get() for prm in p.index_params)
+    sig.append(specialization_path(p.specializations))  # the specialize() versions the values choose
     return tuple(sig)
 
 
