@@ -149,7 +149,8 @@ def test_gpu_blocks_threads_explicit():
 # --- Halide's errors -------------------------------------------------------------------------------------------
 
 def test_gpu_schedule_on_cpu_target_is_halides_error():
-    f, g = hl.Func("f"), halide.Func("f")
+    # (a name no other test gives a Func: Halide numbers a repeated one, f$27)
+    f, g = hl.Func("gpu_on_cpu"), halide.Func("gpu_on_cpu")
     f[x, y] = x + y
     f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
     hx, hy, hxo, hyo, hxi, hyi = halide.vars("x y xo yo xi yi")
@@ -159,7 +160,7 @@ def test_gpu_schedule_on_cpu_target_is_halides_error():
         g.realize([16, 16], halide.get_host_target())
     with pytest.raises(hl.HalideError) as ours:
         f.realize([16, 16], hl.get_host_target())
-    prefix = "Schedule for Func f requires <Default_GPU> but no compatible target feature is enabled in target"
+    prefix = "Schedule for Func gpu_on_cpu requires <Default_GPU> but no compatible target feature is enabled in target"
     assert prefix in str(theirs.value) and prefix in str(ours.value)
 
 
