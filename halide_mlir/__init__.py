@@ -1,6 +1,6 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
-                    SerialUpdateWarning, SlowPathWarning, StridedReadWarning, UnrollWarning)
+                    SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, Tuple
@@ -33,7 +33,8 @@ _ = Var("_")
 _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
 __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
-           "ParallelAsLanesWarning", "SerialUpdateWarning", "StridedReadWarning", "set_auto_vectorize", "TailStrategy",
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
+           "set_auto_vectorize", "TailStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",

@@ -53,5 +53,10 @@ class SerialUpdateWarning(SlowPathWarning):
     """A scatter or scan update's schedule is not applied: it runs as serial loops."""
 
 
+class StorageWarning(SlowPathWarning):
+    """A storage directive (``fold_storage``, ``reorder_storage``) is not applied: the intermediate keeps its
+    whole span in dimension order (same values; more memory, or another layout, than the schedule asks for)."""
+
+
 class StridedReadWarning(SlowPathWarning):
     """A strided vector read stays one scalar load per lane."""

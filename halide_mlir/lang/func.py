@@ -7,13 +7,14 @@ import warnings
 
 import numpy as np
 
-from ..error import HalideError
+from ..error import HalideError, StorageWarning
 from .gpu_schedule import GpuScheduleMixin
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
 from .source import capture_site, user_site
 from .types import Int, Type
+from .unsupported import install as install_unsupported
 from .var import Var
 
 _fresh = itertools.count()
@@ -464,18 +465,22 @@ class Func(GpuScheduleMixin):
         return self._directive(DirectiveKind.SERIAL, _var_name(var))
 
     def reorder_storage(self, *vars_) -> "Func":
-        """Accepted for compatibility: intermediates are always stored in dimension order here. The storage
-        order never changes results, only memory layout."""
+        """Not applied yet: intermediates are stored in dimension order here (the storage order never changes
+        results, only the memory layout), so it warns (StorageWarning) rather than being dropped silently."""
         for v in vars_:
             _var_name(v)
+        warnings.warn(f"{user_site()}: Func '{self._name}': reorder_storage is not applied yet; its storage stays in "
+                      "dimension order (same values)", StorageWarning, stacklevel=2)
         return self
 
     def fold_storage(self, var, factor, fold_forward=True) -> "Func":
-        """Accepted for compatibility: storage is not folded here (results are the same; Halide uses it to
-        shrink sliding-window buffers)."""
+        """Not applied yet: storage is not folded here (results are the same; Halide uses it to shrink
+        sliding-window buffers), so it warns (StorageWarning) rather than being dropped silently."""
         _var_name(var)
         if int(factor) <= 0:
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
+        warnings.warn(f"{user_site()}: Func '{self._name}': fold_storage is not applied yet; its buffer spans the "
+                      "whole loop it is stored outside (same values, more memory)", StorageWarning, stacklevel=2)
         return self
 
     def in_(self, fs=None) -> "Func":
@@ -639,3 +644,6 @@ class SpecializedStage(Stage):
 
     def __repr__(self) -> str:
         return f"<halide_mlir.Stage '{self._name}' specialized on {self._condition}>"
+
+
+install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
