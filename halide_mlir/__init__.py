@@ -13,13 +13,16 @@ from .lang.boundary import BoundaryConditions
 from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, evaluate, fract, funcs, hypot,
                              is_finite, is_inf, is_nan, lerp, likely, likely_if_innermost, logical_not,
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
+from .lang.random import random_float, random_int, random_uint
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
-from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, Target, get_host_target,
-                            get_jit_target_from_environment, get_target_from_environment, load_plugin)
+from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
+from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS, TargetProcessorTune,
+                          get_host_target, get_jit_target_from_environment, get_target_from_environment,
+                          host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
-from .lang.types import Bool, Float, Int, Type, UInt
+from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # no GPU here: the same as evaluate
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
@@ -40,3 +43,8 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
            "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
            "HalideTypeError", "evaluate_may_gpu"]
+
+# the rest of Halide's API surface (issue 15)
+__all__ += ["random_float", "random_int", "random_uint", "DeviceAPI", "TargetArch", "TargetFeature", "TargetOS",
+            "TargetProcessorTune", "host_supports_target_device", "target_feature_for_device_api", "BFloat",
+            "Handle", "TypeCode"]

@@ -251,7 +251,7 @@ def floordiv(a, b) -> Expr:
 def bitwise_or_logical(kind: str, a, b) -> Expr:
     ea, eb = (to_expr(v) if not is_python_number(v) else None for v in (a, b))
     if ea is not None and eb is not None and not ea.type.is_bool() and not eb.type.is_bool() \
-            and not ea.type.is_float() and not eb.type.is_float() and ea.type.code != eb.type.code:
+            and not ea.type.is_float() and not eb.type.is_float() and ea.type._code != eb.type._code:
         raise HalideError(f"{user_site()}: Arguments to bitwise {kind} must be both be signed or both be "
                           f"unsigned. LHS type: {ea.type} RHS type: {eb.type}")
     a, b = operands(a, b)

@@ -10,6 +10,7 @@ from ..error import HalideError
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
+from .random import lower_random, next_tag
 from .source import capture_site, user_site
 from .types import Int, Type
 from .var import Var
@@ -233,6 +234,7 @@ class Func:
                 raise HalideError(f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
                                   f"pure definition ({self._pure.args[j].name()})")
         exprs = tuple(cast(Int(32), e) for e in exprs)
+        exprs, value = _lower_random_update(args, exprs, value, site)
         lhs_vars = {a.name() for a in args if isinstance(a, Var)}
         stray = [v for e in (*exprs, *values) for v in free_vars(e) if v not in lhs_vars]
         if stray:
@@ -272,6 +274,9 @@ class Func:
         if any(n.kind == "rvar" for e in values for n in walk(e)):
             raise HalideError(f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
                               f"appear in update definitions")
+        tag = next_tag()  # one per definition, as Halide's random_variable_counter
+        value = tuple(lower_random(v, vars_, tag) for v in value) if isinstance(value, tuple) else \
+            lower_random(value, vars_, tag)
         self._pure = Definition(tuple(vars_), value, site)
         self._updates = []
         touch()
@@ -491,12 +496,24 @@ class Func:
         return self
 
     # --- realization ---------------------------------------------------------------------------
-    def realize(self, sizes, *rest):
-        return _driver().realize(self, sizes, *rest)
+    def realize(self, *args, **kwargs):
+        """``realize(sizes=[], target=Target())`` or ``realize(dst, target=Target())`` (a Buffer or a list of
+        them), as Halide's; a 0-D Func realizes with no sizes."""
+        from .target import Target, check_compilable
+        if len(args) > 2 or set(kwargs) - {"sizes", "dst", "target"}:
+            raise HalideError(f"{user_site()}: realize takes (sizes or dst[, target]), got {len(args)} positional "
+                              f"arguments and {sorted(kwargs)}")
+        sizes = args[0] if args else kwargs.get("sizes", kwargs.get("dst", []))
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        if target is not None and target != Target():  # Target(): the JIT target, as in Halide
+            check_compilable(target, f"realize of Func '{self._name}'")
+        return _driver().realize(self, sizes)
 
     def compile_jit(self, target=None) -> None:
         """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline;
         the first realize compiles and caches."""
+        from .target import check_compilable
+        check_compilable(target, f"compile_jit of Func '{self._name}'")
         _driver().front_end(self)
 
     def infer_input_bounds(self, sizes) -> None:
@@ -519,6 +536,16 @@ class Func:
 
     def print_loop_nest(self) -> None:
         print(_driver().print_loop_nest(self))
+
+
+def _lower_random_update(args, exprs, value, site):
+    """An update's random calls hashed over its pure Vars and its RVars (Halide's Function::define_update)."""
+    tag = next_tag()
+    free = [a for a in args if isinstance(a, Var)] + Definition(exprs, value, site).rvars()
+    exprs = tuple(lower_random(e, free, tag) for e in exprs)
+    value = tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else \
+        lower_random(value, free, tag)
+    return exprs, value
 
 
 def _driver():

@@ -35,11 +35,11 @@ def product(e, name: str | None = None) -> Expr:
 
 
 def maximum(e, name: str | None = None) -> Expr:
-    return _reduce("maximum", e, lambda t: t.min(), lambda acc, v: hl_max(acc, v), name)
+    return _reduce("maximum", e, lambda t: t.min_finite(), lambda acc, v: hl_max(acc, v), name)
 
 
 def minimum(e, name: str | None = None) -> Expr:
-    return _reduce("minimum", e, lambda t: t.max(), lambda acc, v: hl_min(acc, v), name)
+    return _reduce("minimum", e, lambda t: t.max_finite(), lambda acc, v: hl_min(acc, v), name)
 
 
 def _arg_extreme(kind: str, e, better, init, name: str | None):
@@ -61,8 +61,8 @@ def _arg_extreme(kind: str, e, better, init, name: str | None):
 
 
 def argmax(e, name: str | None = None):
-    return _arg_extreme("argmax", e, lambda v, best: v > best, lambda t: t.min(), name)
+    return _arg_extreme("argmax", e, lambda v, best: v > best, lambda t: t.min_finite(), name)
 
 
 def argmin(e, name: str | None = None):
-    return _arg_extreme("argmin", e, lambda v, best: v < best, lambda t: t.max(), name)
+    return _arg_extreme("argmin", e, lambda v, best: v < best, lambda t: t.max_finite(), name)

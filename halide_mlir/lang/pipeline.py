@@ -1,7 +1,6 @@
 """``hl.Pipeline``, ``hl.Target`` and the autoscheduler entry points of Halide's Python API.
 
-halide_mlir compiles for the machine it runs on (AVX-512 through LLVM's host CPU), so a Target is a description:
-``get_host_target()`` names the host's features as Halide does, and any target string is accepted. One
+Targets are in target.py (halide_mlir compiles for the host only; other targets are refused). One
 autoscheduler is built in (autotune/autoschedule.py); Halide's plugin names select it too, so a program written
 for Halide's ``apply_autoscheduler`` runs unchanged (``load_plugin`` of an autoscheduler is then a no-op).
 """
@@ -15,45 +14,9 @@ from .source import user_site
 AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anderson2021")
 
 
-class Target:
-    def __init__(self, text: str = "host"):
-        self._text = str(text)
-
-    def __str__(self) -> str:
-        return self._text
-
-    def __repr__(self) -> str:
-        return f"<halide_mlir.Target {self._text}>"
-
-    def to_string(self) -> str:
-        return self._text
-
-    def has_feature(self, feature) -> bool:
-        return str(feature).lower().split(".")[-1] in self._text.split("-")
-
-    def natural_vector_size(self, type_) -> int:
-        return max(1, 512 // type_.bits())
-
-
-def _host_features() -> list[str]:
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        flags = []
-    names = {"avx": "avx", "avx2": "avx2", "avx512f": "avx512", "f16c": "f16c", "fma": "fma", "sse4_1": "sse41"}
-    return sorted(v for k, v in names.items() if k in flags)
-
-
-def get_host_target() -> Target:
-    return Target("-".join(["x86-64-linux", *_host_features()]))
-
-
-def get_jit_target_from_environment() -> Target:
-    return get_host_target()
-
-
-get_target_from_environment = get_jit_target_from_environment
+from .target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS, TargetProcessorTune,  # noqa: F401,E402
+                     check_compilable, get_host_target, get_jit_target_from_environment,
+                     get_target_from_environment, host_supports_target_device, target_feature_for_device_api)
 
 
 def load_plugin(name: str) -> None:
@@ -109,7 +72,7 @@ class Pipeline:
         return self._output().realize(*args)
 
     def compile_jit(self, target: Target | None = None) -> None:
-        self._output().compile_jit()
+        self._output().compile_jit(target)
 
     def print_loop_nest(self) -> None:
         self._output().print_loop_nest()
