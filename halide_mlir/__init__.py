@@ -3,7 +3,7 @@ from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, Internal
                     SerialUpdateWarning, SlowPathWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
-from .lang.func import Func, FuncRef, Tuple
+from .lang.func import Func, FuncRef, FuncTupleElementRef, Tuple, lambda_func
 from .runtime.realize import Realization
 from .settings import set_auto_vectorize
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
@@ -45,6 +45,6 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "HalideTypeError", "evaluate_may_gpu"]
 
 # the rest of Halide's API surface (issue 15)
-__all__ += ["random_float", "random_int", "random_uint", "DeviceAPI", "TargetArch", "TargetFeature", "TargetOS",
-            "TargetProcessorTune", "host_supports_target_device", "target_feature_for_device_api", "BFloat",
-            "Handle", "TypeCode"]
+__all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
+            "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
+            "target_feature_for_device_api", "BFloat", "Handle", "TypeCode"]

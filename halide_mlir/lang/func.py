@@ -65,12 +65,22 @@ class FuncRef(ExprOps):
         if not isinstance(i, (int, np.integer)) or not 0 <= i < f.num_values():
             raise HalideError(f"{user_site()}: Func '{f.name()}' has {f.num_values()} Tuple elements; "
                               f"there is no element {i!r}")
-        e = Expr("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
+        e = FuncTupleElementRef("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
         e.site, e.index = capture_site(), int(i)
         return e
 
     def __len__(self) -> int:
         return self.func.num_values()
+
+
+class FuncTupleElementRef(Expr):
+    """``f[x][i]``: one element of a call to a Tuple-valued Func (an Expr, with Halide's class name)."""
+    __slots__ = ()
+
+    def copy_with(self, args) -> Expr:
+        r = Expr(self.kind, self._type, args, self.value)
+        r.site, r.index = self.site, self.index
+        return r
 
 
 class Tuple:
@@ -178,6 +188,8 @@ class Func:
             args = (args,)
         if isinstance(value, InPlace):
             return self._define_in_place(tuple(args), value)
+        if not isinstance(value, (tuple, list, Tuple)) and _is_sequence(value):
+            value = tuple(value[i] for i in range(len(value)))  # Tuple values from any sequence, as Halide's
         if isinstance(value, (tuple, list, Tuple)):
             value = tuple(to_expr(v) for v in value)
             if not value:
@@ -546,6 +558,30 @@ def _lower_random_update(args, exprs, value, site):
     value = tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else \
         lower_random(value, free, tag)
     return exprs, value
+
+
+def _is_sequence(v) -> bool:
+    from .overloads import is_expr_like
+    return not isinstance(v, (str, bytes)) and not is_expr_like(v) and hasattr(v, "__len__") and \
+        hasattr(v, "__getitem__")
+
+
+def lambda_func(*args) -> "Func":
+    """``hl.lambda_func(x, y, e)``: a Func of the Vars given, defined as ``e``; ``lambda_func(e)`` uses the
+    implicit Vars (``_0``, ``_1``, ...) that ``e`` mentions."""
+    if not args:
+        raise HalideError(f"{user_site()}: lambda_func takes Vars and an Expr")
+    *vars_, e = args
+    if not all(isinstance(v, Var) for v in vars_):
+        raise HalideError(f"{user_site()}: lambda_func takes Vars and then an Expr, got {args!r}")
+    values = tuple(to_expr(v) for v in e) if isinstance(e, (tuple, list, Tuple)) else to_expr(e)
+    if not vars_:
+        names = sorted({v for x in (values if isinstance(values, tuple) else (values,)) for v in free_vars(x)
+                        if Var(v).is_implicit()}, key=lambda n: Var(n).implicit_index())
+        vars_ = [Var(n) for n in names]
+    f = Func(f"lambda_{next(_fresh)}")
+    f[tuple(vars_)] = values
+    return f
 
 
 def _driver():

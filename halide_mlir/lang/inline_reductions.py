@@ -57,7 +57,8 @@ def _arg_extreme(kind: str, e, better, init, name: str | None):
     f[vars_] = Tuple([*(to_expr(r.min()) for r in rs), const(init(e.type), e.type)])
     ref = f[vars_]
     f[vars_] = select(better(e, ref[len(rs)]), Tuple([*rs, e]), ref)
-    return Tuple([f[vars_][k] for k in range(len(rs) + 1)])
+    # a Python tuple of plain Exprs, as Halide's bindings return
+    return tuple(ref.copy_with(ref.args) for ref in (f[vars_][k] for k in range(len(rs) + 1)))
 
 
 def argmax(e, name: str | None = None):

@@ -267,7 +267,7 @@ def type_of_dtype(dtype) -> Type:
     if dtype == np.bool_:
         return Bool()
     code = {"i": "int", "u": "uint", "f": "float"}.get(dtype.kind)
-    if code is None or (code == "float" and dtype.itemsize == 2):
+    if code is None:
         raise HalideError(f"numpy dtype {dtype} has no Halide type")
     return _make_type(code, dtype.itemsize * 8, 1)
 
