@@ -13,6 +13,7 @@ from .lang.boundary import BoundaryConditions
 from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, evaluate, fract, funcs, hypot,
                              is_finite, is_inf, is_nan, lerp, likely, likely_if_innermost, logical_not,
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
+from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
@@ -47,4 +48,5 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
 # the rest of Halide's API surface (issue 15)
 __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
             "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
-            "target_feature_for_device_api", "BFloat", "Handle", "TypeCode"]
+            "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
+            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline"]
