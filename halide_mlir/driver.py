@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
 from .analysis.legality import check_schedules
+from .analysis.warnings import print_schedule_warnings
 from .analysis.loop_nest_text import loop_nest_text
 from .analysis.pipeline import Pipeline, build_pipeline
 from .analysis.placement import hoist_from_loops, place_inline_reductions
@@ -93,6 +94,7 @@ def front_end(func) -> Pipeline:
     step("pipeline")
     place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
+    print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
     step("placement")
     _front_ends.clear()

@@ -612,6 +612,15 @@ class Stage(Func):
     def _stage_schedule(self) -> FuncSchedule:
         return self._update_schedule
 
+    def unscheduled(self) -> "Stage":
+        """Says this update is left unscheduled on purpose (no "has not been scheduled" warning)."""
+        if self._update_schedule.directives:
+            raise HalideError(f"{user_site()}: unscheduled() on update {self._index} of Func '{self._name}', "
+                              f"which has been scheduled")
+        self._update_schedule.unscheduled = True
+        touch()
+        return self
+
     def __getattr__(self, item):
         raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func "
                           f"'{self._name}'")
