@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..error import HalideError, HalideTypeError
+from ..error import HalideError, HalideTypeError, HalideValueError
 from .source import user_site
 from .types import Bool, Float, Int, Type, match_types
 
@@ -73,7 +73,9 @@ class ExprOps:
         return Expr("not", e.type, (e,))
 
     def __bool__(self):
-        raise HalideError(f"{user_site()}: a Halide Expr has no truth value; use hl.select instead of if/and/or")
+        raise HalideValueError(f"{user_site()}: The halide.Expr ({to_expr(self)}) cannot be converted to a bool. If "
+                               f"this error occurs using the 'and'/'or' keywords, consider using the '&'/'|' "
+                               f"operators instead (and hl.select instead of if).")
 
     def type(self) -> Type:
         return to_expr(self).type
