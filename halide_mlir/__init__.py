@@ -3,7 +3,7 @@ from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, Internal
                     SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
-from .lang.func import Func, FuncRef, Tuple
+from .lang.func import Func, FuncRef, FuncTupleElementRef, Tuple, lambda_func
 from .runtime.realize import Realization
 from .settings import set_auto_vectorize
 from .lang.operators import (abs, acos, asin, atan, atan2, cast_to as cast, ceil, clamp, cos, cosh, exp, f32, f64,
@@ -13,17 +13,19 @@ from .lang.boundary import BoundaryConditions
 from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, evaluate, fract, funcs, hypot,
                              is_finite, is_inf, is_nan, lerp, likely, likely_if_innermost, logical_not,
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
+from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
+from .lang.random import random_float, random_int, random_uint
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
-from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, Target, get_host_target,
-                            get_jit_target_from_environment, get_target_from_environment, load_plugin)
+from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
+from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS, TargetProcessorTune,
+                          get_host_target, get_jit_target_from_environment, get_target_from_environment,
+                          host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
-from .lang.types import Bool, Float, Int, Type, UInt
+from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CPU)
-from .lang.target import (DeviceAPI, TargetArch, TargetFeature, TargetOS, host_supports_target_device,
-                          target_feature_for_device_api)
 from .aot import Argument, ArgumentKind, OutputFileType, StmtOutputFormat
 from .aot.callable import Callable
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
@@ -44,6 +46,11 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
            "tan", "tanh", "trunc", "u8", "u16", "u32", "u64", "absd", "acosh", "asinh", "atanh", "div_round_to_zero",
            "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
            "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
-           "HalideTypeError", "evaluate_may_gpu", "DeviceAPI", "TargetArch", "TargetFeature", "TargetOS",
-           "host_supports_target_device", "target_feature_for_device_api",
-           "Argument", "ArgumentKind", "OutputFileType", "StmtOutputFormat", "Callable"]
+           "HalideTypeError", "evaluate_may_gpu", "Argument", "ArgumentKind", "OutputFileType", "StmtOutputFormat",
+           "Callable"]
+
+# the rest of Halide's API surface (issue 15)
+__all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
+            "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
+            "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
+            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
 from .analysis.legality import check_schedules
+from .analysis.warnings import print_schedule_warnings
 from .analysis.loop_nest_text import loop_nest_text
 from .analysis.pipeline import Pipeline, build_pipeline
 from .analysis.placement import hoist_from_loops, place_inline_reductions
@@ -33,7 +34,7 @@ from .error import AutoVectorizeWarning, HalideError, InternalError
 from .lang.buffer import Buffer
 from .lang.schedule import generation
 from .lang.source import user_site
-from .lang.target import Target, as_target, get_jit_target_from_environment
+from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_environment
 from .runtime import jit
 from .runtime.memory import aligned_empty
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
@@ -108,6 +109,7 @@ def front_end(func: Func) -> Pipeline:
     step("pipeline")
     place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
+    print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
     step("placement")
     if hit is None or hit[0] is not func:
@@ -236,7 +238,7 @@ def stages(func: Func, sizes: Sequence[int], mins: Sequence[int] | None = None) 
     if _gpu().uses_gpu(front_end(func)):
         target = get_jit_target_from_environment()
         if not target.has_gpu_feature():
-            target = target.with_feature("cuda")
+            target = target.with_feature(TargetFeature.CUDA)
         return _gpu_driver().compile_pipeline(func, region, target)
     return compile_pipeline(func, region)
 

@@ -16,6 +16,7 @@ from .analysis.plan import PipelinePlan, plan_stages
 from .codegen.gpu import DEFAULT_CAPABILITY, build_gpu_transform
 from .codegen.payload import build_payload
 from .error import HalideError
+from .lang.target import TargetFeature
 from .runtime import cuda, gpu_jit, jit
 
 # the steps whose text a GPU compilation prints (driver.STEPS names them; "asm" is the PTX)
@@ -78,7 +79,7 @@ def capability_of(target, device: bool = False) -> int:
 
 
 def compile_pipeline(func, region: Region, target, device: bool = False) -> GpuCompilation:
-    if not target.has_feature("cuda"):
+    if not target.has_feature(TargetFeature.CUDA):
         raise HalideError(f"halide_mlir's GPU backend is CUDA; target {target} has another GPU feature")
     pipeline = driver.front_end(func)
     bounded = infer_bounds(pipeline, region)

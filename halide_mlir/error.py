@@ -18,6 +18,10 @@ class HalideTypeError(HalideError, TypeError):
     """Arguments that match none of the forms Halide's bindings take (where Halide raises TypeError)."""
 
 
+class HalideValueError(HalideError, ValueError):
+    """Where Halide's bindings raise ValueError (an Expr used as a Python bool)."""
+
+
 class InternalError(HalideError):
     """A halide_mlir bug: the IR or script we generated was rejected by MLIR, or an invariant broke.
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..error import HalideError, HalideTypeError
+from ..error import HalideError, HalideTypeError, HalideValueError
 from .source import user_site
 from .types import Bool, Float, Int, Type, match_types
 
@@ -73,7 +73,9 @@ class ExprOps:
         return Expr("not", e.type, (e,))
 
     def __bool__(self):
-        raise HalideError(f"{user_site()}: a Halide Expr has no truth value; use hl.select instead of if/and/or")
+        raise HalideValueError(f"{user_site()}: The halide.Expr ({to_expr(self)}) cannot be converted to a bool. If "
+                               f"this error occurs using the 'and'/'or' keywords, consider using the '&'/'|' "
+                               f"operators instead (and hl.select instead of if).")
 
     def type(self) -> Type:
         return to_expr(self).type
@@ -251,7 +253,7 @@ def floordiv(a, b) -> Expr:
 def bitwise_or_logical(kind: str, a, b) -> Expr:
     ea, eb = (to_expr(v) if not is_python_number(v) else None for v in (a, b))
     if ea is not None and eb is not None and not ea.type.is_bool() and not eb.type.is_bool() \
-            and not ea.type.is_float() and not eb.type.is_float() and ea.type.code != eb.type.code:
+            and not ea.type.is_float() and not eb.type.is_float() and ea.type._code != eb.type._code:
         raise HalideError(f"{user_site()}: Arguments to bitwise {kind} must be both be signed or both be "
                           f"unsigned. LHS type: {ea.type} RHS type: {eb.type}")
     a, b = operands(a, b)

@@ -12,6 +12,7 @@ from .gpu_schedule import GpuScheduleMixin
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
+from .random import lower_random, next_tag
 from .source import capture_site, user_site
 from .types import Int, Type
 from .unsupported import install as install_unsupported
@@ -67,12 +68,22 @@ class FuncRef(ExprOps):
         if not isinstance(i, (int, np.integer)) or not 0 <= i < f.num_values():
             raise HalideError(f"{user_site()}: Func '{f.name()}' has {f.num_values()} Tuple elements; "
                               f"there is no element {i!r}")
-        e = Expr("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
+        e = FuncTupleElementRef("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
         e.site, e.index = capture_site(), int(i)
         return e
 
     def __len__(self) -> int:
         return self.func.num_values()
+
+
+class FuncTupleElementRef(Expr):
+    """``f[x][i]``: one element of a call to a Tuple-valued Func (an Expr, with Halide's class name)."""
+    __slots__ = ()
+
+    def copy_with(self, args) -> Expr:
+        r = Expr(self.kind, self._type, args, self.value)
+        r.site, r.index = self.site, self.index
+        return r
 
 
 class Tuple:
@@ -180,6 +191,8 @@ class Func(GpuScheduleMixin):
             args = (args,)
         if isinstance(value, InPlace):
             return self._define_in_place(tuple(args), value)
+        if not isinstance(value, (tuple, list, Tuple)) and _is_sequence(value):
+            value = tuple(value[i] for i in range(len(value)))  # Tuple values from any sequence, as Halide's
         if isinstance(value, (tuple, list, Tuple)):
             value = tuple(to_expr(v) for v in value)
             if not value:
@@ -236,6 +249,7 @@ class Func(GpuScheduleMixin):
                 raise HalideError(f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
                                   f"pure definition ({self._pure.args[j].name()})")
         exprs = tuple(cast(Int(32), e) for e in exprs)
+        exprs, value = _lower_random_update(args, exprs, value, site)
         lhs_vars = {a.name() for a in args if isinstance(a, Var)}
         stray = [v for e in (*exprs, *values) for v in free_vars(e) if v not in lhs_vars]
         if stray:
@@ -275,6 +289,9 @@ class Func(GpuScheduleMixin):
         if any(n.kind == "rvar" for e in values for n in walk(e)):
             raise HalideError(f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
                               f"appear in update definitions")
+        tag = next_tag()  # one per definition, as Halide's random_variable_counter
+        value = tuple(lower_random(v, vars_, tag) for v in value) if isinstance(value, tuple) else \
+            lower_random(value, vars_, tag)
         self._pure = Definition(tuple(vars_), value, site)
         self._updates = []
         touch()
@@ -526,12 +543,24 @@ class Func(GpuScheduleMixin):
         return self
 
     # --- realization ---------------------------------------------------------------------------
-    def realize(self, sizes, *rest):
-        return _driver().realize(self, sizes, *rest)
+    def realize(self, *args, **kwargs):
+        """``realize(sizes=[], target=Target())`` or ``realize(dst, target=Target())`` (a Buffer or a list of
+        them), as Halide's; a 0-D Func realizes with no sizes."""
+        from .target import Target, check_compilable
+        if len(args) > 2 or set(kwargs) - {"sizes", "dst", "target"}:
+            raise HalideError(f"{user_site()}: realize takes (sizes or dst[, target]), got {len(args)} positional "
+                              f"arguments and {sorted(kwargs)}")
+        sizes = args[0] if args else kwargs.get("sizes", kwargs.get("dst", []))
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        if target is not None and target != Target():  # Target(): the JIT target, as in Halide
+            check_compilable(target, f"realize of Func '{self._name}'")
+        return _driver().realize(self, sizes, *([target] if target is not None else []))
 
     def compile_jit(self, target=None) -> None:
         """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline (and
         that its GPU schedules suit ``target``); the first realize compiles and caches."""
+        from .target import check_compilable
+        check_compilable(target, f"compile_jit of Func '{self._name}'")
         _driver().check_target(_driver().front_end(self), target)
 
     def infer_input_bounds(self, sizes) -> None:
@@ -592,6 +621,40 @@ class Func(GpuScheduleMixin):
         print(_driver().print_loop_nest(self))
 
 
+def _lower_random_update(args, exprs, value, site):
+    """An update's random calls hashed over its pure Vars and its RVars (Halide's Function::define_update)."""
+    tag = next_tag()
+    free = [a for a in args if isinstance(a, Var)] + Definition(exprs, value, site).rvars()
+    exprs = tuple(lower_random(e, free, tag) for e in exprs)
+    value = tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else \
+        lower_random(value, free, tag)
+    return exprs, value
+
+
+def _is_sequence(v) -> bool:
+    from .overloads import is_expr_like
+    return not isinstance(v, (str, bytes)) and not is_expr_like(v) and hasattr(v, "__len__") and \
+        hasattr(v, "__getitem__")
+
+
+def lambda_func(*args) -> "Func":
+    """``hl.lambda_func(x, y, e)``: a Func of the Vars given, defined as ``e``; ``lambda_func(e)`` uses the
+    implicit Vars (``_0``, ``_1``, ...) that ``e`` mentions."""
+    if not args:
+        raise HalideError(f"{user_site()}: lambda_func takes Vars and an Expr")
+    *vars_, e = args
+    if not all(isinstance(v, Var) for v in vars_):
+        raise HalideError(f"{user_site()}: lambda_func takes Vars and then an Expr, got {args!r}")
+    values = tuple(to_expr(v) for v in e) if isinstance(e, (tuple, list, Tuple)) else to_expr(e)
+    if not vars_:
+        names = sorted({v for x in (values if isinstance(values, tuple) else (values,)) for v in free_vars(x)
+                        if Var(v).is_implicit()}, key=lambda n: Var(n).implicit_index())
+        vars_ = [Var(n) for n in names]
+    f = Func(f"lambda_{next(_fresh)}")
+    f[tuple(vars_)] = values
+    return f
+
+
 def _driver():
     """The compile driver. lang is the bottom layer: the one place it reaches up (Halide's API puts realize and
     compile_to_* on Func), imported when first called."""
@@ -625,6 +688,15 @@ class Stage(Func):
 
     def _stage_schedule(self) -> FuncSchedule:
         return self._update_schedule
+
+    def unscheduled(self) -> "Stage":
+        """Says this update is left unscheduled on purpose (no "has not been scheduled" warning)."""
+        if self._update_schedule.directives:
+            raise HalideError(f"{user_site()}: unscheduled() on update {self._index} of Func '{self._name}', "
+                              f"which has been scheduled")
+        self._update_schedule.unscheduled = True
+        touch()
+        return self
 
     def __getattr__(self, item):
         raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func "

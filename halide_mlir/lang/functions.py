@@ -106,7 +106,7 @@ def saturating_cast(t, e) -> Expr:
         return e
     if t.is_float():
         if s.is_float() and s.bits() > t.bits():
-            return cast(t, _clamp_exact(e, float(t.min()), float(t.max())))
+            return cast(t, _clamp_exact(e, float(t.min_finite()), float(t.max_finite())))
         return cast(t, e)
     if s.is_float():
         # 2**k limits are exact floats: at or past them the result is the integer limit itself

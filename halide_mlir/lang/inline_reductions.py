@@ -35,11 +35,11 @@ def product(e, name: str | None = None) -> Expr:
 
 
 def maximum(e, name: str | None = None) -> Expr:
-    return _reduce("maximum", e, lambda t: t.min(), lambda acc, v: hl_max(acc, v), name)
+    return _reduce("maximum", e, lambda t: t.min_finite(), lambda acc, v: hl_max(acc, v), name)
 
 
 def minimum(e, name: str | None = None) -> Expr:
-    return _reduce("minimum", e, lambda t: t.max(), lambda acc, v: hl_min(acc, v), name)
+    return _reduce("minimum", e, lambda t: t.max_finite(), lambda acc, v: hl_min(acc, v), name)
 
 
 def _arg_extreme(kind: str, e, better, init, name: str | None):
@@ -57,12 +57,13 @@ def _arg_extreme(kind: str, e, better, init, name: str | None):
     f[vars_] = Tuple([*(to_expr(r.min()) for r in rs), const(init(e.type), e.type)])
     ref = f[vars_]
     f[vars_] = select(better(e, ref[len(rs)]), Tuple([*rs, e]), ref)
-    return Tuple([f[vars_][k] for k in range(len(rs) + 1)])
+    # a Python tuple of plain Exprs, as Halide's bindings return
+    return tuple(ref.copy_with(ref.args) for ref in (f[vars_][k] for k in range(len(rs) + 1)))
 
 
 def argmax(e, name: str | None = None):
-    return _arg_extreme("argmax", e, lambda v, best: v > best, lambda t: t.min(), name)
+    return _arg_extreme("argmax", e, lambda v, best: v > best, lambda t: t.min_finite(), name)
 
 
 def argmin(e, name: str | None = None):
-    return _arg_extreme("argmin", e, lambda v, best: v < best, lambda t: t.max(), name)
+    return _arg_extreme("argmin", e, lambda v, best: v < best, lambda t: t.max_finite(), name)

@@ -16,12 +16,20 @@ def select(*args) -> Expr:
     values = [_as_tuple(v) for v in args[1::2]] + [_as_tuple(args[-1])]
     if any(v is not None for v in values):  # select over Tuples: element by element
         from .func import Tuple
-        sizes = {len(v) for v in values if v is not None}
+        conds = [_as_tuple(c) if isinstance(c, (tuple, list, Tuple)) else c for c in args[0:-1:2]]
+        tuple_conds = [isinstance(c, list) for c in conds]
+        if any(tuple_conds) and not all(tuple_conds):
+            raise HalideError(f"{user_site()}: select() on Tuples may not mix Expr and Tuple for the condition "
+                              f"elements.")
+        sizes = {len(v) for v in values if v is not None} | {len(c) for c in conds if isinstance(c, list)}
         if None in values or len(sizes) != 1:
-            raise HalideError(f"{user_site()}: select needs Tuples of one size in every branch")
-        conds = args[0:-1:2]
-        return Tuple([select(*[x for pair in zip(conds, [v[k] for v in values[:-1]]) for x in pair],
-                             values[-1][k]) for k in range(sizes.pop())])
+            raise HalideError(f"{user_site()}: select() on Tuples requires all Tuples to have identical sizes.")
+        n = sizes.pop()
+
+        def cond(c, k):  # a Tuple condition chooses element by element
+            return c[k] if isinstance(c, list) else c
+        return Tuple([select(*[x for pair in zip([cond(c, k) for c in conds], [v[k] for v in values[:-1]])
+                               for x in pair], values[-1][k]) for k in range(n)])
     result = args[-1]
     for i in range(len(args) - 3, -1, -2):
         result = _select2(args[i], args[i + 1], result)
@@ -155,7 +163,7 @@ def _caster(t: Type):
                 and t.can_represent(int(e)):
             return const(int(e), t)  # hl.u64(2**63): the value fits the target, though not an int64 Expr
         return cast(t, e)
-    fn.__name__ = repr(t)
+    fn.__name__ = str(t)
     return fn
 
 

@@ -53,7 +53,8 @@ def match(what: str, args: tuple, kwargs: dict, *forms) -> tuple[int, dict]:
             return i, bound
     given = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
     supported = "\n".join(f"    {what}({', '.join(_describe(a) for a in form)})" for form in forms)
-    raise HalideTypeError(f"{user_site()}: {what}(): incompatible arguments ({given}); Halide takes:\n{supported}")
+    kind = "constructor arguments" if what[:1].isupper() else "function arguments"  # pybind11's words
+    raise HalideTypeError(f"{user_site()}: {what}(): incompatible {kind} ({given}); Halide takes:\n{supported}")
 
 
 def _describe(a: Arg) -> str:

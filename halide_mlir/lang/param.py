@@ -60,6 +60,11 @@ class Param(ExprOps):
     def _as_expr(self) -> Expr:
         return Expr("param", self._type, (), self)
 
+    def parameter(self):
+        """Halide's underlying Parameter (binds this input in a deserialized pipeline)."""
+        from .serialize import Parameter
+        return Parameter(self)
+
     def __repr__(self) -> str:
         return f"<halide_mlir.Param '{self._name}' of type {self._type}>"
 
@@ -138,6 +143,11 @@ class ImageParam:
             raise HalideError(f"ImageParam '{self._name}' is used by the pipeline but no buffer was set "
                               f"(call {self._name}.set(buffer) before realize)")
         return self._buffer
+
+    def parameter(self):
+        """Halide's underlying Parameter (binds this input in a deserialized pipeline)."""
+        from .serialize import Parameter
+        return Parameter(self)
 
     def dim(self, i: int) -> ImageDim:
         return ImageDim(self, i)

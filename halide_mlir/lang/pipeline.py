@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from ..error import HalideError
 from .source import user_site
-from .target import (Target, get_host_target, get_jit_target_from_environment,  # noqa: F401 (re-exported)
-                     get_target_from_environment)
+from .target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS,  # noqa: F401 (re-exported)
+                     TargetProcessorTune, check_compilable, get_host_target, get_jit_target_from_environment,
+                     get_target_from_environment, host_supports_target_device, target_feature_for_device_api)
 
 AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anderson2021")
 
@@ -48,10 +49,6 @@ class Pipeline:
         outs = [] if outputs is None else list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         if not all(isinstance(f, Func) for f in outs):
             raise HalideError(f"{user_site()}: Pipeline takes a Func or a list of Funcs, got {outputs!r}")
-        if len(outs) > 1:
-            raise HalideError(f"{user_site()}: Pipelines with several outputs "
-                              f"({', '.join(f.name() for f in outs)}) are not supported yet; use one Pipeline per "
-                              f"output or a Tuple-valued Func")
         self._outputs = outs
 
     def defined(self) -> bool:
@@ -63,10 +60,48 @@ class Pipeline:
     def _output(self):
         if not self._outputs:
             raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
+        if len(self._outputs) > 1:
+            raise HalideError(f"{user_site()}: this use of a Pipeline with several outputs "
+                              f"({', '.join(f.name() for f in self._outputs)}) is not supported yet (realize is)")
         return self._outputs[0]
 
-    def realize(self, *args):
-        return self._output().realize(*args)
+    def realize(self, *args, **kwargs):
+        if len(self._outputs) > 1:
+            return self._realize_outputs(*args, **kwargs)
+        return self._output().realize(*args, **kwargs)
+
+    def _realize_outputs(self, sizes=None, target=None, **kwargs):
+        """Several outputs: each realized over the same region, one after the other (Halide computes their
+        shared producers once; the values are the same), into one Realization of all their Buffers."""
+        from ..runtime.realize import Realization
+        from .buffer import Buffer
+        sizes = kwargs.pop("dst", kwargs.pop("sizes", sizes))
+        if kwargs:
+            raise HalideError(f"{user_site()}: realize got unexpected arguments {sorted(kwargs)}")
+        dims = {f.dimensions() for f in self._outputs}
+        if len(dims) != 1:
+            raise HalideError(f"{user_site()}: the outputs of a Pipeline must have the same number of dimensions")
+        out = Realization()
+        if isinstance(sizes, (list, tuple)) and sizes and all(isinstance(b, Buffer) for b in sizes):
+            if len(sizes) != sum(f.num_values() for f in self._outputs):
+                raise HalideError(f"{user_site()}: realize of a Pipeline with {len(self._outputs)} outputs was "
+                                  f"given {len(sizes)} Buffers")
+            k = 0
+            for f in self._outputs:
+                n = f.num_values()
+                f.realize(list(sizes[k:k + n]) if n > 1 else sizes[k], target)
+                out.extend(sizes[k:k + n])
+                k += n
+            return out
+        for f in self._outputs:
+            r = f.realize([] if sizes is None else sizes, target)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def __repr__(self) -> str:
+        if not self._outputs:
+            return "<halide.Pipeline Pipeline()>"
+        return f"<halide.Pipeline [{', '.join(f.name() for f in self._outputs)}]>"
 
     def compile_jit(self, target: Target | None = None) -> None:
         self._output().compile_jit(target)
