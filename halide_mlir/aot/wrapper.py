@@ -25,10 +25,10 @@ ACCESS_OUT_OF_BOUNDS = -4
 CONSTRAINT_VIOLATED = -8
 OUT_OF_MEMORY = -11
 
-_C_SCALARS = {("int", 8): "int8_t", ("int", 16): "int16_t", ("int", 32): "int32_t", ("int", 64): "int64_t",
-              ("uint", 1): "bool", ("uint", 8): "uint8_t", ("uint", 16): "uint16_t", ("uint", 32): "uint32_t",
-              ("uint", 64): "uint64_t", ("float", 32): "float", ("float", 64): "double"}
-_TYPE_CODES = {"int": 0, "uint": 1, "float": 2}
+# keyed by (halide_type_code_t, bits): Int 0, UInt 1, Float 2 (hl.TypeCode's values)
+_C_SCALARS = {(0, 8): "int8_t", (0, 16): "int16_t", (0, 32): "int32_t", (0, 64): "int64_t",
+              (1, 1): "bool", (1, 8): "uint8_t", (1, 16): "uint16_t", (1, 32): "uint32_t",
+              (1, 64): "uint64_t", (2, 32): "float", (2, 64): "double"}
 
 
 def c_name(name: str) -> str:
@@ -36,7 +36,7 @@ def c_name(name: str) -> str:
 
 
 def c_scalar(t) -> str:
-    return _C_SCALARS[(t.code, t.bits())]
+    return _C_SCALARS[(int(t.code()), t.bits())]
 
 
 def parameter(a) -> str:
@@ -129,7 +129,7 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
         lines += [
             f"    if ({v} == NULL) return __hl_aot_fail({BUFFER_ARGUMENT_IS_NULL}, \"Buffer argument {a.name} is "
             f"NULL\");",
-            f"    if ({v}->type.code != {_TYPE_CODES[t.code]} || {v}->type.bits != {t.bits()} || "
+            f"    if ({v}->type.code != {int(t.code())} || {v}->type.bits != {t.bits()} || "
             f"{v}->type.lanes != 1)",
             f"        return __hl_aot_fail({BAD_TYPE}, \"{what} has type {t} but type of the buffer passed in is "
             f"%s%d%s\", __hl_aot_type_code({v}->type.code), {v}->type.bits, {v}->type.lanes == 1 ? \"\" : \"xN\");",

@@ -5,6 +5,8 @@ in Halide: the innermost block loop is block x.
 """
 from __future__ import annotations
 
+import enum
+
 from ..error import HalideError
 from .schedule import DirectiveKind, TailStrategy
 from .source import user_site
@@ -92,7 +94,7 @@ class GpuScheduleMixin:
 
 def _is_int(a) -> bool:
     import numpy as np
-    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, enum.Enum))  # (DeviceAPI is an IntEnum)
 
 
 def _is_api(a) -> bool:

@@ -226,3 +226,10 @@ def test_lesson12_runs_on_the_gpu():
     curved_h[hx_, hy_, hc_] = lut[sharpen[hx_, hy_, hc_]]
     lut.compute_root()
     np.testing.assert_array_equal(out, np.asarray(curved_h.realize([50, 40, 3])))
+
+
+def test_gpu_tile_takes_a_device_api_after_the_tail():
+    f = hl.Func("gpu_api_arg")
+    f[x, y] = x + y
+    f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8, hl.TailStrategy.GuardWithIf, hl.DeviceAPI.CUDA)
+    assert "kernel_gpu_api_arg" in driver.stages(f, [16, 16]).text("ptx")
