@@ -91,6 +91,14 @@ class Buffer:
         self._mins = mins
         self._name = name if name is not None else f"b{next(_fresh)}"
 
+    @classmethod
+    def _wrap(cls, array: np.ndarray, type_: Type, name: str, mins: list) -> "Buffer":
+        """A Buffer of ``array`` without the constructor's overload matching (a realize's output, built on
+        every call: the matching cost ~5 us)."""
+        b = cls.__new__(cls)
+        b._type, b._array, b._mins, b._name = type_, array, mins, name
+        return b
+
     def defined(self) -> bool:
         return self._array is not None
 

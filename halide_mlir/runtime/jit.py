@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import os
 import re
 import threading
@@ -241,6 +242,28 @@ def runtime_libraries(threads: int) -> list[str]:
     return libraries
 
 
+# A library with MLIR's ``__mlir_execution_engine_init``/``_destroy`` hooks (the async runtime) registers its symbols
+# with each ExecutionEngine given it and tears down its process-wide state when that engine is destroyed: its
+# default runtime (thread pool) is a static the first destroyed engine resets, and every other engine's next
+# parallel loop then crashes. So the engines never get such a library: it is loaded into the process once
+# (RTLD_GLOBAL, never unloaded) and engines find its symbols through their process-symbol generator, so engines
+# can be freed in any order while others run.
+_process_libraries: dict = {}
+
+
+def engine_libraries(libraries: list[str]) -> list[str]:
+    """``libraries`` less those loaded process-wide instead (see above)."""
+    kept = []
+    for path in libraries:
+        lib = _process_libraries.get(path)
+        if lib is None:
+            lib = _process_libraries[path] = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        if hasattr(lib, "__mlir_execution_engine_destroy"):
+            continue
+        kept.append(path)
+    return kept
+
+
 def new_context():
     from mlir import ir
     ctx = ir.Context()
@@ -299,13 +322,16 @@ class Compiled:
             if cache_key:
                 self._store(cache_key)
         self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        self.module = None   # the engine holds the machine code; the lowered module is only memory now
+        self.last_use = next(_clock)   # (for eviction: callers stamp each call)
 
     def _compile(self, payload: str, transform: str, threads: int, libraries: list[str], lower_to_llvm) -> int:
         from mlir import execution_engine
         self.ctx = compile_context()
         module = lower_to_llvm(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
-            self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=libraries)
+            self.engine = execution_engine.ExecutionEngine(module, opt_level=3,
+                                                           shared_libs=engine_libraries(libraries))
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
@@ -332,10 +358,35 @@ class Compiled:
     def call(self, cells) -> None:
         """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py
         argument_cell), the scalar's own ctype for a Param."""
+        self.last_use = next(_clock)
         self.packed((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
 
 
+# Loaded engines, by text and settings. Each holds its machine code and LLVM's JIT state (~1-2 MB resident), so a
+# process that builds many pipelines (a service, the autotuner) keeps at most max_engines(): the least recently
+# called goes first. An evicted engine is freed when its last caller returns (the driver's caches hold it weakly);
+# the same pipeline realized again links the disk cache's object (milliseconds) or compiles again.
 _engines: dict = {}
+_clock = itertools.count()
+stats = {"built": 0, "evicted": 0}
+
+
+def max_engines() -> int:
+    """HALIDE_MLIR_MAX_ENGINES (default 64; 0: no bound)."""
+    try:
+        return max(0, int(os.environ.get("HALIDE_MLIR_MAX_ENGINES", "64")))
+    except ValueError:
+        return 64
+
+
+def _evict(limit: int) -> None:
+    """Drop the least recently called engines until at most ``limit`` remain (compile_lock held)."""
+    while limit and len(_engines) > limit:
+        key = min(_engines, key=lambda k: _engines[k].last_use)
+        del _engines[key]
+        stats["evicted"] += 1
+
+
 # Compiles are serialized: two threads asking for the same pipeline get one engine, and LLVM's process-wide
 # state (target registration, command-line options) is never initialized from two threads at once.
 # Calls into compiled code do not take it (ctypes releases the GIL, so they run in parallel).
@@ -343,8 +394,13 @@ compile_lock = threading.RLock()
 
 
 def loaded_engine_count() -> int:
-    """How many compiled pipelines this process holds (each distinct pipeline is compiled once)."""
+    """How many compiled pipelines this process holds now (at most max_engines())."""
     return len(_engines)
+
+
+def engines_built() -> int:
+    """How many engines this process has made (compiled or linked from the disk cache), evicted ones included."""
+    return stats["built"]
 
 
 _UNROLL_DESCRIPTION = re.compile(r'(?<=transform\.param\.constant )"[^"]*"(?= -> !transform\.any_param)')
@@ -371,5 +427,8 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
                     cache_key = disk_cache.key(payload, transform_key, threads, arg_types,
                                                f"{passes}|opt_level=3|vectorize={vectorize_mode}")
                 c = Compiled(payload, transform, arg_types, threads, lower_to_llvm, cache_key)
+                stats["built"] += 1
                 _engines[key] = c
+                _evict(max_engines())
+    c.last_use = next(_clock)
     return c
