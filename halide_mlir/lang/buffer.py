@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 from ..error import HalideError
+from ..machine import too_large
 from .expr import Expr
 from .source import capture_site, user_site
 from .types import Type, type_of_dtype
@@ -24,6 +26,11 @@ def _allocate(t: Type, sizes: list[int], storage_order) -> np.ndarray:
         raise HalideError(f"{user_site()}: Buffer storage_order {order} is not a permutation of the "
                           f"{n} dimensions")
     memory = list(reversed(order))  # outermost first, as numpy's axes
+    nbytes = math.prod(sizes) * np.dtype(t.numpy).itemsize
+    limit = too_large(nbytes)
+    if limit is not None:   # np.zeros of more than the machine has succeeds where the kernel overcommits
+        raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes {sizes}: it needs {nbytes} "
+                          f"bytes, more than this machine can hold ({limit} bytes)")
     try:
         array = np.zeros([sizes[d] for d in memory], dtype=t.numpy)
     except (MemoryError, ValueError) as e:
