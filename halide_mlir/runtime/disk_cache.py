@@ -7,6 +7,8 @@ linker, and ``mlir`` is not even imported. Linking a pipeline's object takes a f
 
 Where:   ``$HALIDE_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/halide_mlir``, else ``~/.cache/halide_mlir``.
 Off:     ``HALIDE_MLIR_CACHE=0`` (nothing is read or written; the in-memory cache still works).
+Private: created 0700; a directory another user owns, or that group or others can write, is not used (an
+         ``UnsafeCacheWarning``; realizes compile as with the cache off).
 Size:    ``HALIDE_MLIR_CACHE_MAX_MB`` (default 1024): after a store, the least recently used entries (a hit refreshes
          an entry's mtime) are deleted until the cache is under 80% of that.
 Verbose: ``HALIDE_MLIR_CACHE_VERBOSE=1`` prints one line per lookup/store to stderr.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -42,7 +45,44 @@ _lock = threading.Lock()
 
 
 def enabled() -> bool:
-    return os.environ.get("HALIDE_MLIR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off", "")
+    """The cache is on (HALIDE_MLIR_CACHE) and its directory is private (see private_dir)."""
+    if os.environ.get("HALIDE_MLIR_CACHE", "1").strip().lower() in ("0", "false", "no", "off", ""):
+        return False
+    return private_dir(cache_dir())
+
+
+# The cache loads and runs native code from its directory, and its checksums guard against damage, not against
+# someone else writing an entry: the directory must be private, as for compiler caches that execute what they
+# load. Created 0700; one another user owns or that group or others can write is refused (a warning, no cache).
+_private: dict = {}
+
+
+def private_dir(d: str) -> bool:
+    """Whether ``d`` is (created if need be as) a directory only this user can write; warns once when not."""
+    ok = _private.get(d)
+    if ok is not None:
+        return ok
+    why = None
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.stat(d)
+        if not stat.S_ISDIR(st.st_mode):
+            why = "it is not a directory"
+        elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+            why = f"it is owned by another user (uid {st.st_uid})"
+        elif st.st_mode & 0o022:
+            why = f"group or others can write it (mode {stat.S_IMODE(st.st_mode):o})"
+    except OSError as e:
+        why = f"it can't be created or read ({e})"
+    if why is not None:
+        import warnings
+        from ..error import UnsafeCacheWarning
+        warnings.warn(UnsafeCacheWarning(
+            f"halide_mlir: not using the compiled-code cache in {d}: {why}. The cache runs the code it loads, so "
+            f"its directory must be private (0700, yours); set HALIDE_MLIR_CACHE_DIR to one that is, or "
+            f"HALIDE_MLIR_CACHE=0"), stacklevel=2)
+    _private[d] = ok = why is None
+    return ok
 
 
 def cache_dir() -> str:
@@ -264,7 +304,8 @@ def write(k: str, obj: bytes) -> None:
     path = _path(k)
     tmp = None
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(cache_dir(), mode=0o700, exist_ok=True)   # (makedirs gives a mode to the leaf only)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".o")
         with os.fdopen(fd, "wb") as f:
             f.write(_HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj).digest(), len(obj)))
