@@ -72,8 +72,8 @@ def private_dir(d: str) -> bool:
             why = f"it is owned by another user (uid {st.st_uid})"
         elif st.st_mode & 0o022:
             why = f"group or others can write it (mode {stat.S_IMODE(st.st_mode):o})"
-    except OSError as e:
-        why = f"it can't be created or read ({e})"
+    except OSError:   # not there and can't be made: nothing can be loaded from it (stores fail, counted)
+        pass
     if why is not None:
         import warnings
         from ..error import UnsafeCacheWarning
