@@ -18,15 +18,18 @@ this file's format version, the halide_mlir sources that run after the payload i
 this file), the MLIR/LLVM wheels (their libraries' size and mtime), and the host CPU name and feature flags as LLVM
 sees them (the object is compiled for this CPU).
 
-An entry is ``MAGIC | key | sha256(object) | len(object) | object``. It is written to a temporary file in the cache
-directory and renamed into place (atomic on POSIX), so concurrent processes storing the same entry are safe: each
-rename installs a complete file. An entry that is truncated, has the wrong checksum, or that ORC refuses to link is
+An entry is ``MAGIC | key | sha256(object + notes) | len(object) | len(notes) | object | notes``; the notes are
+the SlowPathWarnings the compile emitted (JSON: category and message), which a hit emits again, as a compile
+would. It is written to a temporary file in the cache directory and renamed into place (atomic on POSIX), so
+concurrent processes storing the same entry are safe: each rename installs a complete file. An entry that is
+truncated, has the wrong checksum, or that ORC refuses to link is
 counted in ``stats["corrupt"]``, deleted and rebuilt by the caller.
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import stat
 import struct
@@ -34,9 +37,9 @@ import sys
 import tempfile
 import threading
 
-FORMAT = b"halide_mlir object cache v1"
-MAGIC = b"HLMLIRO1"
-_HEADER = struct.Struct("<8s32s32sQ")   # magic, key digest, object digest, object length
+FORMAT = b"halide_mlir object cache v2"
+MAGIC = b"HLMLIRO2"
+_HEADER = struct.Struct("<8s32s32sQQ")   # magic, key digest, digest of object + notes, their lengths
 ENTRY_POINT = b"_mlir__mlir_ciface_pipeline"   # the packed wrapper: void(void **args)
 
 # Counters for tests and diagnostics (never timing): a second process that loads from disk shows hits == 1.
@@ -221,20 +224,35 @@ def _path(k: str) -> str:
 
 # ------------------------------------------------------------------------------------------- read / write
 
+def pack(k: str, obj: bytes, notes: list | tuple = ()) -> bytes:
+    """Entry ``k``'s bytes: the header, the object, the notes (a list of JSON values)."""
+    text = json.dumps(list(notes)).encode()
+    return _HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj + text).digest(), len(obj), len(text)) + obj + text
+
+
 def read(k: str) -> bytes | None:
     """The object of entry ``k``, or None when absent; a damaged entry is deleted (and counted) and gives None."""
+    entry = read_entry(k)
+    return None if entry is None else entry[0]
+
+
+def read_entry(k: str) -> tuple[bytes, list] | None:
+    """(object, notes) of entry ``k``, or None when absent or damaged (deleted and counted)."""
     path = _path(k)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None
+    notes = None
     try:
-        magic, kd, od, n = _HEADER.unpack_from(data)
-        obj = data[_HEADER.size:]
-        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and hashlib.sha256(obj).digest() == od
-              and obj[:4] == b"\x7fELF")
-    except struct.error:
+        magic, kd, od, n, m = _HEADER.unpack_from(data)
+        obj, text = data[_HEADER.size:_HEADER.size + n], data[_HEADER.size + n:]
+        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and m == len(text)
+              and hashlib.sha256(obj + text).digest() == od and obj[:4] == b"\x7fELF")
+        notes = json.loads(text) if ok else None
+        ok = ok and isinstance(notes, list)
+    except (struct.error, ValueError):
         ok = False
     if not ok:
         discard(k, "damaged entry")
@@ -243,7 +261,7 @@ def read(k: str) -> bytes | None:
         os.utime(path)  # recently used: pruned last
     except OSError:
         pass
-    return obj
+    return obj, notes
 
 
 def max_bytes() -> int:
@@ -295,7 +313,7 @@ def discard(k: str, why: str) -> None:
         pass
 
 
-def write(k: str, obj: bytes) -> None:
+def write(k: str, obj: bytes, notes: list | tuple = ()) -> None:
     """Install entry ``k`` atomically (temp file in the same directory + rename). Failures only cost the cache."""
     if obj[:4] != b"\x7fELF":
         stats["errors"] += 1
@@ -308,8 +326,7 @@ def write(k: str, obj: bytes) -> None:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".o")
         with os.fdopen(fd, "wb") as f:
-            f.write(_HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj).digest(), len(obj)))
-            f.write(obj)
+            f.write(pack(k, obj, notes))
         os.replace(tmp, path)
         tmp = None
         stats["stores"] += 1

@@ -16,7 +16,7 @@ from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_
                                 top_level_ops)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
-from ..error import InternalError, UnrollWarning
+from ..error import InternalError, SlowPathWarning, UnrollWarning
 from ..settings import auto_vectorize_mode, compile_settings, parallel_runtime
 
 @contextlib.contextmanager
@@ -301,9 +301,18 @@ class Compiled:
         self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
         self.ctx = self.module = self.engine = self.loaded = None
         self.from_disk = False
+        # the SlowPathWarnings its compile emitted, as (category, message with the unrolled loops' descriptions
+        # as {0}, {1}..: the same engine serves a pipeline built again, whose descriptions may differ), emitted
+        # again each time it is handed out (emit_warnings): a pipeline from the disk or in-memory cache warns as
+        # its compile did
+        self.warnings: list = []
         libraries = runtime_libraries(threads)
         address = None
-        obj = disk_cache.read(cache_key) if cache_key else None
+        entry = disk_cache.read_entry(cache_key) if cache_key else None
+        obj = None
+        if entry is not None:
+            obj, notes = entry
+            self.warnings = [(str(c), str(m)) for c, m in notes]
         if obj is not None:
             try:
                 self.loaded = disk_cache.LoadedObject(obj, libraries)
@@ -313,12 +322,21 @@ class Compiled:
                 disk_cache._log(f"hit {cache_key}")
             except (disk_cache.LinkError, OSError) as e:
                 self.loaded = None
+                self.warnings = []
                 disk_cache.discard(cache_key, f"can't link the cached object ({e})")
         if address is None:
             if cache_key:
                 disk_cache.stats["misses"] += 1
                 disk_cache._log(f"miss {cache_key}")
-            address = self._compile(payload, transform, threads, libraries, lower_to_llvm)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                address = self._compile(payload, transform, threads, libraries, lower_to_llvm)
+            descriptions = unroll_descriptions(transform)
+            for w in caught:
+                if issubclass(w.category, SlowPathWarning) and w.category.__module__ == SlowPathWarning.__module__:
+                    self.warnings.append((w.category.__name__, _template(str(w.message), descriptions)))
+                else:   # not ours to keep: passed on as it was
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
             if cache_key:
                 self._store(cache_key)
         self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
@@ -353,7 +371,22 @@ class Compiled:
             disk_cache.stats["errors"] += 1
             disk_cache._log(f"can't dump the object: {e}")
             return
-        disk_cache.write(cache_key, obj)
+        disk_cache.write(cache_key, obj, self.warnings)
+
+    def emit_warnings(self, transform: str) -> None:
+        """The SlowPathWarnings of this engine's compile, naming the unrolled loops as ``transform`` does."""
+        if not self.warnings:
+            return
+        from .. import error
+        descriptions = unroll_descriptions(transform)
+        for category, template in self.warnings:
+            cls = getattr(error, category, None)
+            cls = cls if isinstance(cls, type) and issubclass(cls, SlowPathWarning) else SlowPathWarning
+            try:
+                message = template.format(*descriptions)
+            except (IndexError, ValueError, KeyError):   # (a template this transform can't fill: never fail)
+                message = template
+            warnings.warn(cls(message), stacklevel=_user_stacklevel())
 
     def call(self, cells) -> None:
         """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py
@@ -431,4 +464,34 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
                 _engines[key] = c
                 _evict(max_engines())
     c.last_use = next(_clock)
+    c.emit_warnings(transform)
     return c
+
+
+def unroll_descriptions(transform: str) -> list[str]:
+    """The unrolled loops' descriptions (``hl.unroll_of``: the Func, the loop, the schedule's line), in order."""
+    return [_MLIR_ESCAPE.sub(lambda m: m.group(1) or bytes.fromhex(m.group(2)).decode("latin-1"), d[1:-1])
+            .encode("latin-1").decode("utf-8", "replace") for d in _UNROLL_DESCRIPTION.findall(transform)]
+
+
+_MLIR_ESCAPE = re.compile(r'\\(?:(["\\])|([0-9A-Fa-f]{2}))')
+
+
+def _template(message: str, descriptions: list[str]) -> str:
+    """``message`` with braces doubled and each description (longest first) as its ``{index}``."""
+    message = message.replace("{", "{{").replace("}", "}}")
+    for i, d in sorted(enumerate(descriptions), key=lambda e: -len(e[1])):
+        d = d.replace("{", "{{").replace("}", "}}")
+        if d:
+            message = message.replace(d, "{%d}" % i)
+    return message
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel of the first caller outside halide_mlir (a warning then points at the user's line)."""
+    import sys
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
