@@ -17,6 +17,9 @@ def _cases(hl):
     """(name, realize-callable) for one module: halide_mlir or halide, same programs."""
     x, y = hl.Var("x"), hl.Var("y")
 
+    one = hl.Func("i32_1x1")
+    one[x, y] = x + y
+
     f = hl.Func("u8_64")
     f[x, y] = hl.cast(hl.UInt(8), x + y)
 
@@ -29,7 +32,8 @@ def _cases(hl):
     h = hl.Func("f32_100_into")
     h[x, y] = inp[x, y] * scale
 
-    return [("u8 64x64, no inputs", lambda: f.realize([64, 64])),
+    return [("i32 1x1, no inputs", lambda: one.realize([1, 1])),
+            ("u8 64x64, no inputs", lambda: f.realize([64, 64])),
             ("f32 100x100, input + Param", lambda: g.realize([100, 100])),
             ("f32 100x100 into a Buffer", lambda: h.realize(out))]
 

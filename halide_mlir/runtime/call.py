@@ -25,6 +25,7 @@ from .memref import argument_cell, descriptor
 
 _addressof = ctypes.addressof
 _c_void_p = ctypes.c_void_p
+_c_char = ctypes.c_char
 
 
 class CallPlan:
@@ -112,7 +113,7 @@ class CallPlan:
             k = self.first_out
             for shape, dtype, nbytes, desc_type, desc, type_, name, out_mins in self.outputs:
                 raw = np.empty(nbytes, np.uint8)
-                base = raw.ctypes.data
+                base = _addressof(_c_char.from_buffer(raw))   # (raw.ctypes.data costs ~1.4 us of a ~3 us call)
                 offset = -base % ALIGNMENT
                 ptr = base + offset
                 d = desc_type.from_buffer_copy(desc)
