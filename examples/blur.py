@@ -1,16 +1,18 @@
 """3×3 box blur, Halide style: a horizontal pass ``blur_x`` (compute_root) then a vertical pass ``blur_y``.
 
-    python examples/blur.py [IN.png [OUT.png]]
+    python examples/blur.py [IN.png [OUT.png]] [--small]
 
-Without IN.png a synthetic 2048×3072 (rows×columns) image is made (smooth gradients + noise, fixed seed).
-The image is converted to float32 in [0, 1] with numpy first. Grayscale images use 2-D Funcs ``f[x, y]``; colour
-images (RGB, or RGBA with the alpha dropped) are blurred per channel with 3-D Funcs ``f[x, y, c]``: the numpy
-array is made planar (channel, row, column) so that Halide's dimension 0 is x, then 1 is y, then 2 is c.
-No boundary condition: the output is 2 pixels smaller than the input in x and y, as in Halide's blur app.
+Without IN.png a synthetic 2048×3072 (rows×columns) image is made (smooth gradients + noise, fixed seed;
+``--small``: 256×384, 3 timed runs). The image is converted to float32 in [0, 1] with numpy first. Grayscale
+images use 2-D Funcs ``f[x, y]``; colour images (RGB, or RGBA with the alpha dropped) are blurred per channel with
+3-D Funcs ``f[x, y, c]``: the numpy array is made planar (channel, row, column) so that Halide's dimension 0 is x,
+then 1 is y, then 2 is c. No boundary condition: the output is 2 pixels smaller than the input in x and y, as in
+Halide's blur app.
 
 The same ``blur(hl, image)`` function builds the pipeline for ``halide_mlir`` and for the real ``halide`` 21
-package, so the two run the same algorithm and schedule. The result is checked against numpy, the three are
-timed (best of N after a warm-up), and the result is written to OUT.png (default ``blur_out.png``).
+package (if installed: it comes with the test extra), so the two run the same algorithm and schedule. The result
+is checked against numpy, the three are timed (best of N after a warm-up), and the result is written to OUT.png
+(default ``blur_out.png``).
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command, e.g. ``halide-mlir payload examples/blur.py``.
 """
@@ -84,7 +86,9 @@ def pipeline():
 
 
 def main(argv: list[str]) -> None:
-    image = load_png(argv[1]) if len(argv) > 1 else synthetic_image()
+    small = "--small" in argv
+    argv = [a for a in argv if a != "--small"]
+    image = load_png(argv[1]) if len(argv) > 1 else synthetic_image(256, 384) if small else synthetic_image()
     out_path = argv[2] if len(argv) > 2 else "blur_out.png"
     kind = f"{image.shape[0]} channels of " if image.ndim == 3 else ""
     src = argv[1] if len(argv) > 1 else "synthetic image"
@@ -100,7 +104,7 @@ def main(argv: list[str]) -> None:
     assert result.shape == ref.shape, (result.shape, ref.shape)
     assert err < 1e-4, f"halide_mlir result differs from numpy by {err}"
 
-    n = 20
+    n = 3 if small else 20
     out = halide_mlir.Buffer(halide_mlir.Float(32), sizes, "out")
     times = {"halide_mlir": best_of(lambda: f.realize(out), n), "numpy": best_of(lambda: blur_numpy(image), n)}
     try:

@@ -1,9 +1,9 @@
 """Histogram equalization of an 8-bit grayscale image: histogram (scatter) -> cdf (scan) -> LUT remap (gather).
 
-    python examples/histogram_equalize.py [IN.png [OUT.png]]
+    python examples/histogram_equalize.py [IN.png [OUT.png]] [--small]
 
-Without IN.png a synthetic low-contrast 1536×2560 (rows×columns) u8 image is made (values squeezed into
-[70, 150], fixed seed). A colour PNG is converted to grayscale (PIL "L") first.
+Without IN.png a synthetic low-contrast 1536×2560 (rows×columns; ``--small``: 256×384) u8 image is made
+(values squeezed into [70, 150], fixed seed). A colour PNG is converted to grayscale (PIL "L") first.
 
 The pipeline, for an image of N pixels:
 
@@ -108,7 +108,9 @@ def pipeline():
 
 
 def main(argv: list[str]) -> None:
-    image = load_png(argv[1]) if len(argv) > 1 else synthetic_image()
+    small = "--small" in argv
+    argv = [a for a in argv if a != "--small"]
+    image = load_png(argv[1]) if len(argv) > 1 else synthetic_image(256, 384) if small else synthetic_image()
     out_path = argv[2] if len(argv) > 2 else "histeq_out.png"
     src = argv[1] if len(argv) > 1 else "synthetic low-contrast image"
     print(f"histogram equalization: {src}, {image.shape[0]}x{image.shape[1]} (rows x cols) u8, "
@@ -126,7 +128,7 @@ def main(argv: list[str]) -> None:
     assert nbad == 0, "halide_mlir result differs from numpy"
     print(f"  output values in [{result.min()}, {result.max()}]")
 
-    n = 20
+    n = 3 if small else 20
     out = halide_mlir.Buffer(halide_mlir.UInt(8), sizes, "out")
     times = {"halide_mlir": best_of(lambda: f.realize(out), n)}
     try:

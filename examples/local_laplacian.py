@@ -16,13 +16,14 @@ Only difference from the app: Halide's Python version writes ``downsample``/``up
 Funcs with the implicit argument ``hl._``; here the extra arguments are passed explicitly (same Funcs, same
 expressions).
 
-Without IN.png a synthetic 1536×2560 (rows×columns) RGB image is made (``--small``: 384×640). The same
-``local_laplacian(hl, image)`` builds the pipeline for ``halide_mlir`` and for the real ``halide`` package; the
-two results are compared and timed side by side. The pipeline is float: Halide contracts multiply-adds into FMAs
-and we do not, so ``gray`` differs by an ulp in places; where that crosses an integer step of the LUT index the
-remapped value moves by one LUT entry (~256 of 65535), so the check allows about one LUT step on < 0.1% of
-the values (measured at 1536x2560: max 267, 0.45% of the values differ at all, 0.004% by more than 2). The result
-goes to OUT.png (default ``local_laplacian_out.png``).
+Without IN.png a synthetic 1536×2560 (rows×columns) RGB image is made (``--small``: 384×640). The result is
+checked against ``local_laplacian_numpy``, the same algorithm written independently in numpy; then the same
+``local_laplacian(hl, image)`` builds the pipeline for the real ``halide`` package too (if installed), and the two
+are compared and timed side by side. The pipeline is float, and rounding differs in places (Halide contracts
+multiply-adds into FMAs, numpy and we do not; exp differs in the last bits): where a difference crosses an integer
+step of the LUT index the remapped value moves by one LUT entry (~256 of 65535), so the checks allow about one LUT
+step on < 0.1% of the values (measured at 1536x2560 against Halide: max 267, 0.45% of the values differ at all,
+0.004% by more than 2). The result goes to OUT.png (default ``local_laplacian_out.png``).
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command.
 """
@@ -108,7 +109,8 @@ def local_laplacian(hl, image: np.ndarray, levels: int = 8, alpha: float = 1.0, 
     gPyramid = [hl.Func(f"gPyramid{j}") for j in range(J)]
     idx = gray[x, y] * hl.cast(hl.Float(32), levels - 1) * 256.0
     idx = hl.clamp(hl.cast(hl.Int(32), idx), 0, (levels - 1) * 256)
-    gPyramid[0][x, y, k] = beta_p * (gray[x, y] - k * 1.0 / (levels - 1)) + remap[idx - 256 * k]
+    level = k * (1.0 / (levels - 1))
+    gPyramid[0][x, y, k] = beta_p * (gray[x, y] - level) + level + remap[idx - 256 * k]
     for j in range(1, J):
         gPyramid[j][x, y, k] = downsample(gPyramid[j - 1], (k,))[x, y, k]
 
@@ -167,9 +169,120 @@ def local_laplacian(hl, image: np.ndarray, levels: int = 8, alpha: float = 1.0, 
     return output, [cols, rows, channels]
 
 
+# --- an independent reference: the same algorithm in numpy (float32, Halide's operation order) ---------------
+# Halide's Funcs are defined everywhere; numpy arrays are not, so each pyramid level is computed over the region
+# its consumers read (``need``), an array with its origin: (values [..., y, x], x0, y0).
+
+def _down(a, b):   # x in [a, b) of a level reads [2a - 1, 2b] of the finer one
+    return 2 * a - 1, 2 * b + 1
+
+
+def _up(a, b):     # x in [a, b) of a level reads [a // 2 - 1, (b - 1) // 2 + 1] of the coarser one
+    return a // 2 - 1, (b - 1) // 2 + 2
+
+
+def _hull(r, s):
+    return min(r[0], s[0]), max(r[1], s[1]), min(r[2], s[2]), max(r[3], s[3])
+
+
+def _take(f, xs, ys):
+    """f (values, x0, y0) at the integer arrays xs (columns) and ys (rows)."""
+    v, x0, y0 = f
+    xi, yi = xs - x0, ys - y0
+    assert xi.min() >= 0 and yi.min() >= 0 and xi.max() < v.shape[-1] and yi.max() < v.shape[-2], "region"
+    return v[..., yi[:, None], xi[None, :]]
+
+
+def _downsample_np(f, r):
+    x0, x1, y0, y1 = r
+    xs, ys = np.arange(x0, x1), np.arange(2 * y0 - 1, 2 * y1 + 1)
+    dx = (_take(f, 2 * xs - 1, ys) + 3.0 * (_take(f, 2 * xs, ys) + _take(f, 2 * xs + 1, ys)) +
+          _take(f, 2 * xs + 2, ys)) / 8.0
+    dx = (dx, x0, 2 * y0 - 1)
+    xs, ys = np.arange(x0, x1), np.arange(y0, y1)
+    return ((_take(dx, xs, 2 * ys - 1) + 3.0 * (_take(dx, xs, 2 * ys) + _take(dx, xs, 2 * ys + 1)) +
+             _take(dx, xs, 2 * ys + 2)) / 8.0, x0, y0)
+
+
+def _upsample_np(f, r):
+    x0, x1, y0, y1 = r
+    xs, ys = np.arange(x0, x1), np.arange(y0 // 2 - 1, (y1 - 1) // 2 + 2)
+    ux = (np.float32(0.25) * _take(f, xs // 2 - 1 + 2 * (xs % 2), ys) + np.float32(0.75) * _take(f, xs // 2, ys),
+          x0, y0 // 2 - 1)
+    xs, ys = np.arange(x0, x1), np.arange(y0, y1)
+    return (np.float32(0.25) * _take(ux, xs, ys // 2 - 1 + 2 * (ys % 2)) + np.float32(0.75) * _take(ux, xs, ys // 2),
+            x0, y0)
+
+
+def local_laplacian_numpy(image: np.ndarray, levels: int = 8, alpha: float = 1.0, beta: float = 1.0,
+                          J: int = 8) -> np.ndarray:
+    """The published algorithm (Paris et al. 2011, as Halide's app computes it) in numpy, for checking."""
+    f32 = np.float32
+    channels, rows, cols = image.shape
+    alpha, beta = f32(alpha), f32(beta)
+    out_r = [(0, cols, 0, rows)]                       # what each level of the output pyramids must cover
+    for _ in range(1, J):
+        r = out_r[-1]
+        out_r.append(_up(r[0], r[1]) + _up(r[2], r[3]))
+    need = [out_r[J - 1]]                             # ... and each level of the input pyramids
+    for j in range(J - 2, -1, -1):
+        r = need[0]
+        need.insert(0, _hull(out_r[j], _down(r[0], r[1]) + _down(r[2], r[3])))
+
+    x0, x1, y0, y1 = need[0]
+    xs, ys = np.clip(np.arange(x0, x1), 0, cols - 1), np.clip(np.arange(y0, y1), 0, rows - 1)
+    clamped = image[:, ys[:, None], xs[None, :]].astype(f32) / f32(65535.0)
+    gray = (f32(0.299) * clamped[0] + f32(0.587) * clamped[1] + f32(0.114) * clamped[2], x0, y0)
+
+    k = np.arange(levels, dtype=np.int32)[:, None, None]
+    level = k.astype(f32) * f32(1.0 / (levels - 1))
+    idx = np.clip((gray[0] * f32(levels - 1) * f32(256.0)).astype(np.int32), 0, (levels - 1) * 256)
+    fx = (idx[None] - 256 * k).astype(f32) / f32(256.0)
+    remap = alpha * fx * np.exp(-fx * fx / f32(2.0))
+    g = [(beta * (gray[0][None] - level) + level + remap, x0, y0)]
+    in_g = [gray]
+    for j in range(1, J):
+        g.append(_downsample_np(g[j - 1], need[j]))
+        in_g.append(_downsample_np(in_g[j - 1], need[j]))
+
+    out_g = None
+    for j in range(J - 1, -1, -1):
+        x0, x1, y0, y1 = out_r[j]
+        xs, ys = np.arange(x0, x1), np.arange(y0, y1)
+        lap = _take(g[j], xs, ys)
+        if j < J - 1:
+            lap = lap - _upsample_np(g[j + 1], out_r[j])[0]
+        lvl = _take(in_g[j], xs, ys) * f32(levels - 1)
+        li = np.clip(lvl.astype(np.int32), 0, levels - 2)
+        lf = lvl - li.astype(f32)
+        out_l = (f32(1.0) - lf) * np.take_along_axis(lap, li[None], 0)[0] + \
+            lf * np.take_along_axis(lap, li[None] + 1, 0)[0]
+        out_g = (out_l if out_g is None else _upsample_np(out_g, out_r[j])[0] + out_l, x0, y0)
+
+    eps = f32(0.01)
+    x0, x1, y0, y1 = out_r[0]
+    g0 = _take(gray, np.arange(x0, x1), np.arange(y0, y1))
+    color = out_g[0] * (_take((clamped, need[0][0], need[0][2]), np.arange(x0, x1), np.arange(y0, y1)) + eps) / \
+        (g0 + eps)
+    return (np.clip(color, f32(0.0), f32(1.0)) * f32(65535.0)).astype(np.uint16)
+
+
 def pipeline():
     """For the halide-mlir command: the filter on the synthetic image."""
     return local_laplacian(halide_mlir, synthetic_image())
+
+
+def check(result: np.ndarray, ref: np.ndarray, name: str) -> None:
+    diff = np.abs(ref.astype(np.int32) - result.astype(np.int32))
+    big = int((diff > 2).sum())
+    print(f"  |halide_mlir - {name}|: max {diff.max()} (of 65535), {int((diff > 0).sum())} of {diff.size} "
+          f"values differ, {big} by more than 2, mean {diff.mean():.2e}")
+    # The pipeline is float, and rounding differs here and there (FMAs, exp). Where an ulp crosses an integer step
+    # of the LUT index (int(gray * 7 * 256)) the remapped value moves by one LUT entry (alpha / 256 ~ 0.0039,
+    # i.e. ~256 of 65535) and that difference travels through the pyramids. So: at most about one LUT step
+    # anywhere, on a tiny fraction of values.
+    assert result.shape == ref.shape, (result.shape, ref.shape)
+    assert diff.max() <= 300 and big <= diff.size // 1000, f"halide_mlir result differs from {name}"
 
 
 def main(argv: list[str]) -> None:
@@ -188,6 +301,7 @@ def main(argv: list[str]) -> None:
     t = time.perf_counter()
     result = np.asarray(f.realize(sizes))
     print(f"  first realize incl. compilation: {time.perf_counter() - t:.2f} s")
+    check(result, local_laplacian_numpy(image), "numpy")
 
     n = 10
     out = halide_mlir.Buffer(halide_mlir.UInt(16), sizes, "out")
@@ -202,18 +316,10 @@ def main(argv: list[str]) -> None:
         hout = halide.Buffer(halide.UInt(16), sizes, "out")
         hf.realize(hout)
         ref = np.asarray(hout)
-        diff = np.abs(ref.astype(np.int32) - result.astype(np.int32))
         times["Halide 21"] = best_of(lambda: hf.realize(hout), n)
     print(f"  best of {n}: " + "   ".join(f"{k} {v * 1e3:.2f} ms" for k, v in times.items()))
     if halide is not None:
-        big = int((diff > 2).sum())
-        print(f"  |halide_mlir - Halide 21|: max {diff.max()} (of 65535), {int((diff > 0).sum())} of {diff.size} "
-              f"values differ, {big} by more than 2, mean {diff.mean():.2e}")
-        # The pipeline is float, and Halide contracts a * b + c into FMAs where we do not, so gray differs by an
-        # ulp here and there. Where that ulp crosses an integer step of the LUT index (int(gray * 7 * 256)) the
-        # remapped value moves by one LUT entry (alpha / 256 ~ 0.0039, i.e. ~256 of 65535) and that difference
-        # travels through the pyramids. So: at most about one LUT step anywhere, on a tiny fraction of values.
-        assert diff.max() <= 300 and big <= diff.size // 1000, "halide_mlir result differs from Halide 21"
+        check(result, ref, "Halide 21")
     save_png(out_path, result)
     print(f"  wrote {out_path}")
 

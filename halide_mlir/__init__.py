@@ -1,6 +1,7 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
                     SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning)
+from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, FuncTupleElementRef, Tuple, lambda_func

@@ -18,6 +18,7 @@ import logging
 import os
 import time
 import warnings
+import weakref
 from dataclasses import dataclass
 
 from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
@@ -36,7 +37,7 @@ from .lang.schedule import generation
 from .lang.source import user_site
 from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_environment
 from .runtime import jit
-from .runtime.memory import aligned_empty
+from .runtime.call import CallPlan
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
@@ -279,21 +280,16 @@ def print_loop_nest(func: Func) -> str:
 
 # --- realize: compile once per (pipeline, sizes, inputs, settings), then call ---------------------------------
 
+# Compiled code per (Func, generation, region, input signature, settings), held weakly: the engines belong to
+# runtime/jit.py, which bounds how many stay loaded (an evicted one is found again by text, or recompiled).
 _compiled: dict = {}
 
-# The same realize again (same Func, definitions and schedules, sizes, input shapes, threads): what it needs,
-# so a repeated call skips validation, pipeline lookup and cache-key hashing (the Python side of a small
-# realize was ~25 us against Halide's ~3 us; this is most of what a call costs besides the kernel).
+# The same realize again (same Func, definitions and schedules, sizes or output Buffers, settings): a CallPlan
+# (runtime/call.py) that checks only the inputs and calls (the Python side of a small realize was ~17 us against
+# Halide's ~4 us; this is most of what a call costs besides the kernel). Plans keep their pipeline's Funcs alive:
+# at most MAX_REPEATS of them.
 _repeats: dict = {}
-
-
-@dataclass
-class _Repeat:
-    pipeline: Pipeline
-    compiled: jit.Compiled
-    settings: tuple
-    signature: tuple
-    shapes: list       # per output: (numpy shape, numpy dtype, Buffer name)
+MAX_REPEATS = 64
 
 
 def realize(func, sizes, *rest):
@@ -305,14 +301,21 @@ def realize(func, sizes, *rest):
             raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer (and optionally a Target), "
                               f"e.g. f.realize([w, h])")
         target = rest[0]
-    repeat_key = None
-    if type(sizes) in (list, tuple) and all(type(s) is int for s in sizes):
-        repeat_key = (id(func), generation[0], tuple(sizes))
-        r = _repeats.get(repeat_key)
-        if r is not None and r.settings == compile_settings() and r.signature == input_signature(r.pipeline):
-            outs = [Buffer(aligned_empty(shape, dtype), name=name) for shape, dtype, name in r.shapes]
-            run(r.compiled, r.pipeline, outs)
-            return outs[0] if len(outs) == 1 else Realization(outs)
+    repeat_key = given = None
+    kind = type(sizes)
+    if kind is list or kind is tuple:
+        if sizes and type(sizes[0]) is Buffer:
+            repeat_key, given = (id(func), generation[0], *map(id, sizes)), sizes
+        elif all(type(s) is int for s in sizes):
+            repeat_key = (id(func), generation[0], tuple(sizes))
+    elif kind is Buffer:
+        repeat_key, given = (id(func), generation[0], id(sizes)), sizes
+    if repeat_key is not None:
+        plan = _repeats.get(repeat_key)
+        if plan is not None and plan.settings == compile_settings():
+            outs = plan.realize(given)
+            if outs is not None:
+                return outs[0] if len(outs) == 1 else Realization(outs)
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
@@ -325,17 +328,20 @@ def realize(func, sizes, *rest):
         return result
     settings = compile_settings()
     key = (id(func), generation[0], region, input_signature(p), *settings)
-    compiled = _compiled.get(key)
+    ref = _compiled.get(key)
+    compiled = ref() if ref is not None else None
     if compiled is None:
         inputs = [input_buffer(h) for h in p.inputs]
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
                                                   for prm in p.params] + ["memref"] * len(outs)
         compiled = compile(func, region, arg_types)
-        _compiled[key] = compiled
+        if len(_compiled) >= 4 * MAX_REPEATS:   # stale keys (older generations, evicted engines)
+            for k in [k for k, r in _compiled.items() if r() is None or k[1] != generation[0]]:
+                del _compiled[k]
+        _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     if repeat_key is not None:
-        if len(_repeats) >= 256:   # stale entries (older generations) are never looked up again
+        if len(_repeats) >= MAX_REPEATS:   # stale entries (older generations) are never looked up again
             _repeats.clear()
-        _repeats[repeat_key] = _Repeat(p, compiled, settings, key[3],
-                                       [(o.array.shape, o.array.dtype, o.name()) for o in outs])
+        _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
     return result

@@ -64,3 +64,8 @@ class StorageWarning(SlowPathWarning):
 
 class StridedReadWarning(SlowPathWarning):
     """A strided vector read stays one scalar load per lane."""
+
+
+class UnsafeCacheWarning(SlowPathWarning):
+    """The disk cache's directory is not private (another user owns it, or group or others can write it): the
+    cache is not used, so nothing compiled is loaded from it (every process compiles again)."""

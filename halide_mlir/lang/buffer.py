@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 from ..error import HalideError, HalideTypeError
+from ..machine import too_large
 from .expr import Expr
 from .source import capture_site, user_site
 from .types import Type, type_of_dtype
@@ -25,6 +27,11 @@ def _allocate(t: Type, sizes: list[int], storage_order) -> np.ndarray:
         raise HalideError(f"{user_site()}: Buffer storage_order {order} is not a permutation of the "
                           f"{n} dimensions")
     memory = list(reversed(order))  # outermost first, as numpy's axes
+    nbytes = math.prod(sizes) * np.dtype(t.numpy).itemsize
+    limit = too_large(nbytes)
+    if limit is not None:   # np.zeros of more than the machine has succeeds where the kernel overcommits
+        raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes {sizes}: it needs {nbytes} "
+                          f"bytes, more than this machine can hold ({limit} bytes)")
     try:
         array = np.zeros([sizes[d] for d in memory], dtype=t.numpy)
     except (MemoryError, ValueError) as e:
@@ -94,6 +101,14 @@ class Buffer:
         self._array = array
         self._mins = mins
         self._name = name if name is not None else f"b{next(_fresh)}"
+
+    @classmethod
+    def _wrap(cls, array: np.ndarray, type_: Type, name: str, mins: list) -> "Buffer":
+        """A Buffer of ``array`` without the constructor's overload matching (a realize's output, built on
+        every call: the matching cost ~5 us)."""
+        b = cls.__new__(cls)
+        b._type, b._array, b._mins, b._name = type_, array, mins, name
+        return b
 
     def defined(self) -> bool:
         return self._array is not None

@@ -7,6 +7,8 @@ linker, and ``mlir`` is not even imported. Linking a pipeline's object takes a f
 
 Where:   ``$HALIDE_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/halide_mlir``, else ``~/.cache/halide_mlir``.
 Off:     ``HALIDE_MLIR_CACHE=0`` (nothing is read or written; the in-memory cache still works).
+Private: created 0700; a directory another user owns, or that group or others can write, is not used (an
+         ``UnsafeCacheWarning``; realizes compile as with the cache off).
 Size:    ``HALIDE_MLIR_CACHE_MAX_MB`` (default 1024): after a store, the least recently used entries (a hit refreshes
          an entry's mtime) are deleted until the cache is under 80% of that.
 Verbose: ``HALIDE_MLIR_CACHE_VERBOSE=1`` prints one line per lookup/store to stderr.
@@ -16,24 +18,28 @@ this file's format version, the halide_mlir sources that run after the payload i
 this file), the MLIR/LLVM wheels (their libraries' size and mtime), and the host CPU name and feature flags as LLVM
 sees them (the object is compiled for this CPU).
 
-An entry is ``MAGIC | key | sha256(object) | len(object) | object``. It is written to a temporary file in the cache
-directory and renamed into place (atomic on POSIX), so concurrent processes storing the same entry are safe: each
-rename installs a complete file. An entry that is truncated, has the wrong checksum, or that ORC refuses to link is
+An entry is ``MAGIC | key | sha256(object + notes) | len(object) | len(notes) | object | notes``; the notes are
+the SlowPathWarnings the compile emitted (JSON: category and message), which a hit emits again, as a compile
+would. It is written to a temporary file in the cache directory and renamed into place (atomic on POSIX), so
+concurrent processes storing the same entry are safe: each rename installs a complete file. An entry that is
+truncated, has the wrong checksum, or that ORC refuses to link is
 counted in ``stats["corrupt"]``, deleted and rebuilt by the caller.
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
+import stat
 import struct
 import sys
 import tempfile
 import threading
 
-FORMAT = b"halide_mlir object cache v1"
-MAGIC = b"HLMLIRO1"
-_HEADER = struct.Struct("<8s32s32sQ")   # magic, key digest, object digest, object length
+FORMAT = b"halide_mlir object cache v2"
+MAGIC = b"HLMLIRO2"
+_HEADER = struct.Struct("<8s32s32sQQ")   # magic, key digest, digest of object + notes, their lengths
 ENTRY_POINT = b"_mlir__mlir_ciface_pipeline"   # the packed wrapper: void(void **args)
 
 # Counters for tests and diagnostics (never timing): a second process that loads from disk shows hits == 1.
@@ -42,7 +48,44 @@ _lock = threading.Lock()
 
 
 def enabled() -> bool:
-    return os.environ.get("HALIDE_MLIR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off", "")
+    """The cache is on (HALIDE_MLIR_CACHE) and its directory is private (see private_dir)."""
+    if os.environ.get("HALIDE_MLIR_CACHE", "1").strip().lower() in ("0", "false", "no", "off", ""):
+        return False
+    return private_dir(cache_dir())
+
+
+# The cache loads and runs native code from its directory, and its checksums guard against damage, not against
+# someone else writing an entry: the directory must be private, as for compiler caches that execute what they
+# load. Created 0700; one another user owns or that group or others can write is refused (a warning, no cache).
+_private: dict = {}
+
+
+def private_dir(d: str) -> bool:
+    """Whether ``d`` is (created if need be as) a directory only this user can write; warns once when not."""
+    ok = _private.get(d)
+    if ok is not None:
+        return ok
+    why = None
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.stat(d)
+        if not stat.S_ISDIR(st.st_mode):
+            why = "it is not a directory"
+        elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+            why = f"it is owned by another user (uid {st.st_uid})"
+        elif st.st_mode & 0o022:
+            why = f"group or others can write it (mode {stat.S_IMODE(st.st_mode):o})"
+    except OSError:   # not there and can't be made: nothing can be loaded from it (stores fail, counted)
+        pass
+    if why is not None:
+        import warnings
+        from ..error import UnsafeCacheWarning
+        warnings.warn(UnsafeCacheWarning(
+            f"halide_mlir: not using the compiled-code cache in {d}: {why}. The cache runs the code it loads, so "
+            f"its directory must be private (0700, yours); set HALIDE_MLIR_CACHE_DIR to one that is, or "
+            f"HALIDE_MLIR_CACHE=0"), stacklevel=2)
+    _private[d] = ok = why is None
+    return ok
 
 
 def cache_dir() -> str:
@@ -181,20 +224,35 @@ def _path(k: str) -> str:
 
 # ------------------------------------------------------------------------------------------- read / write
 
+def pack(k: str, obj: bytes, notes: list | tuple = ()) -> bytes:
+    """Entry ``k``'s bytes: the header, the object, the notes (a list of JSON values)."""
+    text = json.dumps(list(notes)).encode()
+    return _HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj + text).digest(), len(obj), len(text)) + obj + text
+
+
 def read(k: str) -> bytes | None:
     """The object of entry ``k``, or None when absent; a damaged entry is deleted (and counted) and gives None."""
+    entry = read_entry(k)
+    return None if entry is None else entry[0]
+
+
+def read_entry(k: str) -> tuple[bytes, list] | None:
+    """(object, notes) of entry ``k``, or None when absent or damaged (deleted and counted)."""
     path = _path(k)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None
+    notes = None
     try:
-        magic, kd, od, n = _HEADER.unpack_from(data)
-        obj = data[_HEADER.size:]
-        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and hashlib.sha256(obj).digest() == od
-              and obj[:4] == b"\x7fELF")
-    except struct.error:
+        magic, kd, od, n, m = _HEADER.unpack_from(data)
+        obj, text = data[_HEADER.size:_HEADER.size + n], data[_HEADER.size + n:]
+        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and m == len(text)
+              and hashlib.sha256(obj + text).digest() == od and obj[:4] == b"\x7fELF")
+        notes = json.loads(text) if ok else None
+        ok = ok and isinstance(notes, list)
+    except (struct.error, ValueError):
         ok = False
     if not ok:
         discard(k, "damaged entry")
@@ -203,7 +261,7 @@ def read(k: str) -> bytes | None:
         os.utime(path)  # recently used: pruned last
     except OSError:
         pass
-    return obj
+    return obj, notes
 
 
 def max_bytes() -> int:
@@ -255,7 +313,7 @@ def discard(k: str, why: str) -> None:
         pass
 
 
-def write(k: str, obj: bytes) -> None:
+def write(k: str, obj: bytes, notes: list | tuple = ()) -> None:
     """Install entry ``k`` atomically (temp file in the same directory + rename). Failures only cost the cache."""
     if obj[:4] != b"\x7fELF":
         stats["errors"] += 1
@@ -264,11 +322,11 @@ def write(k: str, obj: bytes) -> None:
     path = _path(k)
     tmp = None
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(cache_dir(), mode=0o700, exist_ok=True)   # (makedirs gives a mode to the leaf only)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".o")
         with os.fdopen(fd, "wb") as f:
-            f.write(_HEADER.pack(MAGIC, bytes.fromhex(k), hashlib.sha256(obj).digest(), len(obj)))
-            f.write(obj)
+            f.write(pack(k, obj, notes))
         os.replace(tmp, path)
         tmp = None
         stats["stores"] += 1

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import os
 import re
 import threading
@@ -15,7 +16,7 @@ from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_
                                 top_level_ops)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
-from ..error import InternalError, UnrollWarning
+from ..error import InternalError, SlowPathWarning, UnrollWarning
 from ..settings import auto_vectorize_mode, compile_settings, parallel_runtime
 
 @contextlib.contextmanager
@@ -241,6 +242,28 @@ def runtime_libraries(threads: int) -> list[str]:
     return libraries
 
 
+# A library with MLIR's ``__mlir_execution_engine_init``/``_destroy`` hooks (the async runtime) registers its symbols
+# with each ExecutionEngine given it and tears down its process-wide state when that engine is destroyed: its
+# default runtime (thread pool) is a static the first destroyed engine resets, and every other engine's next
+# parallel loop then crashes. So the engines never get such a library: it is loaded into the process once
+# (RTLD_GLOBAL, never unloaded) and engines find its symbols through their process-symbol generator, so engines
+# can be freed in any order while others run.
+_process_libraries: dict = {}
+
+
+def engine_libraries(libraries: list[str]) -> list[str]:
+    """``libraries`` less those loaded process-wide instead (see above)."""
+    kept = []
+    for path in libraries:
+        lib = _process_libraries.get(path)
+        if lib is None:
+            lib = _process_libraries[path] = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        if hasattr(lib, "__mlir_execution_engine_destroy"):
+            continue
+        kept.append(path)
+    return kept
+
+
 def new_context():
     from mlir import ir
     ctx = ir.Context()
@@ -278,9 +301,18 @@ class Compiled:
         self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
         self.ctx = self.module = self.engine = self.loaded = None
         self.from_disk = False
+        # the SlowPathWarnings its compile emitted, as (category, message with the unrolled loops' descriptions
+        # as {0}, {1}..: the same engine serves a pipeline built again, whose descriptions may differ), emitted
+        # again each time it is handed out (emit_warnings): a pipeline from the disk or in-memory cache warns as
+        # its compile did
+        self.warnings: list = []
         libraries = runtime_libraries(threads)
         address = None
-        obj = disk_cache.read(cache_key) if cache_key else None
+        entry = disk_cache.read_entry(cache_key) if cache_key else None
+        obj = None
+        if entry is not None:
+            obj, notes = entry
+            self.warnings = [(str(c), str(m)) for c, m in notes]
         if obj is not None:
             try:
                 self.loaded = disk_cache.LoadedObject(obj, libraries)
@@ -290,22 +322,34 @@ class Compiled:
                 disk_cache._log(f"hit {cache_key}")
             except (disk_cache.LinkError, OSError) as e:
                 self.loaded = None
+                self.warnings = []
                 disk_cache.discard(cache_key, f"can't link the cached object ({e})")
         if address is None:
             if cache_key:
                 disk_cache.stats["misses"] += 1
                 disk_cache._log(f"miss {cache_key}")
-            address = self._compile(payload, transform, threads, libraries, lower_to_llvm)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                address = self._compile(payload, transform, threads, libraries, lower_to_llvm)
+            descriptions = unroll_descriptions(transform)
+            for w in caught:
+                if issubclass(w.category, SlowPathWarning) and w.category.__module__ == SlowPathWarning.__module__:
+                    self.warnings.append((w.category.__name__, _template(str(w.message), descriptions)))
+                else:   # not ours to keep: passed on as it was
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
             if cache_key:
                 self._store(cache_key)
         self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        self.module = None   # the engine holds the machine code; the lowered module is only memory now
+        self.last_use = next(_clock)   # (for eviction: callers stamp each call)
 
     def _compile(self, payload: str, transform: str, threads: int, libraries: list[str], lower_to_llvm) -> int:
         from mlir import execution_engine
         self.ctx = compile_context()
         module = lower_to_llvm(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
-            self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=libraries)
+            self.engine = execution_engine.ExecutionEngine(module, opt_level=3,
+                                                           shared_libs=engine_libraries(libraries))
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
@@ -327,15 +371,55 @@ class Compiled:
             disk_cache.stats["errors"] += 1
             disk_cache._log(f"can't dump the object: {e}")
             return
-        disk_cache.write(cache_key, obj)
+        disk_cache.write(cache_key, obj, self.warnings)
+
+    def emit_warnings(self, transform: str) -> None:
+        """The SlowPathWarnings of this engine's compile, naming the unrolled loops as ``transform`` does."""
+        if not self.warnings:
+            return
+        from .. import error
+        descriptions = unroll_descriptions(transform)
+        for category, template in self.warnings:
+            cls = getattr(error, category, None)
+            cls = cls if isinstance(cls, type) and issubclass(cls, SlowPathWarning) else SlowPathWarning
+            try:
+                message = template.format(*descriptions)
+            except (IndexError, ValueError, KeyError):   # (a template this transform can't fill: never fail)
+                message = template
+            warnings.warn(cls(message), stacklevel=_user_stacklevel())
 
     def call(self, cells) -> None:
         """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py
         argument_cell), the scalar's own ctype for a Param."""
+        self.last_use = next(_clock)
         self.packed((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
 
 
+# Loaded engines, by text and settings. Each holds its machine code and LLVM's JIT state (~1-2 MB resident), so a
+# process that builds many pipelines (a service, the autotuner) keeps at most max_engines(): the least recently
+# called goes first. An evicted engine is freed when its last caller returns (the driver's caches hold it weakly);
+# the same pipeline realized again links the disk cache's object (milliseconds) or compiles again.
 _engines: dict = {}
+_clock = itertools.count()
+stats = {"built": 0, "evicted": 0}
+
+
+def max_engines() -> int:
+    """HALIDE_MLIR_MAX_ENGINES (default 64; 0: no bound)."""
+    try:
+        return max(0, int(os.environ.get("HALIDE_MLIR_MAX_ENGINES", "64")))
+    except ValueError:
+        return 64
+
+
+def _evict(limit: int) -> None:
+    """Drop the least recently called engines until at most ``limit`` remain (compile_lock held)."""
+    while limit and len(_engines) > limit:
+        key = min(_engines, key=lambda k: _engines[k].last_use)
+        del _engines[key]
+        stats["evicted"] += 1
+
+
 # Compiles are serialized: two threads asking for the same pipeline get one engine, and LLVM's process-wide
 # state (target registration, command-line options) is never initialized from two threads at once.
 # Calls into compiled code do not take it (ctypes releases the GIL, so they run in parallel).
@@ -343,8 +427,13 @@ compile_lock = threading.RLock()
 
 
 def loaded_engine_count() -> int:
-    """How many compiled pipelines this process holds (each distinct pipeline is compiled once)."""
+    """How many compiled pipelines this process holds now (at most max_engines())."""
     return len(_engines)
+
+
+def engines_built() -> int:
+    """How many engines this process has made (compiled or linked from the disk cache), evicted ones included."""
+    return stats["built"]
 
 
 _UNROLL_DESCRIPTION = re.compile(r'(?<=transform\.param\.constant )"[^"]*"(?= -> !transform\.any_param)')
@@ -371,5 +460,38 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
                     cache_key = disk_cache.key(payload, transform_key, threads, arg_types,
                                                f"{passes}|opt_level=3|vectorize={vectorize_mode}")
                 c = Compiled(payload, transform, arg_types, threads, lower_to_llvm, cache_key)
+                stats["built"] += 1
                 _engines[key] = c
+                _evict(max_engines())
+    c.last_use = next(_clock)
+    c.emit_warnings(transform)
     return c
+
+
+def unroll_descriptions(transform: str) -> list[str]:
+    """The unrolled loops' descriptions (``hl.unroll_of``: the Func, the loop, the schedule's line), in order."""
+    return [_MLIR_ESCAPE.sub(lambda m: m.group(1) or bytes.fromhex(m.group(2)).decode("latin-1"), d[1:-1])
+            .encode("latin-1").decode("utf-8", "replace") for d in _UNROLL_DESCRIPTION.findall(transform)]
+
+
+_MLIR_ESCAPE = re.compile(r'\\(?:(["\\])|([0-9A-Fa-f]{2}))')
+
+
+def _template(message: str, descriptions: list[str]) -> str:
+    """``message`` with braces doubled and each description (longest first) as its ``{index}``."""
+    message = message.replace("{", "{{").replace("}", "}}")
+    for i, d in sorted(enumerate(descriptions), key=lambda e: -len(e[1])):
+        d = d.replace("{", "{{").replace("}", "}}")
+        if d:
+            message = message.replace(d, "{%d}" % i)
+    return message
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel of the first caller outside halide_mlir (a warning then points at the user's line)."""
+    import sys
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

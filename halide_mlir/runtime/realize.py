@@ -2,6 +2,8 @@
 specialized to, and the call into compiled code on numpy memory (driver.py compiles)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..analysis.bounds import Region, input_buffer
@@ -9,6 +11,7 @@ from ..analysis.specialize import path_of as specialization_path
 from ..error import HalideError
 from ..lang.buffer import Buffer
 from ..lang.source import user_site
+from ..machine import too_large
 from .memory import aligned_empty
 from .memref import argument_cell
 
@@ -79,6 +82,11 @@ def output_buffers(func, sizes):
     region = output_region(func, sizes, None, allow_empty=True)
     if types is None:
         raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
+    nbytes = math.prod(region.extents) * sum(np.dtype(t.numpy).itemsize for t in types)
+    limit = too_large(nbytes)
+    if limit is not None:   # before any allocation: where the kernel overcommits, numpy's would succeed
+        raise HalideError(f"{user_site()}: the output of Func '{func.name()}' with sizes {list(region.extents)} "
+                          f"needs {nbytes} bytes, more than this machine can hold ({limit} bytes)")
     outs = []
     for k, t in enumerate(types):
         try:

@@ -393,14 +393,7 @@ CONV_W4 = np.ascontiguousarray(CONV_W.reshape(5, 4, 3, 3))   # numpy (co, ci, ky
 CONV_B = image_f32(5, seed=33)
 
 
-OFFSET_MAP_VEC = pytest.mark.xfail(
-    reason="vectorizing a reduction that reads in[x + r.x, ...] fails ('Attempted to vectorize, but failed': "
-           "offset indexing maps are not projected permutations, docs/mlir-pitfalls.md#offset-indexing-maps)",
-    raises=halide_mlir.HalideError, strict=False)
-
-
-@pytest.mark.parametrize("schedule", ["none", "root_vec", "reorder_par",
-                                      pytest.param("reorder_vec_par", marks=OFFSET_MAP_VEC)])
+@pytest.mark.parametrize("schedule", ["none", "root_vec", "reorder_par", "reorder_vec_par"])
 def test_conv_3x3_over_channels(schedule):
     """out[x, y, co] = bias[co] + sum over (rx, ry, ci) of in[x + rx, y + ry, ci] * w[rx, ry, ci, co]."""
     def build(hl):
