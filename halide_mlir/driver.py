@@ -340,7 +340,8 @@ def realize(func, sizes, *rest):
                 del _compiled[k]
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
-    if repeat_key is not None:
+    # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
+    if repeat_key is not None and not p.specializations:
         if len(_repeats) >= MAX_REPEATS:   # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
