@@ -278,6 +278,7 @@ class Compiled:
         self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
         self.ctx = self.module = self.engine = self.loaded = None
         self.from_disk = False
+        self._object = None   # the relocatable object's bytes, once known (object_code)
         libraries = runtime_libraries(threads)
         address = None
         obj = disk_cache.read(cache_key) if cache_key else None
@@ -286,6 +287,7 @@ class Compiled:
                 self.loaded = disk_cache.LoadedObject(obj, libraries)
                 address = self.loaded.address
                 self.from_disk = True
+                self._object = obj
                 disk_cache.stats["hits"] += 1
                 disk_cache._log(f"hit {cache_key}")
             except (disk_cache.LinkError, OSError) as e:
@@ -322,12 +324,24 @@ class Compiled:
                 path = os.path.join(d, "pipeline.o")
                 self.engine.dump_to_object_file(path)
                 with open(path, "rb") as f:
-                    obj = f.read()
+                    obj = self._object = f.read()
         except Exception as e:  # noqa: BLE001 -- the cache is an optimisation: never fail a realize for it
             disk_cache.stats["errors"] += 1
             disk_cache._log(f"can't dump the object: {e}")
             return
         disk_cache.write(cache_key, obj)
+
+    def object_code(self) -> bytes:
+        """The compiled pipeline as a relocatable object: what disk_cache.LoadedObject links in another process
+        (halide_mlir.dask ships it to its workers)."""
+        if self._object is None:
+            import tempfile
+            with tempfile.TemporaryDirectory(prefix="halide_mlir-") as d:
+                path = os.path.join(d, "pipeline.o")
+                self.engine.dump_to_object_file(path)
+                with open(path, "rb") as f:
+                    self._object = f.read()
+        return self._object
 
     def call(self, cells) -> None:
         """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py

