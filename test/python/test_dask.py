@@ -146,3 +146,31 @@ def test_errors_before_any_task():
     eq[x, y] = hist[img[x, y]]
     with pytest.raises(hl.HalideError, match="reduction in Func 'hist'.*whole-input reductions"):
         hd.realize(eq, [8, 8], (4, 4), inputs={img: da.zeros((8, 8), dtype=np.uint8, chunks=4)})
+
+
+def _slow_copy(block):
+    import time
+    time.sleep(0.15)
+    return block.copy()
+
+
+def test_worker_killed_mid_run(client):
+    """A worker dies while tasks run: Dask reruns its tasks elsewhere (or on its restarted self), the result is
+    complete and equal, and the workers still never compiled anything."""
+    import os
+    import time
+    rng = np.random.default_rng(4)
+    a = rng.random((64, 96), dtype=np.float32)
+    inp = hl.ImageParam(hl.Float(32), 2, "fault_in")
+    by = _blur3(inp, "fault_blur")
+    slow_input = da.from_array(a, chunks=(16, 24)).map_blocks(_slow_copy, dtype=a.dtype)
+    future = client.compute(hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}))
+    time.sleep(0.6)
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    client.run(os._exit, 1, workers=[victim], on_error="ignore")   # the nanny restarts it
+    got = future.result(timeout=60)
+    np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
+    client.wait_for_workers(2, timeout=30)
+    seen = client.run(lambda: [m for m in sys.modules if m == "mlir" or m.startswith(("halide_mlir.driver",
+                                                                                      "halide_mlir.codegen"))])
+    assert all(not modules for modules in seen.values()), seen
