@@ -174,3 +174,33 @@ def test_worker_killed_mid_run(client):
     seen = client.run(lambda: [m for m in sys.modules if m == "mlir" or m.startswith(("halide_mlir.driver",
                                                                                       "halide_mlir.codegen"))])
     assert all(not modules for modules in seen.values()), seen
+
+
+def _peak_rss() -> int:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@pytest.mark.slow
+def test_out_of_core_zarr_to_zarr(tmp_path):
+    """A 1 GiB zarr image through workers limited to 300 MB each, streamed to a zarr output: no worker exceeds
+    its limit (the nanny would kill it), and sampled blocks, edges included, equal numpy."""
+    rows = cols = 16384
+    limit = 300 << 20
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit=limit, silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as c:
+        src = str(tmp_path / "in.zarr")
+        da.random.default_rng(5).random((rows, cols), dtype=np.float32, chunks=1024).to_zarr(src)
+        inp = hl.ImageParam(hl.Float(32), 2, "big_in")
+        out = hd.realize(_blur3(inp, "big_blur"), [cols, rows], (1024, 1536), inputs={inp: zarr.open_array(src)},
+                         client=c)
+        da.to_zarr(out, str(tmp_path / "out.zarr"))
+        peaks = c.run(_peak_rss)
+    print("peak worker RSS (MB):", sorted(p >> 20 for p in peaks.values()))
+    assert all(peak < limit for peak in peaks.values()), peaks
+    a, got = zarr.open_array(src, mode="r"), zarr.open_array(str(tmp_path / "out.zarr"), mode="r")
+    for r0, c0 in [(0, 0), (5000, 7000), (rows - 700, cols - 900)]:
+        window = a[max(r0 - 1, 0):r0 + 701, max(c0 - 1, 0):c0 + 901]
+        ref = _blur3_numpy(window)[(r0 > 0):, (c0 > 0):][:700, :900]
+        np.testing.assert_allclose(got[r0:r0 + 700, c0:c0 + 900], ref, rtol=1e-6)
