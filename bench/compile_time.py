@@ -120,7 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--passes", action="store_true", help="also CPU ms per MLIR pass")
     args = ap.parse_args(argv)
     os.environ["HL_NUM_THREADS"] = args.threads
-    names = args.only.split(",") if args.only else [b.name for b in BENCHMARKS if not b.missing(__import__("halide_mlir"))]
+    names = args.only.split(",") if args.only else \
+        [b.name for b in BENCHMARKS if not b.missing(__import__("halide_mlir"))]
     rows, pass_rows = {}, {}
     for name in names:
         try:

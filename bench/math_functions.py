@@ -123,7 +123,8 @@ def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: fl
     hout, hmem = _same_memory(halide, hf.realize([size, size]))
     hf.realize(hout)
     res["halide_ulp"] = ulp_error(hmem, ref, dtype) if ref is not None else None
-    run_h = lambda: hf.realize(hout)
+    def run_h():
+        return hf.realize(hout)
     if not hasattr(ours, name):
         res["message"] = f"halide_mlir has no {name}"
         k = _calibrate(run_h, target_s)
@@ -134,7 +135,8 @@ def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: fl
     of.realize(oout)
     res["ours_ulp"] = ulp_error(omem, ref, dtype) if ref is not None else None
     res["vs_halide_ulp"] = ulp_error(omem, hmem.astype(np.float64), dtype)
-    run_o = lambda: of.realize(oout)
+    def run_o():
+        return of.realize(oout)
     kh, ko = _calibrate(run_h, target_s), _calibrate(run_o, target_s)
     th, to = [], []
     for _ in range(rounds):

@@ -1,11 +1,13 @@
-"""``python -m bench.vectorization [--smoke] [--only NAME,...] [--rounds N] [--threads N]``: what auto-vectorization buys.
+"""``python -m bench.vectorization [--smoke] [--only NAME,...] [--rounds N] [--threads N]``: what auto-vectorization
+buys.
 
 Each benchmark of bench/suite.py is built with its hand-written schedule and then with every ``vectorize`` of that
 schedule taken out (the split a ``vectorize(x, n)`` makes stays): the schedule a user who never wrote
 ``vectorize`` would have. That pipeline runs three ways: scalar (as Halide runs
 it: MLIR emits scalar loops and LLVM's loop/SLP vectorizers are kept off), "LLVM" (the same scalar loops left to
 LLVM -O3's vectorizers) and auto-vectorized (analysis/vectorize.py picks the loop and the width); the
-hand-vectorized schedule is the last column. Single-threaded, interleaved, best of N (one thread unless --threads); outputs are checked
+hand-vectorized schedule is the last column. Single-threaded, interleaved, best of N (one thread unless --threads);
+outputs are checked
 against the hand schedule's.
 Writes the table into bench/RESULTS.md between ``<!-- begin vectorization -->`` markers (bench/study.py).
 """

@@ -21,7 +21,8 @@ Without IN.png a synthetic 1536×2560 (rows×columns) RGB image is made (``--sma
 two results are compared and timed side by side. The pipeline is float: Halide contracts multiply-adds into FMAs
 and we do not, so ``gray`` differs by an ulp in places; where that crosses an integer step of the LUT index the
 remapped value moves by one LUT entry (~256 of 65535), so the check allows about one LUT step on < 0.1% of
-the values (measured at 1536x2560: max 267, 0.45% of the values differ at all, 0.004% by more than 2). The result goes to OUT.png (default ``local_laplacian_out.png``).
+the values (measured at 1536x2560: max 267, 0.45% of the values differ at all, 0.004% by more than 2). The result
+goes to OUT.png (default ``local_laplacian_out.png``).
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command.
 """

@@ -1,6 +1,6 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
-from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning, SerialUpdateWarning,
-                    SlowPathWarning, StridedReadWarning, UnrollWarning)
+from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
+                    SerialUpdateWarning, SlowPathWarning, StridedReadWarning, UnrollWarning)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
 from .lang.func import Func, FuncRef, Tuple
@@ -21,14 +21,22 @@ from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.types import Bool, Float, Int, Type, UInt
 from .lang.var import Var
+from .lang.functions import evaluate as evaluate_may_gpu  # no GPU here: the same as evaluate
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 
+# Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
+_ = Var("_")
+_0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
+
 __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
-           "ParallelAsLanesWarning", "SerialUpdateWarning", "StridedReadWarning", "set_auto_vectorize", "TailStrategy", "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer", "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults",
-           "get_host_target", "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple", "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool",
-           "Float", "Int", "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh",
-           "exp", "f32", "f64", "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select",
-           "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "u8", "u16", "u32", "u64",
-           "absd", "acosh", "asinh", "atanh", "div_round_to_zero", "erf", "evaluate", "fract", "funcs", "hypot",
-           "is_finite", "is_inf", "is_nan", "lerp", "likely", "likely_if_innermost", "logical_not",
-           "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars", "HalideTypeError"]
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StridedReadWarning", "set_auto_vectorize", "TailStrategy",
+           "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
+           "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
+           "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",
+           "Realization", "ImageParam", "Param", "RDom", "RVar", "Range", "Var", "Type", "Bool", "Float", "Int",
+           "UInt", "abs", "acos", "asin", "atan", "atan2", "cast", "ceil", "clamp", "cos", "cosh", "exp", "f32", "f64",
+           "floor", "i8", "i16", "i32", "i64", "log", "max", "min", "pow", "round", "select", "sin", "sinh", "sqrt",
+           "tan", "tanh", "trunc", "u8", "u16", "u32", "u64", "absd", "acosh", "asinh", "atanh", "div_round_to_zero",
+           "erf", "evaluate", "fract", "funcs", "hypot", "is_finite", "is_inf", "is_nan", "lerp", "likely",
+           "likely_if_innermost", "logical_not", "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars",
+           "HalideTypeError", "evaluate_may_gpu"]

@@ -144,8 +144,8 @@ def main(argv=None) -> int:
                     col = f" halide={'pass' if ref[0] else 'FAIL'}"
                     if not ref[0]:
                         why = f"{why} | halide: {ref[1]}"
-                print(f"{'pass' if ok else 'FAIL'} {name:55s} {dt:6.1f}s{col}" + (f"  {why}" if not ok or (ref and not ref[0]) else ""),
-                      flush=True)
+                detail = f"  {why}" if not ok or (ref and not ref[0]) else ""
+                print(f"{'pass' if ok else 'FAIL'} {name:55s} {dt:6.1f}s{col}{detail}", flush=True)
         print(f"conformance: {passed}/{len(todo)} pass" +
               (f" (real halide: {ref_passed}/{len(todo)}; ours on those: {both}/{ref_passed})"
                if args.reference else ""))

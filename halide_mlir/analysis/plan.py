@@ -30,6 +30,7 @@ from .affine import affine_form, linear_form
 from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
+from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, is_reduction, resolve_buffer_dims
 from .tiling import TilePlan, tile_plan
 
@@ -47,6 +48,7 @@ class UpdatePlan:
     loops: list[Loop]         # RVars innermost first... as analysis/loop_nest.py update_loops builds them
     trips: dict               # loop name -> iterations in one computation of the stage
     compound: bool            # reads through sums of loop dims: the transform folds unit dims before vectorizing
+    schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
 
 
 @dataclass(eq=False)
@@ -69,6 +71,7 @@ class StagePlan:
     producers: list = field(default_factory=list)  # StagePlans computed at its loops and fused there
     updates: list[UpdatePlan] = field(default_factory=list)
     in_tiles: bool = False    # a consumer's payload loops compute its tiles: no generic of its own
+    schedule: LoopSchedule | None = None  # what the script materializes around its op (inside the tile's loops)
 
     @property
     def func(self) -> Func:
@@ -152,8 +155,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     directives = list(func.schedule().directives)
     inside = _parallel_at(level, plans)
     loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+    lanes = _consumer_lanes(stage, plans)
     auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[func], func.output_types(), stage.vars,
-                                          computed_here=_levels_in(p.stages, stage))
+                                          computed_here=_levels_in(p.stages, stage), lanes=lanes)
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
@@ -170,13 +174,21 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     trips = loop_trips(stage_loops(name, stage.vars, inner, directives), inner)
     plan = StagePlan(stage, index, name, level, func.schedule().store, bounded.bodies[func], region, extents,
                      per_computation, directives, loops, trips, inside, tile, pieces)
-    plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector)
+    # the producers fused at its loops (the ones a tile plan's payload computes are in place already)
+    producer_loops = {s.compute.var for s in p.stages if s.compute.at_loop() and s.func is not p.output
+                      and s.compute.func is func and (tile is None or s.func not in tile.computed)}
+    if tile is None:
+        plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
+    else:
+        plan.schedule = loop_schedule(name, loops[len(tile.levels):], tile.tile_sizes, directives, producer_loops,
+                                      0, trips)
+    plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
                     for u in bounded.updates[func]]
     return plan
 
 
 def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, per_computation, inside: bool,
-                 auto_vector: bool) -> UpdatePlan:
+                 auto_vector: bool, lanes: int | None = None) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py)
         return UpdatePlan(u, uname, False, [], list(u.schedule.directives), [], {}, False)
@@ -185,14 +197,16 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
     uext_one = rvar_extents + list(per_computation)
     directives = list(u.schedule.directives)
     loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
-    # an update is vectorized along x only where the user made a pure x loop innermost
+    # an update is vectorized along x where a pure x loop is innermost or has only RVar loops inside it
     auto = auto_vector and vectorize.plan(loops, directives, [*u.values, *u.predicates], stage.func.output_types(),
-                                          stage.vars, dim=len(u.rvars))
+                                          stage.vars, dim=len(u.rvars), lanes=lanes,
+                                          through_rvars=not compound_reads(stage, u, scaled_only=True))
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
-    return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars))
+    return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars),
+                      loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips))
 
 
 # --- policies ------------------------------------------------------------------------------------------------
@@ -230,15 +244,29 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
     return Directive(DirectiveKind.PARALLEL, (loop.name,)) if wanted and loop is not None else None
 
 
+def _consumer_lanes(stage: Stage, plans: dict) -> int | None:
+    """The width of an inline reduction's (``hl.sum``'s Func's) consumer's vectorized loop over the reduction's
+    x, or None: Halide computes the reduction inside that loop, so its update runs at that width."""
+    if stage.func.schedule().compute.kind != LevelKind.INLINE or len(stage.consumers) != 1 or not stage.vars:
+        return None
+    consumer = plans.get(stage.consumers[0].func)
+    if consumer is None:
+        return None
+    cvars = consumer.stage.vars
+    return next((l.extent for l in consumer.loops if l.kind == LoopKind.VECTORIZED and len(l.parts) == 1
+                 and l.stride == 1 and l.constant and cvars[l.dim] == stage.vars[0]), None)
+
+
 def _levels_in(stages: list[Stage], stage: Stage) -> set:
     """Names of ``stage``'s loops that some producer is computed or stored at."""
     return {level.var for s in stages for level in (s.compute, s.func.schedule().store)
             if level is not None and level.kind == LevelKind.AT and level.func is stage.func}
 
 
-def compound_reads(stage: Stage, u: Update) -> bool:
+def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
     """Does the update read an input at a sum of loop dims (``input[x + r.y]``) or a scaled one?
-    codegen/updates.py gives such reads a compound indexing map (``d1 + d4``)."""
+    codegen/updates.py gives such reads a compound indexing map (``d1 + d4``). ``scaled_only``: only scaled
+    ones (``input[2 * x + r.x]``), which MLIR's vectorizer rejects even after the unit dims are folded."""
     names = list(stage.vars) + [r.name() for r in u.rvars]
     dim_of, base_of = {v: i for i, v in enumerate(names)}, dict.fromkeys(names, 0)
     for e in [u.value, *u.predicates]:
@@ -247,7 +275,7 @@ def compound_reads(stage: Stage, u: Update) -> bool:
                 continue
             for a in node.args:
                 form = affine_form(a, dim_of, base_of)
-                if form is not None and (sum(1 for c in form[0].values() if c) > 1 or
+                if form is not None and ((not scaled_only and sum(1 for c in form[0].values() if c) > 1) or
                                          any(c not in (0, 1) for c in form[0].values())):
                     return True
     return False

@@ -87,17 +87,26 @@ class AutoVector:
 
 
 def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, dim: int = 0,
-         computed_here: set = frozenset()) -> AutoVector | None:
+         computed_here: set = frozenset(), lanes: int | None = None,
+         through_rvars: bool = True) -> AutoVector | None:
     """Auto-vectorization for one stage with ``loops`` (outermost first, after the user's directives), whose
     pure x is loop dimension ``dim`` (an update's RVars come first), or None when the user vectorized
-    something or the innermost loop is not a plain loop over x."""
+    something or the innermost loop is not a plain loop over x. An update's serial RVar loops innermost (its
+    default order, as in ``hl.sum``'s Func) don't stop it: x right outside them is vectorized, and the RVar
+    loops run once per vector (loop_nest.py vector_block), as Halide runs a reduction computed inside a
+    vectorized consumer's loop (unless not ``through_rvars``). ``lanes``: the width to use (the consumer's
+    ``vectorize`` width) instead of the natural one."""
     if not enabled() or not loops or not pure_vars or any(d.kind == DirectiveKind.VECTORIZE for d in directives):
         return None
-    inner = loops[-1]
+    at = len(loops) - 1
+    while through_rvars and at > 0 and loops[at].kind == LoopKind.SERIAL and len(loops[at].parts) == 1 \
+            and loops[at].dim < dim:
+        at -= 1
+    inner = loops[at]
     if inner.kind != LoopKind.SERIAL or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
             or inner.name in computed_here or inner.extent < MIN_LANES:
         return None
     if any(l.name == inner.name + AUTO_SUFFIX for l in loops):
         return None
-    lanes = natural_lanes(values, output_types, pure_vars[0])
+    lanes = lanes or natural_lanes(values, output_types, pure_vars[0])
     return AutoVector(inner.name, lanes, split=inner.extent > lanes)

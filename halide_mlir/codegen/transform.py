@@ -1,25 +1,21 @@
 """The schedule → one ``transform.named_sequence @__transform_main`` that ``mlir-opt`` runs as it is.
 
-Each stage's Halide loop nest (analysis/loop_nest.py) is materialized one loop at a time, outermost
-first: tiling the stage's op by the loop's stride on its dimension (and 0 elsewhere) creates exactly that
-loop around the rest, so any split/reorder order maps to nested ``tile_using_for`` (serial) or
-``tile_using_forall`` (parallel) ops. A vectorized loop, with the loops that become its lanes
-(analysis/loop_nest.py vector_block), is left inside the op, which is then vectorized with explicit vector
-sizes: partial tiles at the edges are masked, never left scalar.
+A printer of the stage plans (analysis/plan.py): each definition's loop schedule (analysis/loop_schedule.py:
+which loops are tiled and by what, the vector sizes) becomes ``tile_using_for``/``tile_using_forall`` ops
+outermost first, ``fuse_into_containing_op`` for the producers computed at a loop, ``structured.vectorize`` with
+explicit vector sizes, and the deferred unrolls (run on the bufferized IR by ``@halide_unroll``).
 """
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
-import warnings
 
-from ..analysis.loop_nest import MAX_VECTOR_LANES, Loop, covered_extents, vector_block
+from ..analysis.loop_nest import Loop
+from ..analysis.loop_schedule import LoopSchedule, unroll_what
 from ..analysis.plan import PipelinePlan, StagePlan
-from ..error import HalideError, InternalError, ParallelAsLanesWarning
-from ..lang.func import MAX_UNROLL
-from ..lang.schedule import DirectiveKind, LoopKind
+from ..error import HalideError, InternalError
+from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, mlir_string
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -174,85 +170,42 @@ class ScriptBuilder:
                 f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n{after}}}\n")
 
 
-def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loop], extents, directives,
-                   fuse_at, compound: bool = False, n_rvars: int = 0, trips: dict | None = None) -> None:
-    """Materialize the loops, fuse compute_at producers into theirs, vectorize, unroll.
+def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fuse_at, compound: bool = False) -> None:
+    """Print a definition's loop schedule (analysis/loop_schedule.py): tile each loop, fuse the compute_at
+    producers into theirs, vectorize, unroll.
 
-    ``op`` is the stage's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
+    ``op`` is the definition's handle (None: match it by name); ``fuse_at(loop_name, loop_handle)`` fuses the
     producers computed at that loop and returns the (possibly replaced) loop handle.
 
     ``compound``: the op reads through sums of loop dims (``input[x + r.y]``, updates.py), which the
     vectorizer refuses (docs/mlir-pitfalls.md#offset-indexing-maps). Every loop but the vectorized one is
     materialized first, so each such sum is of unit dims (RVar loops tile their dim to 1): folding the unit
     dims away leaves projected permutations, and the folded op is vectorized over the dims that remain.
-
-    ``trips``: loop name -> iterations per computation of the stage (``unroll_trips``), which unroll factors
-    must be: a stage computed at a consumer's loop runs its loops over one tile, not over ``extents``.
     """
-    n = len(extents)
-    trips = trips or {}
-
-    def trip(l: Loop) -> int:
-        return trips.get(l.name, l.extent)
-    if not directives and not fuse_at.wanted():
+    if not schedule.scheduled:
         return  # Halide's default: serial loops in dimension order, which linalg-to-loops produces
-    vec = [i for i, l in enumerate(loops) if l.kind == LoopKind.VECTORIZED]
-    if len(vec) > 1:
-        raise HalideError(f"Func '{name}': only one loop can be vectorized (got "
-                          f"{', '.join(loops[i].name for i in vec)})")
-    def site(loop_name: str) -> str:
-        d = next((d for d in directives if d.args and d.args[0] == loop_name), None)
-        return f"{d.site}: " if d is not None and d.site is not None else ""
-
-    if vec and loops[vec[0]].constant and loops[vec[0]].extent == 1:
-        vec = []  # vectorize(v, 1): one lane, a plain loop
-    materialize, lanes = vector_loops(name, loops, vec[0], extents, n_rvars, fuse_at, site) if vec else (loops, [])
-    for l in loops:
-        if l.kind == LoopKind.UNROLLED and trip(l) > MAX_UNROLL:
-            raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of {trip(l)} "
-                              f"iterations (at most {MAX_UNROLL}); split it first")
-    # producers computed at the vectorized loop or at one of its lanes: at the loop around the vector block
-    in_vector = [l.name for l in [loops[vec[0]], *lanes]] if vec else []
-    if in_vector and not materialize:
-        fuse_at.computed_before(in_vector)
-    op = op or sb.match_stage(name)
-    covered = covered_extents(materialize, extents)
+    if schedule.computed_before:
+        fuse_at.computed_before(schedule.computed_before)
+    op = op or sb.match_stage(schedule.name)
     unrolled = []
     last_loop = None
-    tile = list(extents)  # the op's extent per Halide dim inside the loops so far
-    for k, l in enumerate(materialize):
-        also = in_vector if k == len(materialize) - 1 else ()
-        if all(stride >= tile[dim] and tile[dim] < extents[dim] for dim, stride in l.parts):
-            # one iteration over a tile a finer loop outside made (e.g. yo inside yi): tiling by more than the
-            # tile would make its shape dynamic (min(2, 1 - iv)), which the vectorizer's static sizes then do
-            # not cover; what is computed at it goes to the loop around it (the same tile)
+    for t in schedule.loops:
+        if t.tile_sizes is None:  # one iteration over the tile of a loop outside: its producers go there
             if last_loop is None:
-                fuse_at.computed_before([l.name, *also])
+                fuse_at.computed_before([t.loop.name, *t.also])
                 continue
-            loop = fuse_at(l.name, last_loop, also=also)
+            loop = fuse_at(t.loop.name, last_loop, also=t.also)
             unrolled = [(loop if u == last_loop else u, *e) for u, *e in unrolled]  # (fusing replaces the loop)
             last_loop = loop
             continue
-        sizes = [0] * n
-        for dim, stride in l.parts:
-            sizes[n - 1 - dim] = stride
-            tile[dim] = min(tile[dim], stride)
-        # a fused loop tiles several dims at once; tile_using_for nests them in dimension order
-        wanted = [n - 1 - dim for dim, _ in l.parts]
-        interchange = None
-        if len(wanted) > 1 and wanted != sorted(wanted):
-            interchange = sorted(range(n), key=lambda d: wanted.index(d) if d in wanted else -1)
-        op, loop = sb.tile(op, sizes, l.kind == LoopKind.PARALLEL, interchange)
-        loop = fuse_at(l.name, loop, also=also)
+        op, loop = sb.tile(op, list(t.tile_sizes), t.loop.kind == LoopKind.PARALLEL, t.interchange)
+        loop = fuse_at(t.loop.name, loop, also=t.also)
         last_loop = loop
-        if l.kind == LoopKind.UNROLLED:
-            unrolled.append((loop, trip(l), unroll_what(name, l, directives)))
+        if t.loop.kind == LoopKind.UNROLLED:
+            unrolled.append((loop, t.trip, t.unroll_what))
     fuse_at.check_done()
-    if vec:
-        l = loops[vec[0]]
-        if not lanes and covered[l.dim] > l.extent:
-            raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
-        sizes = [covered[d] for d in reversed(range(n))]
+    if schedule.vector_sizes is not None:
+        sizes = list(schedule.vector_sizes)
         if compound:
             op = sb.fold_unit_dims(op, last_loop)
             sizes = [s for s in sizes if s != 1]
@@ -260,41 +213,6 @@ def schedule_stage(sb: ScriptBuilder, name: str, op: str | None, loops: list[Loo
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent, what in unrolled:
         sb.unroll(loop, extent, what)
-
-
-def vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, fuse_at, site):
-    """The loops to materialize around the vectorized loop ``loops[v]``, outermost first, and the loops whose
-    iterations become lanes of its vector too (analysis/loop_nest.py vector_block). Loops inside it are
-    materialized around the vector instead when a producer is computed at one of them or when, as lanes, they
-    would make the vector longer than MAX_VECTOR_LANES: Halide runs them once per vector, and moving them
-    outside keeps every point's value (pure points are independent, an update's RVar loops keep their order)."""
-    l = loops[v]
-    outer, lanes, blockers = vector_block(loops, v, n_rvars)
-    if not l.constant and (lanes or len(l.parts) > 1):  # (Halide too wants its extent known when compiling)
-        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                          f"(loops inside it or finer: {', '.join(m.name for m in lanes)}); reorder it "
-                          f"innermost or vectorize an inner split of it")
-    if blockers:
-        raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
-                          f"{', '.join(m.name for m in blockers)} would have to run as its lanes (they are inside "
-                          f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
-                          f"fused; reorder '{l.name}' innermost or vectorize an inner split of it")
-    inner = [m for m in lanes if m in loops[v + 1:]]
-    if any(fuse_at.at(m.name) for m in inner) or \
-            math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
-        outer, lanes = outer + inner, [m for m in lanes if m not in inner]
-    parallel = [m.name for m in lanes if m.kind == LoopKind.PARALLEL]
-    if parallel:  # same values; say so rather than let a parallel request silently do nothing
-        warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
-                      f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
-                      f"lanes are strided), not in parallel", ParallelAsLanesWarning, stacklevel=2)
-    n_lanes = math.prod(covered_extents(outer, extents))
-    if lanes and n_lanes > MAX_VECTOR_LANES:
-        raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "
-                          f"{l.stride} elements apart, makes a vector of {n_lanes} elements with the finer loops "
-                          f"of its dimension ({', '.join(m.name for m in lanes)}), more than {MAX_VECTOR_LANES}; "
-                          f"vectorize a loop with fewer elements between lanes")
-    return outer, lanes
 
 
 class FuseAt:
@@ -381,13 +299,6 @@ class FuseAt:
                                   f"'{self.consumer.stage.name}', which has no such loop")
 
 
-def unroll_what(name: str, loop: Loop, directives) -> str:
-    """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
-    d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name
-              and d.site is not None), None)
-    return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
-
-
 def build_transform(plan: PipelinePlan) -> str:
     """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
     into a consumer's loop is scheduled through the handle of its fused copies)."""
@@ -396,8 +307,7 @@ def build_transform(plan: PipelinePlan) -> str:
     for stage in reversed(plan.stages):
         fuse_at = FuseAt(sb, stage, stage.producers, fused)
         if stage.tile is None:
-            schedule_stage(sb, stage.name, fused.get((stage.func, -1)), stage.loops, stage.extents,
-                           stage.directives, fuse_at, trips=stage.trips)
+            schedule_stage(sb, stage.schedule, fused.get((stage.func, -1)), fuse_at)
         else:
             # the payload already has the loops down to the deepest compute_at level (analysis/tiling.py)
             # innermost level first: a producer computed at an outer loop may be read only by producers
@@ -408,9 +318,7 @@ def build_transform(plan: PipelinePlan) -> str:
                 loop = fuse_at(lev.loop.name, handle, stage.tile.viewed)
                 if lev.loop.kind == LoopKind.UNROLLED:
                     unrolled.append((loop, lev.trip, unroll_what(stage.name, lev.loop, stage.directives)))
-            inner = stage.loops[len(stage.tile.levels):]
-            schedule_stage(sb, stage.name, sb.match_stage(stage.name), inner, stage.tile.tile_sizes,
-                           stage.directives, fuse_at, trips=stage.trips)
+            schedule_stage(sb, stage.schedule, sb.match_stage(stage.name), fuse_at)
             for loop, trip, what in unrolled:
                 sb.unroll(loop, trip, what)
         for u in stage.updates:
@@ -419,8 +327,7 @@ def build_transform(plan: PipelinePlan) -> str:
             op = fused.get((stage.func, u.update.index))
             if op is None and u.directives:
                 op = sb.match_stage(stage.name, u.update.index)
-            schedule_stage(sb, u.name, op, u.loops, u.extents, u.directives, FuseAt(sb, stage, [], fused),
-                           u.compound, len(u.update.rvars), trips=u.trips)
+            schedule_stage(sb, u.schedule, op, FuseAt(sb, stage, [], fused), u.compound)
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -4,8 +4,8 @@ Each returns a new Func over implicit Vars whose coordinates are remapped (clamp
 the source's bounds, as Halide's do. Unlike Halide, the new Func is computed as a padded copy by default
 (compute_root): consumers then read the interior through plain slices instead of paying a clamp per tap.
 Where Halide would run the inlined Func in a parallel loop of a consumer, the copy's rows run in parallel too
-(codegen/transform.py implicit_parallel), and its region is computed in pieces cut at the source's bounds
-(codegen/payload.py partition): a dense copy inside, broadcasts of the edges outside. A consumer computed
+(analysis/plan.py _implicit_parallel), and its region is computed in pieces cut at the source's bounds
+(analysis/plan.py partition): a dense copy inside, broadcasts of the edges outside. A consumer computed
 in such pieces itself (at the root, one generic: analysis/pipeline.py partitionable) reads the condition
 inlined instead, as Halide does, with no copy in between. Scheduling it (e.g. ``compute_inline()``) overrides all that.
 """

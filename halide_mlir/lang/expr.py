@@ -78,6 +78,10 @@ class ExprOps:
     def type(self) -> Type:
         return to_expr(self).type
 
+    def logical_not(self) -> "Expr":
+        from .functions import logical_not
+        return logical_not(self)
+
 
 class Expr(ExprOps):
     __slots__ = ("kind", "_type", "args", "value", "site", "index")

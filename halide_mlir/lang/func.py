@@ -542,7 +542,7 @@ def _var_name(v) -> str:
 class Stage(Func):
     """``f.update(i)``: the loop-scheduling methods of Func, applied to one update definition."""
 
-    def __init__(self, func: Func, index: int, schedule: FuncSchedule):  # noqa: super().__init__ not wanted
+    def __init__(self, func: Func, index: int, schedule: FuncSchedule):  # (no super().__init__)
         self._func, self._index, self._update_schedule = func, index, schedule
         self._name = func.name()
 

@@ -15,7 +15,7 @@ from .expr import Expr, cast, const, to_expr
 from .operators import _float_arg, select, sqrt, trunc
 from .operators import abs as _abs
 from .source import user_site
-from .types import Bool, Float, Type, UInt, as_type, match_types
+from .types import Bool, Float, UInt, as_type, match_types
 
 
 def _needs_float(name: str, e: Expr) -> None:

@@ -18,7 +18,9 @@ class Param(ExprOps):
 
     def __init__(self, *args, **kwargs):
         from . import overloads as o
-        is_value = lambda v: o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))
+
+        def is_value(v) -> bool:
+            return o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))
         _, a = o.match("Param", args, kwargs,
                        [o.Arg("type", o.is_type), o.Arg("name", o.is_str), o.Arg("value", is_value, None)],
                        [o.Arg("type", o.is_type), o.Arg("value", is_value, None)])

@@ -126,6 +126,14 @@ class RDom(ExprOps):
         return len(self._vars)
 
     def __getitem__(self, i: int) -> RVar:
+        """``r[i]``: Halide raises KeyError outside [0, dimensions) (no negative indices), TypeError for a
+        non-integer."""
+        from ..error import HalideTypeError
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+            raise HalideTypeError(f"{user_site()}: RDom '{self._name}' is indexed by an integer, not {i!r}")
+        if not 0 <= i < len(self._vars):
+            raise KeyError(f"{user_site()}: RDom '{self._name}' has {len(self._vars)} dimensions; "
+                           f"there is no dimension {i}")
         return self._vars[i]
 
     @property

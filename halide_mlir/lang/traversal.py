@@ -3,14 +3,9 @@ from __future__ import annotations
 
 
 def free_vars(e) -> list[str]:
-    seen: dict[str, None] = {}
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        if n.kind == "var":
-            seen[n.value.name()] = None
-        stack.extend(n.args)
-    return list(seen)
+    """The Vars an Expr mentions, in first-use order (as Halide's inline reductions order their Func's args:
+    ``hl.sum(b[x + r.x, y])`` is a Func over (x, y), stored x-major like its consumer)."""
+    return list(dict.fromkeys(n.value.name() for n in walk(e) if n.kind == "var"))
 
 
 def walk(e):

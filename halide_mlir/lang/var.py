@@ -25,7 +25,20 @@ class Var(ExprOps):
         return Expr("var", Int(32), (), self)
 
     def is_implicit(self) -> bool:
-        return self._name.startswith("_")
+        """Halide's implicit Vars are ``_0``, ``_1``, ... (what ``hl.Var.implicit(i)`` makes)."""
+        return self.implicit_index() >= 0
+
+    def implicit_index(self) -> int:
+        n = self._name
+        return int(n[1:]) if len(n) > 1 and n[0] == "_" and n[1:].isdigit() else -1
+
+    def is_placeholder(self) -> bool:
+        """``hl._``, the placeholder for "all the remaining dimensions"."""
+        return self._name == "_"
+
+    @staticmethod
+    def implicit(i: int) -> "Var":
+        return Var(f"_{int(i)}")
 
     def same_as(self, other) -> bool:
         return isinstance(other, Var) and other._name == self._name
@@ -36,7 +49,7 @@ class Var(ExprOps):
         return Var(OUTERMOST)
 
     def __repr__(self) -> str:
-        return f"<halide_mlir.Var '{self._name}'>"
+        return f"<halide.Var '{self._name}'>"  # Halide's text: programs written for Halide print and check it
 
     def __str__(self) -> str:
         return self._name

@@ -10,14 +10,12 @@
 # RUN: %python %s lowered uniform | FileCheck %s --check-prefix=HOISTED
 # RUN: env HALIDE_MLIR_AUTO_VECTORIZE=0 %python %s scheduled u8 | FileCheck %s --check-prefix=OFF
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 kind = sys.argv[2]
 x, y = hl.Var("x"), hl.Var("y")

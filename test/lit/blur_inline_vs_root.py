@@ -7,14 +7,12 @@
 # RUN: %python %s payload inline | mlir-opt | FileCheck %s --check-prefix=INLINE
 # RUN: %python %s payload root | mlir-opt | FileCheck %s --check-prefix=ROOT
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 W, H = 32, 16
 x, y = hl.Var("x"), hl.Var("y")

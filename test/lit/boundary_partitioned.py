@@ -1,4 +1,4 @@
-# Loop partitioning of boundary conditions (codegen/payload.py partition): blur, computed at the root as one
+# Loop partitioning of boundary conditions (analysis/plan.py partition): blur, computed at the root as one
 # generic, reads a BoundaryConditions.repeat_edge Func inlined (analysis/pipeline.py _inline_padded_copies)
 # and is computed in pieces cut where its clamps stop being the identity: x - 4 and x + 4 inside [0, 47] for
 # x in [4, 43], y - 2 and y + 2 inside [0, 19] for y in [2, 17]; 3 x 3 pieces. In the interior piece both taps
@@ -9,14 +9,10 @@
 # RUN: %python %s payload | FileCheck %s --check-prefix=PIECES
 # RUN: %python %s bufferized | FileCheck %s --check-prefix=BUF
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 inp = hl.Buffer(np.zeros((20, 48), dtype=np.float32), name="input")

@@ -10,14 +10,10 @@
 # RUN: %python %s bufferized | FileCheck %s --check-prefix=VEC
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LLVM
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 N, CI, CO, W, H = 1, 8, 64, 10, 2
 input_ = hl.Buffer(np.zeros((N, H + 2, W + 2, CI), np.float32), "input")
@@ -49,19 +45,19 @@ emit(relu, [CO, W, H, N])
 # SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
 # SCRIPT-NEXT: %[[P0:[A-Za-z0-9_]+]] = transform.param.constant 0 : i64
 # SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll" = %[[P0]]
-# SCRIPT-NEXT: %[[D0:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'c'"
+# SCRIPT-NEXT: %[[D0:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:32: Func 'conv.update(0)': unrolled loop 'c'"
 # SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll_of" = %[[D0]]
 # SCRIPT-NEXT: %[[P1:[A-Za-z0-9_]+]] = transform.param.constant 1 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P1]]
-# SCRIPT-NEXT: %[[D1:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'x'"
+# SCRIPT-NEXT: %[[D1:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:32: Func 'conv.update(0)': unrolled loop 'x'"
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D1]]
 # SCRIPT-NEXT: %[[P2:[A-Za-z0-9_]+]] = transform.param.constant 2 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P2]]
-# SCRIPT-NEXT: %[[D2:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'y'"
+# SCRIPT-NEXT: %[[D2:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:32: Func 'conv.update(0)': unrolled loop 'y'"
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D2]]
 # SCRIPT-NEXT: %[[P3:[A-Za-z0-9_]+]] = transform.param.constant 3 : i64
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll" = %[[P3]]
-# SCRIPT-NEXT: %[[D3:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:36: Func 'conv.update(0)': unrolled loop 'r0$x.v3'"
+# SCRIPT-NEXT: %[[D3:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:32: Func 'conv.update(0)': unrolled loop 'r0$x.v3'"
 # SCRIPT-NEXT: transform.annotate %{{[A-Za-z0-9_]+}} "hl.unroll_of" = %[[D3]]
 # SCRIPT-NOT:  transform.loop.unroll
 # SCRIPT:      transform.named_sequence @halide_unroll(%[[ROOT:[A-Za-z0-9_]+]]: !transform.any_op

@@ -6,14 +6,12 @@
 # RUN: not %python %s realize 2>&1 | FileCheck %s --implicit-check-not=UNREACHABLE --implicit-check-not=func.func
 # RUN: not %python %s payload 2>&1 | FileCheck %s --implicit-check-not=UNREACHABLE --implicit-check-not=func.func
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 inp = hl.Buffer(np.zeros((8, 16), dtype=np.float32), name="my_input")

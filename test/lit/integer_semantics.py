@@ -10,14 +10,12 @@
 # RUN: %python %s payload rnd | mlir-opt | FileCheck %s --check-prefix=RND
 # RUN: %python %s payload abs | mlir-opt | FileCheck %s --check-prefix=ABS
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 which = sys.argv[2]

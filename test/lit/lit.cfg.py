@@ -95,12 +95,13 @@ config.substitutions.append(("%mlir_lib_dir", mlir_lib_dir))
 config.substitutions.append((r"(?<![\w/.-])mlir-opt(?![\w-])", mlir_opt))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w-])", filecheck))
 
-# Environment: make `import halide_mlir` work without installation, keep the
-# venv's tools reachable, and pass through what the tools/JIT may need.
+# Environment: make `import halide_mlir` work without installation, the tests' shared
+# helpers (Inputs/hl_stage.py) importable, keep the venv's tools reachable, and pass
+# through what the tools/JIT may need.
 for var in ("HOME", "TMPDIR", "TMP", "TEMP", "LD_LIBRARY_PATH", "OMP_NUM_THREADS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
-pythonpath = [REPO_ROOT]
+pythonpath = [REPO_ROOT, os.path.join(config.test_source_root, "Inputs")]
 if os.environ.get("PYTHONPATH"):
     pythonpath.append(os.environ["PYTHONPATH"])
 config.environment["PYTHONPATH"] = os.pathsep.join(pythonpath)

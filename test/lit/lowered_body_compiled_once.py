@@ -6,14 +6,10 @@
 # RUN: env HL_NUM_THREADS=1 %python %s lowered | FileCheck %s
 # RUN: env HL_NUM_THREADS=2 %python %s lowered | FileCheck %s
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 inp = hl.Buffer(np.zeros((8, 64), dtype=np.float32), name="input")

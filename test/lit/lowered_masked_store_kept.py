@@ -9,14 +9,12 @@
 # RUN: env HALIDE_MLIR_PARALLEL_RUNTIME=async %python %s lowered | FileCheck %s --check-prefix=ASYNC
 
 import os
-import sys
 
 import numpy as np
 
 os.environ["HL_NUM_THREADS"] = "2"  # a parallel lowering, whatever the machine
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y, xo, xii = hl.Var("x"), hl.Var("y"), hl.Var("xo"), hl.Var("xii")
 inp = hl.Buffer(np.zeros((30, 45), dtype=np.int16), "input")

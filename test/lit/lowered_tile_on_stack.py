@@ -9,14 +9,10 @@
 # RUN: env HL_NUM_THREADS=2 HALIDE_MLIR_PARALLEL_RUNTIME=async %python %s lowered | FileCheck %s --check-prefix=ASYNC --implicit-check-not='llvm.call @malloc'
 # RUN: env HL_NUM_THREADS=1 %python %s lowered | FileCheck %s --check-prefix=SERIAL --implicit-check-not='llvm.call @malloc'
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 inp = hl.Buffer(np.zeros((66, 1026), dtype=np.float32), name="input")
 x, y, xo, yo, xi, yi = (hl.Var(n) for n in "x y xo yo xi yi".split())

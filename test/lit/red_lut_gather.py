@@ -7,14 +7,12 @@
 # RUN: %python %s scheduled | FileCheck %s --check-prefix=VEC
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LLVM
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 inp = hl.Buffer(np.zeros((8, 64), dtype=np.uint8), name="input")
 lut = hl.Buffer(np.zeros((256,), dtype=np.float32), name="lut")

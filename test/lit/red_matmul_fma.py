@@ -4,14 +4,10 @@
 #
 # RUN: %python %s lowered | FileCheck %s
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 A = hl.Buffer(np.zeros((64, 32), np.float32), "A")
 B = hl.Buffer(np.zeros((32, 128), np.float32), "B")

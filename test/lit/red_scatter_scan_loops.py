@@ -6,14 +6,10 @@
 # RUN: %python %s payload | FileCheck %s
 # RUN: %python %s payload | mlir-opt | FileCheck %s --check-prefix=VERIFY
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 inp = hl.Buffer(np.zeros((6, 10), dtype=np.uint8), name="input")   # 10 columns x 6 rows
 i = hl.Var("i")

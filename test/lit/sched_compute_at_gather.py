@@ -1,20 +1,16 @@
 # compute_at of a producer its consumer reads through a gather (upsampling: f[x // 2, y // 2]): the read is
 # a tensor.extract inside the consumer's linalg.generic, which fuse_into_containing_op can't fuse (it cloned
 # the whole producer into the consumer's body, once per read: "Attempted to vectorize, but failed"). The
-# producer is computed once before the consumer's loops (analysis/legality.py hoist_from_loops), both are
+# producer is computed once before the consumer's loops (analysis/placement.py hoist_from_loops), both are
 # vectorized as asked, and the upsampling read is a vector.gather of 8 lanes from the producer's tensor.
 #
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
 # RUN: %python %s scheduled | FileCheck %s
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 inp = hl.Buffer(np.zeros((24, 40), dtype=np.float32), name="input")

@@ -12,14 +12,10 @@
 # RUN: FileCheck %s --input-file=%t.in-process.mlir --implicit-check-not=linalg.generic
 # RUN: diff %t.mlir-opt.mlir %t.in-process.mlir
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 inp = hl.Buffer(np.zeros((16, 64), dtype=np.float32), name="input")

@@ -9,14 +9,12 @@
 # RUN: %python %s lowered split | FileCheck %s --check-prefix=LLVM
 # RUN: %python %s transform tile | FileCheck %s --check-prefix=TILE
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y, t = hl.Var("x"), hl.Var("y"), hl.Var("t")
 inp = hl.Buffer(np.zeros((8, 48), dtype=np.float32), name="input")

@@ -10,14 +10,12 @@
 # RUN: %python %s lowered f32 | FileCheck %s --check-prefix=LLVM-F32
 # RUN: %python %s lowered u8 | FileCheck %s --check-prefix=LLVM-U8
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y = hl.Var("x"), hl.Var("y")
 out = hl.Func("out")

@@ -7,14 +7,10 @@
 # RUN: %python %s scheduled | FileCheck %s
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LLVM
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 x, y, xo, xi = hl.Var("x"), hl.Var("y"), hl.Var("xo"), hl.Var("xi")
 inp = hl.Buffer(np.zeros((8, 48), dtype=np.float32), name="input")

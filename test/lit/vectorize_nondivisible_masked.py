@@ -7,14 +7,10 @@
 # RUN: %python %s scheduled | FileCheck %s --check-prefix=SCHED --implicit-check-not='{{arith.addf .*{{.*}}: f32$}}'
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LLVM --implicit-check-not='{{llvm.fadd .*{{.*}}: f32$}}'
 
-import os
-import sys
-
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-import halide_mlir as hl  # noqa: E402
-from hl_stage import emit  # noqa: E402
+import halide_mlir as hl
+from hl_stage import emit
 
 W, H = 1531, 4
 x, y = hl.Var("x"), hl.Var("y")

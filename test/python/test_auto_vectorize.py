@@ -254,15 +254,15 @@ def test_only_the_func_mlir_fails_on_loses_auto_vectorization(monkeypatch):
     from halide_mlir.codegen import transform
     real = transform.schedule_stage
 
-    def schedule_stage(sb, name, *args, **kw):
-        if name == "a":   # vector sizes the op does not have: the transform interpreter fails on a's line
+    def schedule_stage(sb, schedule, *args, **kw):
+        if schedule.name == "a":   # vector sizes the op does not have: the interpreter fails on a's line
             vectorize = sb.vectorize
             sb.vectorize = lambda op, sizes: vectorize(op, [1])
             try:
-                return real(sb, name, *args, **kw)
+                return real(sb, schedule, *args, **kw)
             finally:
                 sb.vectorize = vectorize
-        return real(sb, name, *args, **kw)
+        return real(sb, schedule, *args, **kw)
 
     monkeypatch.setattr(transform, "schedule_stage", schedule_stage)
     x, y = hl.Var("x"), hl.Var("y")

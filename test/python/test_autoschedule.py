@@ -86,7 +86,8 @@ def tuple_and_1d(hl):
     return autoschedule(hl, out)
 
 
-@pytest.mark.parametrize("build, sizes", [(blur, [65, 39]), (blur, [300, 70]), (unsharp_like, [67, 41, 3]), (matmul, [45, 29]),
+@pytest.mark.parametrize("build, sizes", [(blur, [65, 39]), (blur, [300, 70]), (unsharp_like, [67, 41, 3]),
+                                         (matmul, [45, 29]),
                                           (histogram_equalize, [67, 41]), (conv_rdom, [65, 39]),
                                           (tuple_and_1d, [65])], ids=lambda v: getattr(v, "__name__", ""))
 def test_autoscheduled_pipeline_equals_halide(build, sizes):
@@ -96,12 +97,14 @@ def test_autoscheduled_pipeline_equals_halide(build, sizes):
 def test_schedule_source_is_the_applied_schedule():
     import halide_mlir as hl
     f = blur(hl)
-    source = hl.Pipeline(f).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("Adams2019")).schedule_source
+    source = hl.Pipeline(f).apply_autoscheduler(hl.get_host_target(),
+                                                hl.AutoschedulerParams("Adams2019")).schedule_source
     assert source.splitlines() == ["xo, yo, xi, yi = hl.Var('xo'), hl.Var('yo'), hl.Var('xi'), hl.Var('yi')",
                                    "bx.compute_at(by, xo).vectorize(x, 16)",
                                    "by.tile(x, y, xo, yo, xi, yi, 256, 32).parallel(yo).vectorize(xi, 16)"]
     m = matmul(hl)
-    source = hl.Pipeline(m).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("halide_mlir")).schedule_source
+    source = hl.Pipeline(m).apply_autoscheduler(hl.get_host_target(),
+                                                hl.AutoschedulerParams("halide_mlir")).schedule_source
     assert "c.update(0).reorder(x, k.x, y).parallel(y).vectorize(x, 16)" in source, source
     assert "# inlined: out" not in source
 

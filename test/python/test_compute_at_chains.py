@@ -36,7 +36,8 @@ def unsharp(hl, image):
     gray = gray_of(hl, inp, x, y)
     blur_y, blur_x = hl.Func("blur_y"), hl.Func("blur_x")
     sharpen, ratio, out = hl.Func("sharpen"), hl.Func("ratio"), hl.Func("unsharp")
-    blur_y[x, y] = k[0] * gray[x, y + 2] + k[1] * (gray[x, y + 1] + gray[x, y + 3]) + k[2] * (gray[x, y] + gray[x, y + 4])
+    blur_y[x, y] = (k[0] * gray[x, y + 2] + k[1] * (gray[x, y + 1] + gray[x, y + 3])
+                    + k[2] * (gray[x, y] + gray[x, y + 4]))
     blur_x[x, y] = (k[0] * blur_y[x + 2, y] + k[1] * (blur_y[x + 1, y] + blur_y[x + 3, y])
                     + k[2] * (blur_y[x, y] + blur_y[x + 4, y]))
     sharpen[x, y] = 2 * gray[x + 2, y + 2] - blur_x[x, y]
@@ -102,8 +103,10 @@ def harris(hl, image):
     x, y = V(hl, "x y")
     gray = gray_of(hl, inp, x, y)
     ix, iy = hl.Func("Ix"), hl.Func("Iy")
-    iy[x, y] = (gray[x + 2, y + 2] - gray[x, y]) + 2 * (gray[x + 1, y + 2] - gray[x + 1, y]) + gray[x, y + 2] - gray[x + 2, y]
-    ix[x, y] = (gray[x + 2, y + 2] - gray[x, y]) + 2 * (gray[x + 2, y + 1] - gray[x, y + 1]) + gray[x + 2, y] - gray[x, y + 2]
+    iy[x, y] = ((gray[x + 2, y + 2] - gray[x, y]) + 2 * (gray[x + 1, y + 2] - gray[x + 1, y])
+                + gray[x, y + 2] - gray[x + 2, y])
+    ix[x, y] = ((gray[x + 2, y + 2] - gray[x, y]) + 2 * (gray[x + 2, y + 1] - gray[x, y + 1])
+                + gray[x + 2, y] - gray[x, y + 2])
     prods = []
     for a, b in ((ix, ix), (iy, iy), (ix, iy)):
         p = hl.Func()

@@ -2,7 +2,7 @@
 data-dependent LUT reads (local laplacian). ``fuse_into_containing_op`` can only fuse a producer into a loop
 through ``tensor.extract_slice`` uses; a ``tensor.extract`` inside the consumer's ``linalg.generic`` made it
 clone the whole producer into the generic's body, per read: "Attempted to vectorize, but failed" with
-vectorize(), minutes in the transform interpreter (analysis/legality.py hoist_from_loops computes such
+vectorize(), minutes in the transform interpreter (analysis/placement.py hoist_from_loops computes such
 producers at the root). Checked against real Halide 21; a vectorize() the user asked for must vectorize
 (no generic left after the schedule)."""
 
@@ -77,7 +77,7 @@ def test_vectorized_once(build):
     assert s.payload.count(f'hl.func = "{producer}"') == 1
     scheduled = s.scheduled()
     assert "linalg.generic" not in scheduled
-    # g's own clamps are partitioned away (codegen/payload.py partition): no gather left in the clamped case
+    # g's own clamps are partitioned away (analysis/plan.py partition): no gather left in the clamped case
     assert ("vector.gather" in scheduled) == (build is not clamped)
     assert len(re.findall(r"scf\.for", scheduled)) < 12  # not one loop nest per cloned producer copy
 

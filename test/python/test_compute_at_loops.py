@@ -1,4 +1,6 @@
-"""compute_at schedules Halide accepts that the schedule fuzzer found refused (issue 6), against real Halide."""
+"""compute_at at the less usual loops Halide accepts, against real Halide: producers of an inline reduction at
+its consumer's loops, loops only an update has (an RVar's, a split of an update's Var), producers with scatter or
+scan updates, vector lane loops. The schedule fuzzer found them refused (issue 6)."""
 import numpy as np
 import pytest
 

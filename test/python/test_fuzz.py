@@ -14,8 +14,8 @@ import textwrap
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-import halide_mlir
 from halide_mlir.tools import fuzz
+from helpers import python_env
 
 CI_EXAMPLES = int(os.environ.get("HALIDE_MLIR_FUZZ_EXAMPLES", "150"))
 STATS = collections.Counter()
@@ -111,10 +111,8 @@ def test_generator_covers_pipelines_and_schedules():
 
 
 def test_command_line_prints_the_summary(tmp_path):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(halide_mlir.__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-m", "halide_mlir.tools.fuzz", "--examples", "3", "--seed", "7"],
-                       capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+                       capture_output=True, text=True, env=python_env(), timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "3 examples, 0 mismatches, 0 crashes" in r.stdout, textwrap.shorten(r.stdout, 2000)
 

@@ -1,5 +1,5 @@
 """Stages halide_mlir computes at the root where Halide's schedule runs them inside a parallel loop run in
-parallel too (codegen/transform.py implicit_parallel): a BoundaryConditions padded copy read by a parallel
+parallel too (analysis/plan.py _implicit_parallel): a BoundaryConditions padded copy read by a parallel
 consumer (Halide inlines it there), and a producer analysis/legality.py hoists out of a loop inside a parallel
 loop (a gather-read compute_at producer). Same values as real Halide; serial where Halide's is serial."""
 import re

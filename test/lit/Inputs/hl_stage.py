@@ -1,9 +1,7 @@
 """Shared helper for the lit tests: print one compilation stage of a pipeline.
 
-Lives in Inputs/ (excluded from lit discovery by lit.cfg.py). A test does
+Lives in Inputs/ (excluded from lit discovery by lit.cfg.py, which puts it on PYTHONPATH). A test does
 
-    import os, sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
     from hl_stage import emit
     ...
     emit(out, [W, H])
