@@ -28,6 +28,7 @@ from ..lang.func import Func
 from ..lang.param import ImageParam
 from ..lang.pipeline import Pipeline
 from ..lang.source import user_site
+from . import reduction
 from .kernel import Kernel, run_chunk
 
 __all__ = ["realize", "Kernel", "run_chunk"]
@@ -131,24 +132,6 @@ def _chunks(chunks, shape, func):
     return normal
 
 
-def _whole_input_reductions(p, windows: list, wholes: dict) -> None:
-    """Every chunk reading all of an input through a reduction (a histogram, a sum over an RDom spanning the
-    image) would make each task redo the whole reduction on the whole image: refused, before any task runs."""
-    if len(windows) < 2:
-        return
-    reducers = [s for s in p.stages if any(u.rvars for u in s.updates)]
-    if not reducers:
-        return
-    for h, whole in wholes.items():
-        if all(w.get(h) == whole for w in windows):
-            names = ", ".join(f"'{s.name}'" for s in reducers)
-            raise HalideError(
-                f"{user_site()}: every chunk of Func '{p.output.name()}' reads all of input '{h.name()}' through the "
-                f"reduction in Func {names}: halide_mlir.dask does not split whole-input reductions into per-chunk "
-                f"partial results yet. Realize the reduction on one machine and pass its result as an input, or "
-                f"realize in one chunk")
-
-
 def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, threads: int = 1):
     """The output of ``func_or_pipeline`` over ``sizes`` (Halide's order, as ``Func.realize``) as a lazy
     ``dask.array.Array`` in numpy's order, chunked by ``chunks`` (numpy's order, any spelling dask accepts), one
@@ -158,15 +141,11 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
     (an ImageParam's whole image; a Buffer's stand-in of the same shape), which is read lazily, window by window.
     ``client``: a ``distributed.Client`` the compiled code is broadcast to ahead of the graph (else it travels in
     the graph). ``threads``: threads per task for the pipeline's parallel loops (1: Dask runs a task per core).
-    A Tuple-valued Func gives a tuple of arrays.
+    A Tuple-valued Func gives a tuple of arrays. A reduction over the whole input (a histogram, a sum) is
+    computed as partial results over tiles of its RDom (the chunks' shape), combined by a tree of tasks
+    (reduction.py).
     """
-    import dask
-    import dask.array as da
-
-    from .. import driver
-    from ..analysis.bounds import infer_bounds
     from ..runtime.realize import output_region
-    from ..settings import parallel_runtime
 
     func = func_or_pipeline._output() if isinstance(func_or_pipeline, Pipeline) else func_or_pipeline
     if not isinstance(func, Func):
@@ -176,15 +155,35 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise HalideError(f"{user_site()}: threads must be a positive integer, not {threads!r}")
     region = output_region(func, sizes, None)
-    shape = tuple(reversed(region.extents))
-    normal = _chunks(chunks, shape, func)
+    normal = _chunks(chunks, tuple(reversed(region.extents)), func)
+    return _realize(func, region, normal, dict(inputs or {}), client, threads, None)
+
+
+def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
+    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged)."""
+    from .. import driver
+    types = func.output_types()
+    arg_types = ["memref"] * len(pipeline.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                                     for prm in pipeline.params] + ["memref"] * len(types)
+    return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
+
+
+def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
+    import dask
+    import dask.array as da
+
+    from .. import driver
+    from ..analysis.bounds import infer_bounds
+    from ..settings import parallel_runtime
+
     p = driver.front_end(func)
     params = tuple(prm.get() for prm in p.params)    # an unset Param is an error here, before any task
-    inputs = dict(inputs or {})
     for h in inputs:
-        if not any(h is i for i in p.inputs):
+        if not any(h is i for i in p.inputs) and (originals is None or any(h is o for o in originals)):
             raise HalideError(f"{user_site()}: {h!r} is given in inputs but the pipeline of Func '{func.name()}' "
                               f"does not read it")
+    if originals is None:
+        originals = list(p.inputs)   # the user's inputs (a reduction's combined result is not one)
 
     # the whole image of each input: its dask array, and its region in Halide's coordinates
     arrays, wholes = {}, {}
@@ -207,24 +206,51 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
         return _bound({h: _Window(dtypes[h], windows[h], wholes[h]) for h in p.inputs})
 
     # per chunk: its region, the windows bounds inference gives, the text of its compiled pipeline
-    starts = [np.cumsum((0,) + c[:-1]).tolist() for c in normal]
-    blocks = list(np.ndindex(*[len(c) for c in normal]))
-    chunk_regions, chunk_windows = [], []
+    nblocks = int(np.prod([len(c) for c in normal]))
+    if reduction.candidates(p, [], originals, output_only=True):
+        # the output itself reduces over the input: its updates write anywhere in it, so it is split into
+        # partial results over the whole output (and rechunked), not computed per chunk
+        normal_ = tuple((e,) for e in reversed(region.extents))
+    else:
+        normal_ = normal
+    starts = [np.cumsum((0,) + c[:-1]).tolist() for c in normal_]
+    blocks = list(np.ndindex(*[len(c) for c in normal_]))
+    chunk_regions, chunk_windows, chunk_bounded = [], [], []
     with bind(wholes):
         for idx in blocks:
             offsets = [starts[a][i] for a, i in enumerate(idx)]
-            extents = [normal[a][i] for a, i in enumerate(idx)]
+            extents = [normal_[a][i] for a, i in enumerate(idx)]
             r = Region(tuple(m + o for m, o in zip(region.mins, reversed(offsets))), tuple(reversed(extents)))
             bounded = infer_bounds(p, r)   # errors (an input too small, unbounded reads) come out here
             # an input no chunk reads (only updates over empty RDoms do) gets a one-element window
             chunk_windows.append({h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
                                   for h in p.inputs})
             chunk_regions.append(r)
-    _whole_input_reductions(p, chunk_windows, wholes)
+            chunk_bounded.append(bounded)
+        # a reduction over the whole input: partial results per tile, combined, then the rest of the pipeline
+        todo = None
+        for f in reduction.candidates(p, chunk_bounded, originals):
+            try:
+                s = reduction.split(p.stage(f), originals)
+            except HalideError:
+                if nblocks == 1:
+                    continue   # one chunk: the single-machine realize, nothing to split
+                raise
+            tile_extents = [normal[len(normal) - 1 - d][0] if d < len(normal) else ext
+                            for d, (_, ext) in enumerate(s.box)]
+            tiles = reduction.tiles(s.box, tile_extents)
+            if len(tiles) > 1 or nblocks > 1:
+                todo = (s, tiles, region if f is func else chunk_bounded[0].regions[f])
+                break
+    if todo is not None:   # (outside bind: the inputs are the user's again)
+        s, tiles, f_region = todo
+        combined = _reduce(s, tiles, f_region, p, arrays, wholes, bind, client, threads)
+        if s.func is func:
+            return combined.rechunk(normal)
+        buf = reduction.placeholder(s.func, f_region)
+        with reduction.reading(s.func, buf):
+            return _realize(func, region, normal, {**inputs, buf: combined}, client, threads, originals)
 
-    types = func.output_types()
-    arg_types = ["memref"] * len(p.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
-                                              for prm in p.params] + ["memref"] * len(types)
     kernels, chunk_kernels = {}, []
     with _compile_lock, _threads(threads):
         runtime = parallel_runtime(threads)
@@ -233,24 +259,17 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
                 c = driver.compile_pipeline(func, r)
                 key = (c.payload, c.transform)
                 if key not in kernels:
-                    compiled = driver.compile(func, r, arg_types)
-                    kernels[key] = Kernel(compiled.object_code(), arg_types, runtime, func.name())
+                    kernels[key] = _kernel(func, p, r, runtime)
             chunk_kernels.append(key)
     stats["compiles"] += len(kernels)
 
-    if client is not None:
-        shipped = {k: client.scatter(kern, broadcast=True, hash=False) for k, kern in kernels.items()}
-    else:
-        shipped = {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()}
+    shipped = _ship(kernels, client)
+    types = func.output_types()
     out_dtypes = [np.dtype(t.numpy).str for t in types]
     grid = np.empty([len(c) for c in normal], dtype=object)
     run = dask.delayed(run_chunk, pure=True)
     for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
-        slices = []
-        for h in p.inputs:
-            w, whole = windows[h], wholes[h]
-            sl = tuple(slice(m - wm, m - wm + e) for m, wm, e in zip(w.mins, whole.mins, w.extents))
-            slices.append(arrays[h][tuple(reversed(sl))])
+        slices = [_slice(arrays[h], windows[h], wholes[h]) for h in p.inputs]
         block_shape = tuple(reversed(r.extents))
         task = run(shipped[key], params, [block_shape] * len(types), out_dtypes, *slices,
                    dask_key_name=f"halide-{func.name()}-{dask.base.tokenize(key, params, r, *slices)}")
@@ -261,6 +280,88 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
         nested = np.frompyfunc(lambda cell, k=k: cell[k], 1, 1)(grid) if grid.ndim else grid[()][k]
         outs.append(da.block(nested.tolist()) if grid.ndim else nested)
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _ship(kernels: dict, client) -> dict:
+    import dask
+    if client is not None:
+        return {k: client.scatter(kern, broadcast=True, hash=False) for k, kern in kernels.items()}
+    return {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()}
+
+
+def _slice(array, window: Region, whole: Region):
+    """The lazy slice of an input's dask array that is ``window`` (Halide's coordinates)."""
+    sl = tuple(slice(m - wm, m - wm + e) for m, wm, e in zip(window.mins, whole.mins, window.extents))
+    return array[tuple(reversed(sl))]
+
+
+def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads):
+    """The partial results of the reduction ``s`` over ``tiles`` combined by a tree of tasks: a dask array of
+    ``s.func`` over ``f_region``. Compiled once per tile shape (the first tile also starts from the Func's pure
+    definition) where the reads move with the tile (``s.shifts``): the code reads the inputs as for a tile at
+    the RDom's min, and each task gets its own tile's windows. Otherwise the inputs are compiled as the whole
+    image and each task's windows are placed in it (kernel.py), compiled per distinct code."""
+    import dask
+    import dask.array as da
+
+    from .. import driver
+    from ..analysis.bounds import infer_bounds
+    from ..settings import parallel_runtime
+
+    f = s.func
+    dtype = np.dtype(f.output_type().numpy)
+    out_shape = tuple(reversed(f_region.extents))
+    partials, kernels, parts = {}, {}, []
+    run = dask.delayed(run_chunk, pure=True)
+    box_mins = [lo for lo, _ in s.box]
+    with _compile_lock, _threads(threads):
+        runtime = parallel_runtime(threads)
+        for k, (mins, extents) in enumerate(tiles):
+            which = (extents, k == 0)
+            if which not in partials:
+                pf, tile_mins = reduction.partial(s, extents, k == 0)
+                pp = driver.front_end(pf)
+                with bind(wholes):
+                    for prm, m in zip(tile_mins, box_mins):
+                        prm.set(m)
+                    bounded = infer_bounds(pp, f_region)   # the windows of a tile at the RDom's min
+                at_min = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                          for h in p.inputs}
+                partials[which] = (pf, tile_mins, pp, at_min)
+            pf, tile_mins, pp, at_min = partials[which]
+            for prm, m in zip(tile_mins, mins):
+                prm.set(m)
+            if s.shifts is not None:
+                windows = {}
+                for h in p.inputs:
+                    w, moves = at_min[h], s.shifts.get(h, [None] * len(at_min[h].mins))
+                    windows[h] = Region(tuple(lo + (0 if j is None else mins[j] - box_mins[j])
+                                              for lo, j in zip(w.mins, moves)), w.extents)
+                places = None
+                compile_windows = at_min
+            else:
+                with bind(wholes):
+                    bounded = infer_bounds(pp, f_region)
+                windows = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                           for h in p.inputs}
+                places = [(tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
+                           tuple(reversed(wholes[h].extents))) for h in pp.inputs]
+                compile_windows = wholes
+            with bind(compile_windows):
+                c = driver.compile_pipeline(pf, f_region)
+                key = (c.payload, c.transform)
+                if key not in kernels:
+                    kernels[key] = _kernel(pf, pp, f_region, runtime)
+            params = tuple(prm.get() for prm in pp.params)
+            slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
+            parts.append((key, params, slices, places))
+    stats["compiles"] += len(kernels)
+    shipped = _ship(kernels, client)
+    tasks = [run(shipped[key], params, [out_shape], [dtype.str], *slices, placements=places,
+                 dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}")
+             for key, params, slices, places in parts]
+    final = reduction.tree(tasks, reduction._OPS[s.op], f"halide-{f.name()}")
+    return da.from_delayed(final, out_shape, dtype=dtype)
 
 
 # Counters for tests: kernels compiled on the client

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..runtime import disk_cache
 from ..runtime.memory import aligned_empty
-from ..runtime.memref import descriptor, scalar_ctype
+from ..runtime.memref import descriptor, descriptor_type, scalar_ctype
 
 
 class Kernel:
@@ -67,8 +67,28 @@ def entry_point(kernel: Kernel):
     return hit[1]
 
 
-def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
-    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for) and the
+def _placed(window: np.ndarray, offsets, whole_shape):
+    """``window`` as a memref of ``whole_shape`` (the identity layout the code was compiled for) whose elements
+    at ``offsets`` onwards are the window's: only the span from the window's first element to its last is
+    allocated, and the descriptor's base pointer is set back by the offset (as Halide's buffers point at their
+    min). The code reads nothing outside the window (bounds inference gave it)."""
+    item = window.dtype.itemsize
+    strides = [int(np.prod(whole_shape[k + 1:], dtype=np.int64)) for k in range(len(whole_shape))]
+    span = sum((n - 1) * s for n, s in zip(window.shape, strides)) + 1 if window.size else 1
+    store = aligned_empty((span,), window.dtype)
+    np.lib.stride_tricks.as_strided(store, window.shape, [s * item for s in strides])[...] = window
+    d = descriptor_type(window.ndim)()
+    d.allocated = d.aligned = store.ctypes.data - sum(o * s for o, s in zip(offsets, strides)) * item
+    d.offset = 0
+    if window.ndim:
+        d.shape[:] = list(whole_shape)
+        d.strides[:] = strides
+    return store, d
+
+
+def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placements=None):
+    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for, or each
+    placed at (offsets, whole shape) in a memref of the whole input where ``placements`` says so) and the
     Params' values; returns the output block (a tuple of blocks for a Tuple-valued Func)."""
     entry = entry_point(kernel)
     keep, cells = [], []
@@ -78,8 +98,13 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
         keep.append((array, d))
         cells.append(ctypes.c_void_p(ctypes.addressof(d)))
 
-    for w in windows:
-        memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
+    for w, where in zip(windows, placements or [None] * len(windows)):
+        if where is None:
+            memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
+        else:
+            store, d = _placed(np.asarray(w), *where)
+            keep.append((store, d))
+            cells.append(ctypes.c_void_p(ctypes.addressof(d)))
     n = len(windows)
     for t, value in zip(kernel.arg_types[n:n + len(params)], params):
         cells.append(scalar_ctype(t)(value))

@@ -40,6 +40,10 @@ def _blur3_numpy(a):
     return (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
 
 
+# chunkings of a 40x50 image: dividing it, not dividing it, one row (smaller than a 3x3 stencil's halo)
+CHUNKINGS = [(20, 25), (13, 17), (1, 50)]
+
+
 @pytest.mark.parametrize("chunks", [(16, 24), (23, 31), (1, 50)], ids=["divides", "ragged", "smaller-than-halo"])
 def test_blur_repeat_edge_from_zarr(client, tmp_path, chunks):
     rng = np.random.default_rng(1)
@@ -74,9 +78,11 @@ def test_buffer_input_unsharp_with_param(client):
     sharp = hl.Func("sharp")
     sharp[x, y] = buf[x, y] + amount * (buf[x, y] - blur[x, y])
     ref = np.asarray(sharp.realize([50, 40]))
+    for chunks in CHUNKINGS[:2]:
+        got = hd.realize(sharp, [50, 40], chunks, client=client).compute()
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(got, a + np.float32(1.5) * (a - _blur3_numpy(a)), rtol=1e-5, atol=1e-6)
     got = hd.realize(sharp, [50, 40], (20, 20), client=client).compute()
-    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(got, a + np.float32(1.5) * (a - _blur3_numpy(a)), rtol=1e-5, atol=1e-6)
     from halide_mlir.runtime import jit
     engines = jit.loaded_engine_count()
     amount.set(-0.5)
@@ -88,18 +94,19 @@ def test_buffer_input_unsharp_with_param(client):
 def test_downsample_box_blur_and_mins(client):
     """A pyramid level (stride-2 reads; integers: exactly equal), a valid-region blur (no boundary condition)."""
     rng = np.random.default_rng(3)
-    a = rng.integers(0, 65536, (34, 46), dtype=np.uint16)
+    a = rng.integers(0, 65536, (36, 48), dtype=np.uint16)
     inp = hl.ImageParam(hl.UInt(16), 2, "lvl_in")
     x, y = hl.Var("x"), hl.Var("y")
     c = hl.BoundaryConditions.repeat_edge(inp)
     down = hl.Func("down")
     down[x, y] = (c[2 * x, 2 * y] + c[2 * x + 1, 2 * y] + c[2 * x, 2 * y + 1] + c[2 * x + 1, 2 * y + 1]) / 4
-    got = hd.realize(down, [23, 17], (5, 7), inputs={inp: da.from_array(a, chunks=(9, 10))}, client=client)
+    outs = [hd.realize(down, [24, 18], chunks, inputs={inp: da.from_array(a, chunks=(9, 10))}, client=client)
+            for chunks in [(6, 8), (5, 7), (1, 24)]]   # divides, ragged, a row (each reads 2 input rows)
     inp.set(hl.Buffer(a))
-    got = got.compute()
-    np.testing.assert_array_equal(got, np.asarray(down.realize([23, 17])))
-    p = np.pad(a, ((0, 0), (0, 0)), mode="edge")
-    np.testing.assert_array_equal(got, (p[0::2, 0::2] + p[0::2, 1::2] + p[1::2, 0::2] + p[1::2, 1::2]) // 4)
+    ref = np.asarray(down.realize([24, 18]))
+    for got in client.compute(outs, sync=True):
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(got, (a[0::2, 0::2] + a[0::2, 1::2] + a[1::2, 0::2] + a[1::2, 1::2]) // 4)
 
     b = rng.random((30, 40), dtype=np.float32)
     _, by, _, _ = box_blur(hl, hl.Buffer(b), ("vx", "vy"))
@@ -110,8 +117,10 @@ def test_downsample_box_blur_and_mins(client):
 def test_coordinates_and_tuples(client):
     """Lesson 8 reads x and y: each chunk compiles its own code, same values. A Tuple gives a tuple of arrays."""
     _, consumer, x, y = lesson8(hl, "dask")
-    got = hd.realize(consumer, [20, 14], (7, 10), client=client).compute()
-    np.testing.assert_allclose(got, np.asarray(consumer.realize([20, 14])), rtol=1e-6)
+    ref = np.asarray(consumer.realize([20, 14]))
+    outs = [hd.realize(consumer, [20, 14], chunks, client=client) for chunks in [(7, 10), (5, 6), (1, 20)]]
+    for got in client.compute(outs, sync=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-6)
     t = hl.Func("pair")
     t[x, y] = (x + y, hl.cast(hl.Float(32), x) * 0.5)
     first, second = hd.realize(t, [9, 6], (4, 5))
@@ -136,16 +145,99 @@ def test_errors_before_any_task():
     g[x, y] = inp[x, y] + p
     with pytest.raises(hl.HalideError, match="unset_p"):
         hd.realize(g, [7, 8], (4, 4), inputs={inp: small})
-    # a histogram over the whole image: every chunk would redo it
-    img = hl.ImageParam(hl.UInt(8), 2, "hist_in")
-    r = hl.RDom([(0, 8), (0, 8)])
-    hist = hl.Func("hist")
+    # a coordinate read from data: int32 values could be anywhere
+    idx = hl.ImageParam(hl.Int(32), 2, "idx_in")
+    dd = hl.Func("data_dependent")
+    dd[x, y] = inp[idx[x, y], y]
+    with pytest.raises(hl.HalideError, match="err_in"):
+        hd.realize(dd, [8, 8], (4, 4), inputs={inp: small, idx: da.zeros((8, 8), dtype=np.int32, chunks=4)})
+
+
+def _hist_eq(img, n, name):
+    """Histogram equalization of a uint8 image of ``n`` pixels (Halide's apps/hist: histogram, CDF, remap)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom(img)
+    hist = hl.Func(f"{name}_hist")
     hist[x] = 0
-    hist[img[r.x, r.y]] += 1
-    eq = hl.Func("equalized")
-    eq[x, y] = hist[img[x, y]]
-    with pytest.raises(hl.HalideError, match="reduction in Func 'hist'.*whole-input reductions"):
-        hd.realize(eq, [8, 8], (4, 4), inputs={img: da.zeros((8, 8), dtype=np.uint8, chunks=4)})
+    hist[hl.cast(hl.Int(32), img[r.x, r.y])] += 1
+    rc = hl.RDom([(1, 255)])
+    cdf = hl.Func(f"{name}_cdf")
+    cdf[x] = hist[x]
+    cdf[rc.x] = cdf[rc.x - 1] + hist[rc.x]
+    eq = hl.Func(name)
+    eq[x, y] = hl.cast(hl.UInt(8), hl.min(255, cdf[hl.cast(hl.Int(32), img[x, y])] * 255 / n))
+    hist.compute_root()
+    cdf.compute_root()
+    return eq, hist
+
+
+def test_histogram_equalization(client):
+    """The histogram is computed as partial histograms per tile, summed by a tree of tasks, then the CDF and the
+    remap run per chunk: equal to the single-machine realize for every chunking."""
+    rng = np.random.default_rng(6)
+    a = (rng.normal(100, 30, (40, 50)).clip(0, 255)).astype(np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "heq_in")
+    eq, hist = _hist_eq(img, a.size, "heq")
+    hd.stats["compiles"] = 0
+    outs = [hd.realize(eq, [50, 40], chunks, inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+            for chunks in CHUNKINGS]
+    compiles = hd.stats["compiles"]
+    prefix = "halide-heq_hist-partial-"
+    keys = {k[:len(prefix) + 32] for k in outs[1].__dask_graph__() if isinstance(k, str) and k.startswith(prefix)}
+    assert len(keys) == 4 * 3   # one partial histogram per 13x17 tile of the RDom
+    got = client.compute(outs, sync=True)
+    img.set(hl.Buffer(a))
+    ref = np.asarray(eq.realize([50, 40]))
+    for g in got:
+        np.testing.assert_array_equal(g, ref)
+    # the histogram alone, as the output: partials over tiles of the output's chunk size, rechunked
+    h = hd.realize(hist, [256], (100,), inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+    assert h.chunks == ((100, 100, 56),)
+    np.testing.assert_array_equal(h.compute(), np.bincount(a.ravel(), minlength=256))
+    # one compiled partial per tile shape (and the first tile's, which starts from the pure definition)
+    assert compiles < 40, compiles
+
+
+def test_whole_input_reductions():
+    """A sum (of floats, starting from a non-zero value) and a max whose term reads the image through a boundary
+    condition and the Func's own coordinate; an update that is a scan, and a Tuple (argmax): clear errors."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 200, (21, 30), dtype=np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "red_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom(img)
+    total = hl.Func("total")
+    total[()] = hl.f32(0.5)
+    total[()] += hl.cast(hl.Float(32), img[r.x, r.y])
+    norm = hl.Func("norm")
+    norm[x, y] = hl.cast(hl.Float(32), img[x, y]) / total[()]
+    got = hd.realize(norm, [30, 21], (8, 7), inputs={img: a}).compute(scheduler="sync")
+    np.testing.assert_allclose(got, a / (a.sum(dtype=np.float64) + 0.5), rtol=1e-5)
+
+    c = hl.BoundaryConditions.repeat_edge(img)
+    rb = hl.RDom([(-2, 34), (-1, 23)])
+    mx = hl.Func("mx")
+    mx[x] = hl.u8(0)
+    mx[x] = hl.max(mx[x], c[rb.x, rb.y] + hl.cast(hl.UInt(8), x * 20))
+    got = hd.realize(mx, [4], (2,), inputs={img: a}).compute(scheduler="sync")
+    img.set(hl.Buffer(a))
+    np.testing.assert_array_equal(got, np.asarray(mx.realize([4])))
+
+    scan = hl.Func("scan")
+    scan[x] = hl.u32(0)
+    scan[rb.x] = scan[rb.x - 1] + c[rb.x, 0]
+    uses = hl.Func("uses_scan")
+    uses[x, y] = scan[x] + hl.cast(hl.UInt(32), img[x, y])
+    with pytest.raises(hl.HalideError, match="Func 'scan' reduces over the whole input.*can't split.*"
+                                             "does not combine the Func's own value"):
+        hd.realize(uses, [30, 21], (8, 8), inputs={img: a})
+    am = hl.Func("argmax")
+    am[()] = (0, hl.u8(0))
+    am[()] = (hl.select(img[r.x, r.y] > am[()][1], r.x, am[()][0]), hl.max(am[()][1], img[r.x, r.y]))
+    at = hl.Func("at_max")
+    at[x, y] = am[()][0] + x
+    with pytest.raises(hl.HalideError, match="Func 'argmax'.*Tuple-valued"):
+        hd.realize(at, [30, 21], (8, 8), inputs={img: a})
 
 
 def _slow_copy(block):
