@@ -290,9 +290,13 @@ def _ship(kernels: dict, client) -> dict:
 
 
 def _slice(array, window: Region, whole: Region):
-    """The lazy slice of an input's dask array that is ``window`` (Halide's coordinates)."""
+    """The blocks of the lazy slice of an input's dask array that is ``window`` (Halide's coordinates), as nested
+    lists of Delayed the task assembles (kernel.py ``_assemble``). Not the sliced array itself: a dask Array
+    given to a delayed call is computed again for each call that takes it (a combined histogram, or an input
+    chunk that several windows overlap, would be), whereas blocks are keys of the graph, computed once."""
     sl = tuple(slice(m - wm, m - wm + e) for m, wm, e in zip(window.mins, whole.mins, window.extents))
-    return array[tuple(reversed(sl))]
+    blocks = array[tuple(reversed(sl))].to_delayed(optimize_graph=False)
+    return blocks.tolist() if blocks.ndim else blocks[()]
 
 
 def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads):

@@ -86,6 +86,11 @@ def _placed(window: np.ndarray, offsets, whole_shape):
     return store, d
 
 
+def _assemble(blocks) -> np.ndarray:
+    """A window from the blocks of the input it spans (nested lists in numpy's axis order)."""
+    return np.block(blocks) if isinstance(blocks, list) else np.asarray(blocks)
+
+
 def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placements=None):
     """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for, or each
     placed at (offsets, whole shape) in a memref of the whole input where ``placements`` says so) and the
@@ -98,6 +103,7 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
         keep.append((array, d))
         cells.append(ctypes.c_void_p(ctypes.addressof(d)))
 
+    windows = [_assemble(w) for w in windows]
     for w, where in zip(windows, placements or [None] * len(windows)):
         if where is None:
             memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
