@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..error import HalideError
 from ..lang.buffer import Buffer
@@ -44,6 +44,7 @@ class Bounded:
     input_buffers: list      # Buffer bound to each of pipeline.inputs
     updates: dict            # Func -> [Update] with ImageParam dims resolved
     rdom_ranges: dict        # id(RVar) -> (min, extent) (RVars are Exprs: == builds an Expr, so not a key)
+    input_regions: dict = field(default_factory=dict)   # input (Buffer or ImageParam) -> the Region it is read over
 
     def region(self, func: Func) -> Region:
         return self.regions[func]
@@ -120,7 +121,10 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
         if holder in required:  # (only read by updates over empty RDoms: not read at all)
             _check_input(holder, buf, required[holder], readers)
     _check_allocations(pipeline, regions)
-    return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges)
+    input_regions = {h: Region(tuple(int(iv.lo) for iv in required[h]),   # (finite: _check_input passed)
+                               tuple(int(iv.hi - iv.lo + 1) for iv in required[h]))
+                     for h in pipeline.inputs if h in required}
+    return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges, input_regions)
 
 
 # Halide refuses buffers of 2^31 bytes or more unless the target has large_buffers; so do we, before any

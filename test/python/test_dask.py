@@ -1,0 +1,298 @@
+"""halide_mlir.dask: a pipeline realized over a real distributed.LocalCluster (2 worker processes), chunk by
+chunk; each result equals the single-machine realize and numpy."""
+
+import logging
+import sys
+
+import numpy as np
+import pytest
+
+import halide_mlir as hl
+from helpers import box_blur, box_blur_numpy, lesson8
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+zarr = pytest.importorskip("zarr")
+hd = pytest.importorskip("halide_mlir.dask")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _blur3(inp, name):
+    """A 3x3 box blur of ``inp`` with repeat_edge, centered: (x - 1 .. x + 1)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    bx, by = hl.Func(f"{name}_x"), hl.Func(name)
+    bx[x, y] = (c[x - 1, y] + c[x, y] + c[x + 1, y]) / 3
+    by[x, y] = (bx[x, y - 1] + bx[x, y] + bx[x, y + 1]) / 3
+    return by
+
+
+def _blur3_numpy(a):
+    p = np.pad(a, 1, mode="edge")
+    bx = (p[:, :-2] + p[:, 1:-1] + p[:, 2:]) / np.float32(3)
+    return (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
+
+
+# chunkings of a 40x50 image: dividing it, not dividing it, one row (smaller than a 3x3 stencil's halo)
+CHUNKINGS = [(20, 25), (13, 17), (1, 50)]
+
+
+@pytest.mark.parametrize("chunks", [(16, 24), (23, 31), (1, 50)], ids=["divides", "ragged", "smaller-than-halo"])
+def test_blur_repeat_edge_from_zarr(client, tmp_path, chunks):
+    rng = np.random.default_rng(1)
+    a = rng.random((48, 72), dtype=np.float32)
+    store = zarr.open_array(str(tmp_path / "in.zarr"), mode="w", shape=a.shape, chunks=(20, 30), dtype=a.dtype)
+    store[...] = a
+    inp = hl.ImageParam(hl.Float(32), 2, "inp")
+    by = _blur3(inp, "blur")
+    out = hd.realize(by, [72, 48], chunks, inputs={inp: store}, client=client)
+    assert isinstance(out, da.Array) and out.chunks == da.core.normalize_chunks(chunks, a.shape)
+    got = out.compute()
+    inp.set(hl.Buffer(a))
+    # (1 ulp apart at some edges: LLVM contracts a*b+c into an FMA or not depending on the code's shape)
+    np.testing.assert_allclose(got, np.asarray(by.realize([72, 48])), rtol=3e-7, atol=1e-7)
+    np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
+    # the compiled code was loaded, never compiled, on the workers: no MLIR, no compiler there
+    seen = client.run(lambda: sorted(m for m in sys.modules if m == "mlir" or m.startswith(("mlir.", "halide_mlir.")
+                                                                                          )))
+    for modules in seen.values():
+        assert "mlir" not in modules and "halide_mlir.driver" not in modules, modules
+        assert not [m for m in modules if m.startswith(("halide_mlir.codegen", "mlir."))], modules
+
+
+def test_buffer_input_unsharp_with_param(client):
+    """A Buffer input (no ImageParam), a Param as a task argument: a second value compiles nothing."""
+    rng = np.random.default_rng(2)
+    a = rng.random((40, 50), dtype=np.float32)
+    buf = hl.Buffer(a)
+    amount = hl.Param(hl.Float(32), "amount", 1.5)
+    x, y = hl.Var("x"), hl.Var("y")
+    blur = _blur3(buf, "soft")
+    sharp = hl.Func("sharp")
+    sharp[x, y] = buf[x, y] + amount * (buf[x, y] - blur[x, y])
+    ref = np.asarray(sharp.realize([50, 40]))
+    for chunks in CHUNKINGS[:2]:
+        got = hd.realize(sharp, [50, 40], chunks, client=client).compute()
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(got, a + np.float32(1.5) * (a - _blur3_numpy(a)), rtol=1e-5, atol=1e-6)
+    got = hd.realize(sharp, [50, 40], (20, 20), client=client).compute()
+    from halide_mlir.runtime import jit
+    engines = jit.loaded_engine_count()
+    amount.set(-0.5)
+    got = hd.realize(sharp, [50, 40], (20, 20), client=client).compute()
+    assert jit.loaded_engine_count() == engines   # Params are arguments: no new compile
+    np.testing.assert_allclose(got, np.asarray(sharp.realize([50, 40])), rtol=1e-6, atol=1e-6)
+
+
+def test_downsample_box_blur_and_mins(client):
+    """A pyramid level (stride-2 reads; integers: exactly equal), a valid-region blur (no boundary condition)."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 65536, (36, 48), dtype=np.uint16)
+    inp = hl.ImageParam(hl.UInt(16), 2, "lvl_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(inp)
+    down = hl.Func("down")
+    down[x, y] = (c[2 * x, 2 * y] + c[2 * x + 1, 2 * y] + c[2 * x, 2 * y + 1] + c[2 * x + 1, 2 * y + 1]) / 4
+    outs = [hd.realize(down, [24, 18], chunks, inputs={inp: da.from_array(a, chunks=(9, 10))}, client=client)
+            for chunks in [(6, 8), (5, 7), (1, 24)]]   # divides, ragged, a row (each reads 2 input rows)
+    inp.set(hl.Buffer(a))
+    ref = np.asarray(down.realize([24, 18]))
+    for got in client.compute(outs, sync=True):
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(got, (a[0::2, 0::2] + a[0::2, 1::2] + a[1::2, 0::2] + a[1::2, 1::2]) // 4)
+
+    b = rng.random((30, 40), dtype=np.float32)
+    _, by, _, _ = box_blur(hl, hl.Buffer(b), ("vx", "vy"))
+    got = hd.realize(by, [38, 28], (10, 12), client=client).compute()
+    np.testing.assert_allclose(got, box_blur_numpy(b), rtol=1e-6)
+
+
+def test_coordinates_and_tuples(client):
+    """Lesson 8 reads x and y: each chunk compiles its own code, same values. A Tuple gives a tuple of arrays."""
+    _, consumer, x, y = lesson8(hl, "dask")
+    ref = np.asarray(consumer.realize([20, 14]))
+    outs = [hd.realize(consumer, [20, 14], chunks, client=client) for chunks in [(7, 10), (5, 6), (1, 20)]]
+    for got in client.compute(outs, sync=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-6)
+    t = hl.Func("pair")
+    t[x, y] = (x + y, hl.cast(hl.Float(32), x) * 0.5)
+    first, second = hd.realize(t, [9, 6], (4, 5))
+    np.testing.assert_array_equal(first.compute(scheduler="sync"), np.add.outer(np.arange(6), np.arange(9)))
+    np.testing.assert_array_equal(second.compute(scheduler="sync"), np.broadcast_to(np.arange(9) * 0.5, (6, 9)))
+
+
+def test_errors_before_any_task():
+    inp = hl.ImageParam(hl.Float(32), 2, "err_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func("needs_halo")
+    f[x, y] = inp[x, y] + inp[x + 1, y]
+    small = da.zeros((8, 8), dtype=np.float32, chunks=4)
+    with pytest.raises(hl.HalideError, match="chunk sizes must be positive"):
+        hd.realize(f, [7, 8], (0, 4), inputs={inp: small})
+    with pytest.raises(hl.HalideError, match="beyond the max"):
+        hd.realize(f, [8, 8], (4, 4), inputs={inp: small})
+    with pytest.raises(hl.HalideError, match="has type float32|dtype"):
+        hd.realize(f, [7, 8], (4, 4), inputs={inp: small.astype(np.uint8)})
+    p = hl.Param(hl.Int(32), "unset_p")
+    g = hl.Func("with_param")
+    g[x, y] = inp[x, y] + p
+    with pytest.raises(hl.HalideError, match="unset_p"):
+        hd.realize(g, [7, 8], (4, 4), inputs={inp: small})
+    # a coordinate read from data: int32 values could be anywhere
+    idx = hl.ImageParam(hl.Int(32), 2, "idx_in")
+    dd = hl.Func("data_dependent")
+    dd[x, y] = inp[idx[x, y], y]
+    with pytest.raises(hl.HalideError, match="err_in"):
+        hd.realize(dd, [8, 8], (4, 4), inputs={inp: small, idx: da.zeros((8, 8), dtype=np.int32, chunks=4)})
+
+
+def _hist_eq(img, n, name):
+    """Histogram equalization of a uint8 image of ``n`` pixels (Halide's apps/hist: histogram, CDF, remap)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom(img)
+    hist = hl.Func(f"{name}_hist")
+    hist[x] = 0
+    hist[hl.cast(hl.Int(32), img[r.x, r.y])] += 1
+    rc = hl.RDom([(1, 255)])
+    cdf = hl.Func(f"{name}_cdf")
+    cdf[x] = hist[x]
+    cdf[rc.x] = cdf[rc.x - 1] + hist[rc.x]
+    eq = hl.Func(name)
+    eq[x, y] = hl.cast(hl.UInt(8), hl.min(255, cdf[hl.cast(hl.Int(32), img[x, y])] * 255 / n))
+    hist.compute_root()
+    cdf.compute_root()
+    return eq, hist
+
+
+def test_histogram_equalization(client):
+    """The histogram is computed as partial histograms per tile, summed by a tree of tasks, then the CDF and the
+    remap run per chunk: equal to the single-machine realize for every chunking."""
+    rng = np.random.default_rng(6)
+    a = (rng.normal(100, 30, (40, 50)).clip(0, 255)).astype(np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "heq_in")
+    eq, hist = _hist_eq(img, a.size, "heq")
+    hd.stats["compiles"] = 0
+    outs = [hd.realize(eq, [50, 40], chunks, inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+            for chunks in CHUNKINGS]
+    compiles = hd.stats["compiles"]
+    prefix = "halide-heq_hist-partial-"
+    keys = {k[:len(prefix) + 32] for k in outs[1].__dask_graph__() if isinstance(k, str) and k.startswith(prefix)}
+    assert len(keys) == 4 * 3   # one partial histogram per 13x17 tile of the RDom
+    got = client.compute(outs, sync=True)
+    img.set(hl.Buffer(a))
+    ref = np.asarray(eq.realize([50, 40]))
+    for g in got:
+        np.testing.assert_array_equal(g, ref)
+    # the histogram alone, as the output: partials over tiles of the output's chunk size, rechunked
+    h = hd.realize(hist, [256], (100,), inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+    assert h.chunks == ((100, 100, 56),)
+    np.testing.assert_array_equal(h.compute(), np.bincount(a.ravel(), minlength=256))
+    # one compiled partial per tile shape (and the first tile's, which starts from the pure definition)
+    assert compiles < 40, compiles
+
+
+def test_whole_input_reductions():
+    """A sum (of floats, starting from a non-zero value) and a max whose term reads the image through a boundary
+    condition and the Func's own coordinate; an update that is a scan, and a Tuple (argmax): clear errors."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 200, (21, 30), dtype=np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "red_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom(img)
+    total = hl.Func("total")
+    total[()] = hl.f32(0.5)
+    total[()] += hl.cast(hl.Float(32), img[r.x, r.y])
+    norm = hl.Func("norm")
+    norm[x, y] = hl.cast(hl.Float(32), img[x, y]) / total[()]
+    got = hd.realize(norm, [30, 21], (8, 7), inputs={img: a}).compute(scheduler="sync")
+    np.testing.assert_allclose(got, a / (a.sum(dtype=np.float64) + 0.5), rtol=1e-5)
+
+    c = hl.BoundaryConditions.repeat_edge(img)
+    rb = hl.RDom([(-2, 34), (-1, 23)])
+    mx = hl.Func("mx")
+    mx[x] = hl.u8(0)
+    mx[x] = hl.max(mx[x], c[rb.x, rb.y] + hl.cast(hl.UInt(8), x * 20))
+    got = hd.realize(mx, [4], (2,), inputs={img: a}).compute(scheduler="sync")
+    img.set(hl.Buffer(a))
+    np.testing.assert_array_equal(got, np.asarray(mx.realize([4])))
+
+    scan = hl.Func("scan")
+    scan[x] = hl.u32(0)
+    scan[rb.x] = scan[rb.x - 1] + c[rb.x, 0]
+    uses = hl.Func("uses_scan")
+    uses[x, y] = scan[x] + hl.cast(hl.UInt(32), img[x, y])
+    with pytest.raises(hl.HalideError, match="Func 'scan' reduces over the whole input.*can't split.*"
+                                             "does not combine the Func's own value"):
+        hd.realize(uses, [30, 21], (8, 8), inputs={img: a})
+    am = hl.Func("argmax")
+    am[()] = (0, hl.u8(0))
+    am[()] = (hl.select(img[r.x, r.y] > am[()][1], r.x, am[()][0]), hl.max(am[()][1], img[r.x, r.y]))
+    at = hl.Func("at_max")
+    at[x, y] = am[()][0] + x
+    with pytest.raises(hl.HalideError, match="Func 'argmax'.*Tuple-valued"):
+        hd.realize(at, [30, 21], (8, 8), inputs={img: a})
+
+
+def _slow_copy(block):
+    import time
+    time.sleep(0.15)
+    return block.copy()
+
+
+def test_worker_killed_mid_run(client):
+    """A worker dies while tasks run: Dask reruns its tasks elsewhere (or on its restarted self), the result is
+    complete and equal, and the workers still never compiled anything."""
+    import os
+    import time
+    rng = np.random.default_rng(4)
+    a = rng.random((64, 96), dtype=np.float32)
+    inp = hl.ImageParam(hl.Float(32), 2, "fault_in")
+    by = _blur3(inp, "fault_blur")
+    slow_input = da.from_array(a, chunks=(16, 24)).map_blocks(_slow_copy, dtype=a.dtype)
+    future = client.compute(hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}))
+    time.sleep(0.6)
+    victim = sorted(client.scheduler_info()["workers"])[0]
+    client.run(os._exit, 1, workers=[victim], on_error="ignore")   # the nanny restarts it
+    got = future.result(timeout=60)
+    np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
+    client.wait_for_workers(2, timeout=30)
+    seen = client.run(lambda: [m for m in sys.modules if m == "mlir" or m.startswith(("halide_mlir.driver",
+                                                                                      "halide_mlir.codegen"))])
+    assert all(not modules for modules in seen.values()), seen
+
+
+def _peak_rss() -> int:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@pytest.mark.slow
+def test_out_of_core_zarr_to_zarr(tmp_path):
+    """A 1 GiB zarr image through workers limited to 300 MB each, streamed to a zarr output: no worker exceeds
+    its limit (the nanny would kill it), and sampled blocks, edges included, equal numpy."""
+    rows = cols = 16384
+    limit = 300 << 20
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit=limit, silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as c:
+        src = str(tmp_path / "in.zarr")
+        da.random.default_rng(5).random((rows, cols), dtype=np.float32, chunks=1024).to_zarr(src)
+        inp = hl.ImageParam(hl.Float(32), 2, "big_in")
+        out = hd.realize(_blur3(inp, "big_blur"), [cols, rows], (1024, 1536), inputs={inp: zarr.open_array(src)},
+                         client=c)
+        da.to_zarr(out, str(tmp_path / "out.zarr"))
+        peaks = c.run(_peak_rss)
+    print("peak worker RSS (MB):", sorted(p >> 20 for p in peaks.values()))
+    assert all(peak < limit for peak in peaks.values()), peaks
+    a, got = zarr.open_array(src, mode="r"), zarr.open_array(str(tmp_path / "out.zarr"), mode="r")
+    for r0, c0 in [(0, 0), (5000, 7000), (rows - 700, cols - 900)]:
+        window = a[max(r0 - 1, 0):r0 + 701, max(c0 - 1, 0):c0 + 901]
+        ref = _blur3_numpy(window)[(r0 > 0):, (c0 > 0):][:700, :900]
+        np.testing.assert_allclose(got[r0:r0 + 700, c0:c0 + 900], ref, rtol=1e-6)
