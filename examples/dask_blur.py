@@ -61,6 +61,8 @@ def main(rows: int = 4096, cols: int = 4096, chunk: int = 1024) -> None:
         reference = (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
         print(f"max |dask - realize| = {np.abs(result - local).max():.2g}, "
               f"max |dask - numpy| = {np.abs(result - reference).max():.2g}")
+        if not (np.array_equal(result, local) and np.allclose(result, reference, rtol=1e-6, atol=1e-6)):
+            sys.exit("MISMATCH: the Dask result differs from the single-machine realize or from numpy")
 
 
 if __name__ == "__main__":
