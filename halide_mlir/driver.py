@@ -170,6 +170,7 @@ def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,
     """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
     the user did not (analysis/vectorize.py), except ``scalar_funcs``."""
     pipeline = front_end(func)
+    _gpu().check_cpu_storage(pipeline)   # store_in is honored on GPU stages only
     step = _Timer()
     bounded: Bounded = step("bounds", infer_bounds(pipeline, region))      # regions; inputs cover their reads
     plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))   # every schedule decision, per stage

@@ -7,6 +7,7 @@ Like driver.py this module sees every layer; driver.py calls it where a target h
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import driver
@@ -87,6 +88,26 @@ def compile_pipeline(func, region: Region, target, device: bool = False) -> GpuC
     kernels = plan_kernels(plan)
     return GpuCompilation(plan, kernels, build_payload(plan), build_gpu_transform(kernels),
                           capability_of(target, device))
+
+
+def realize_on_host(func, sizes, target=None):
+    """``func`` realized over ``sizes`` with its GPU kernels' code run on the host: the payload and the
+    transform script's tiling onto blocks and threads exactly as compiled for the GPU, the block and thread
+    foralls run as loops, shared and private memory as ordinary buffers. It checks the values of the kernels' code
+    where no GPU is present (tests, the fuzzer); not the mapping to the GPU's ids, the barriers or the PTX."""
+    from .lang.target import Target
+    from .runtime import realize as run
+    outs, region = run.output_buffers(func, sizes)
+    target = target or Target("host-cuda")
+    c = compile_pipeline(func, region, target)
+    payload = re.sub(r" \{memory_space = #gpu\.address_space<\w+>\}", "", c.payload)
+    transform = build_gpu_transform(c.kernels, host=True)
+    p = driver.front_end(func)
+    arg_types = ["memref"] * len(p.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                              for prm in p.params] + ["memref"] * len(outs)
+    compiled = jit.Compiled(payload, transform, arg_types, 1, driver.lower_to_llvm)
+    run.run(compiled, p, outs)
+    return outs[0] if len(outs) == 1 else outs
 
 
 def realize(func, outs, region: Region, target) -> None:
