@@ -323,7 +323,7 @@ def realize(func, sizes, *rest):
     if _gpu().uses_gpu(p):   # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         if 0 not in region.extents:
-            _gpu_driver().realize(func, outs, region, target)
+            _gpu_driver().realize(func, outs, region, target, copy_back=given is None)
         return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result

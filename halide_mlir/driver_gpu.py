@@ -110,13 +110,16 @@ def realize_on_host(func, sizes, target=None):
     return outs[0] if len(outs) == 1 else outs
 
 
-def realize(func, outs, region: Region, target) -> None:
-    """Compute ``outs`` on the GPU. Without a CUDA driver and device this raises Halide's error."""
+def realize(func, outs, region: Region, target, copy_back: bool = True) -> None:
+    """Compute ``outs`` on the GPU (``copy_back``: and copy them to the host, where the realize allocated them).
+    Without a CUDA driver and device this raises Halide's error."""
     from .analysis.bounds import input_buffer
-    cuda.driver()
+    dev = cuda.get_device()
     p = driver.front_end(func)
-    c = compile_pipeline(func, region, target, device=True)
+    c = compile_pipeline(func, region, target)
+    if target.cuda_capability() is None:
+        c.capability = dev.capability()
     outputs = tuple(range(len(p.inputs) + len(p.params), len(p.inputs) + len(p.params) + len(outs)))
     program = gpu_jit.compile_program(c.payload, c.transform, c.kernel_names, c.capability, outputs)
-    args = [input_buffer(h).array for h in p.inputs] + [prm.get() for prm in p.params] + [o.array for o in outs]
-    program.run(args)
+    args = [input_buffer(h) for h in p.inputs] + [prm.get() for prm in p.params] + list(outs)
+    program.run(args, copy_back)
