@@ -24,6 +24,7 @@ from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS
                           host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
+from .lang.gpu_schedule import MemoryType
 from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CPU)
@@ -54,4 +55,4 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
 __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
             "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
             "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
-            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline"]
+            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "MemoryType"]

@@ -170,6 +170,7 @@ def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,
     """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
     the user did not (analysis/vectorize.py), except ``scalar_funcs``."""
     pipeline = front_end(func)
+    _gpu().check_cpu_storage(pipeline)   # store_in is honored on GPU stages only
     step = _Timer()
     bounded: Bounded = step("bounds", infer_bounds(pipeline, region))      # regions; inputs cover their reads
     plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))   # every schedule decision, per stage
@@ -322,7 +323,7 @@ def realize(func, sizes, *rest):
     if _gpu().uses_gpu(p):   # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         if 0 not in region.extents:
-            _gpu_driver().realize(func, outs, region, target)
+            _gpu_driver().realize(func, outs, region, target, copy_back=given is None)
         return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result

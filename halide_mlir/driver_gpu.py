@@ -7,6 +7,7 @@ Like driver.py this module sees every layer; driver.py calls it where a target h
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import driver
@@ -89,13 +90,36 @@ def compile_pipeline(func, region: Region, target, device: bool = False) -> GpuC
                           capability_of(target, device))
 
 
-def realize(func, outs, region: Region, target) -> None:
-    """Compute ``outs`` on the GPU. Without a CUDA driver and device this raises Halide's error."""
-    from .analysis.bounds import input_buffer
-    cuda.driver()
+def realize_on_host(func, sizes, target=None):
+    """``func`` realized over ``sizes`` with its GPU kernels' code run on the host: the payload and the
+    transform script's tiling onto blocks and threads exactly as compiled for the GPU, the block and thread
+    foralls run as loops, shared and private memory as ordinary buffers. It checks the values of the kernels' code
+    where no GPU is present (tests, the fuzzer); not the mapping to the GPU's ids, the barriers or the PTX."""
+    from .lang.target import Target
+    from .runtime import realize as run
+    outs, region = run.output_buffers(func, sizes)
+    target = target or Target("host-cuda")
+    c = compile_pipeline(func, region, target)
+    payload = re.sub(r" \{memory_space = #gpu\.address_space<\w+>\}", "", c.payload)
+    transform = build_gpu_transform(c.kernels, host=True)
     p = driver.front_end(func)
-    c = compile_pipeline(func, region, target, device=True)
+    arg_types = ["memref"] * len(p.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
+                                              for prm in p.params] + ["memref"] * len(outs)
+    compiled = jit.Compiled(payload, transform, arg_types, 1, driver.lower_to_llvm)
+    run.run(compiled, p, outs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def realize(func, outs, region: Region, target, copy_back: bool = True) -> None:
+    """Compute ``outs`` on the GPU (``copy_back``: and copy them to the host, where the realize allocated them).
+    Without a CUDA driver and device this raises Halide's error."""
+    from .analysis.bounds import input_buffer
+    dev = cuda.get_device()
+    p = driver.front_end(func)
+    c = compile_pipeline(func, region, target)
+    if target.cuda_capability() is None:
+        c.capability = dev.capability()
     outputs = tuple(range(len(p.inputs) + len(p.params), len(p.inputs) + len(p.params) + len(outs)))
     program = gpu_jit.compile_program(c.payload, c.transform, c.kernel_names, c.capability, outputs)
-    args = [input_buffer(h).array for h in p.inputs] + [prm.get() for prm in p.params] + [o.array for o in outs]
-    program.run(args)
+    args = [input_buffer(h) for h in p.inputs] + [prm.get() for prm in p.params] + list(outs)
+    program.run(args, copy_back)

@@ -92,6 +92,7 @@ class TilePlan:
     tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list            # all the consumer's loops (nested parallel loops made serial)
     slides: dict           # Func -> Slide, for the computed producers with a sliding window
+    gpu: object = None     # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""

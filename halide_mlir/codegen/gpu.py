@@ -36,7 +36,8 @@ def ptx_version(capability: int) -> int:
     return 87 if capability >= 120 else 86 if capability >= 100 else 80
 
 
-def build_gpu_transform(kernels: list[KernelPlan]) -> str:
+def build_gpu_transform(kernels: list[KernelPlan], host: bool = False) -> str:
+    """The script; ``host``: only its tiling (``@__transform_main``), for driver_gpu.realize_on_host."""
     main, mapping = [], []
     n = 0
 
@@ -46,6 +47,9 @@ def build_gpu_transform(kernels: list[KernelPlan]) -> str:
         return f"%{prefix}{n}"
 
     for k in kernels:
+        if k.thread_tilings or k.stage.tile is not None:
+            _tiled_kernel(k, main, mapping, fresh)
+            continue
         op = fresh("stage")
         main.append(f"{op} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
                     f"{{hl.func = {mlir_string(k.stage.name)}}} in %root : ({ANY}) -> {ANY}")
@@ -96,7 +100,28 @@ def build_gpu_transform(kernels: list[KernelPlan]) -> str:
                 f"    transform.yield\n  }}\n")
 
     return ("module attributes {transform.with_named_sequence} {\n" + sequence("__transform_main", main + cleanup)
-            + sequence(MAP_SEQUENCE, mapping + after) + "}\n")
+            + ("" if host else sequence(MAP_SEQUENCE, mapping + after)) + "}\n")
+
+
+def _tiled_kernel(k: KernelPlan, main: list, mapping: list, fresh) -> None:
+    """A kernel whose block forall the payload made (codegen/gpu_tiled.py, tagged ``hl.kernel``): the generics
+    inside it go onto the threads; a barrier follows each thread forall when they share memory (the last one,
+    before the kernel's end, runtime/gpu_jit.py removes)."""
+    for name, counts, axes in k.thread_tilings:
+        op = fresh("stage")
+        main.append(f"{op} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
+                    f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
+        main.append(f"{fresh('tiled')}, {fresh('threads')} = transform.structured.tile_using_forall {op} num_threads "
+                    f"[{', '.join(map(str, counts))}] (mapping = [{_attrs('thread', axes)}]) : ({ANY}) -> ({ANY}, "
+                    f"{ANY})")
+    forall, launch = fresh("forall"), fresh("launch")
+    mapping.append(f"{forall} = transform.structured.match ops{{[\"scf.forall\"]}} attributes "
+                   f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}")
+    mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> {ANY}")
+    mapped = fresh("mapped")
+    mapping.append(f"{mapped} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
+                   f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = "
+                   f"{'true' if k.barriers else 'false'} : ({ANY}) -> {ANY}")
 
 
 def _attrs(kind: str, axes) -> str:

@@ -17,6 +17,7 @@ from ..analysis.plan import PipelinePlan, StagePlan
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
+from .gpu_tiled import emit_gpu_tiled_stage
 from .tiled import Tile, emit_tiled_stage
 from .updates import emit_loops, emit_reduction
 
@@ -91,6 +92,8 @@ class PayloadBuilder:
             names = self.emit_pieces(index, stage, region, plan.pieces)
         elif plan.tile is None:
             names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
+        elif plan.tile.gpu is not None:   # a GPU kernel with producers inside (analysis/gpu.py)
+            names = [emit_gpu_tiled_stage(self, plan)]
         else:
             names = [emit_tiled_stage(self, plan)]
         self.tensor_of[func] = names

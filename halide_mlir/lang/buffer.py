@@ -57,6 +57,9 @@ class BufferDim:
         return self._stride
 
 
+_HOST_WRITES = ("fill", "write an element", "copy into")
+
+
 class Buffer:
     """``hl.Buffer(buffer[, name][, reverse_axes])``, ``hl.Buffer(type, sizes[, storage_order][, name])``,
     ``hl.Buffer(other)`` (the same storage) or ``hl.Buffer()`` (undefined), positionally or by keyword as in
@@ -88,6 +91,7 @@ class Buffer:
             name = name or (a["buffer"]._name if not args[1:] and "name" not in kwargs else None)
         elif form == 0:
             array = np.asarray(a["buffer"])
+            self._host_written = True   # host-dirty, as Halide's Python Buffer of an array (device_buffer.py)
             if not a["reverse_axes"]:
                 array = array.transpose(tuple(reversed(range(array.ndim))))
             mins = [0] * array.ndim
@@ -131,6 +135,11 @@ class Buffer:
         if self._no_host:
             raise HalideError(f"{user_site()}: can't {what}: Buffer '{self._name}' has no memory (a bounds query "
                               f"Buffer, or deallocated)")
+        if self.__dict__.get("_dev") is not None:   # on a device too: the dirty bits (runtime/device_buffer.py)
+            from ..runtime import device_buffer
+            (device_buffer.host_write if what in _HOST_WRITES else device_buffer.host_read)(self)
+        elif what in _HOST_WRITES:
+            self._host_written = True
         return self._array
 
     _no_host = False  # a bounds query buffer or a deallocated one: shape only
@@ -226,9 +235,11 @@ class Buffer:
 
     def _view(self) -> "Buffer":
         """Another Buffer object on the same storage (what Halide's ``cropped``/``translated``... return)."""
+        self._host("view")   # (a view has no device allocation of its own: the host values first)
         b = Buffer.__new__(Buffer)
         b.__dict__.update(self.__dict__)
         b._mins = list(self._mins)
+        b._dev = None
         return b
 
     def fill(self, value) -> None:
@@ -389,28 +400,46 @@ class Buffer:
             self._array = np.broadcast_to(np.zeros((), self._array.dtype), self._array.shape)
             self._no_host = True
 
-    # halide_mlir has no device memory: host memory is the only copy, always current
-    def copy_to_host(self) -> int:
-        return 0
+    # Halide's device API (runtime/device_buffer.py: the dirty-bit rules; runtime/cuda.py: the CUDA driver)
+    def _device_call(name):
+        def call(self, *args, **kwargs):
+            from ..runtime import device_buffer
+            if self._array is None:
+                raise HalideError(f"{user_site()}: can't {name}: the Buffer is undefined")
+            return getattr(device_buffer, name)(self)
+        call.__name__ = name
+        return call
+
+    copy_to_device = _device_call("copy_to_device")   # (target / device_api arguments: CUDA is the only one)
+    copy_to_host = _device_call("copy_to_host")
+    device_malloc = _device_call("device_malloc")
+    device_sync = _device_call("device_sync")
+    device_free = device_deallocate = _device_call("device_free")
+    del _device_call
 
     def has_device_allocation(self) -> bool:
-        return False
+        s = self.__dict__.get("_dev")
+        return bool(s and s.ptr)
 
     def host_dirty(self) -> bool:
-        return False
+        s = self.__dict__.get("_dev")
+        return s.host_dirty if s is not None else self.__dict__.get("_host_written", False)
 
     def device_dirty(self) -> bool:
-        return False
+        s = self.__dict__.get("_dev")
+        return bool(s and s.device_dirty)
 
     def set_host_dirty(self, dirty: bool = True) -> None:
-        return None
+        from ..runtime import device_buffer
+        device_buffer.set_host_dirty(self, dirty)
 
-    def _no_device(self, *args, **kwargs):
-        raise HalideError(f"{user_site()}: Buffer '{self._name}': halide_mlir has no GPU devices (no device "
-                          f"memory to copy to, allocate or sync)")
+    def set_device_dirty(self, dirty: bool = True) -> None:
+        from ..runtime import device_buffer
+        device_buffer.set_device_dirty(self, dirty)
 
-    copy_to_device = device_malloc = device_sync = device_free = device_deallocate = _no_device
-    device_detach_native = set_device_dirty = _no_device
+    def device_detach_native(self, *args, **kwargs):
+        raise HalideError(f"{user_site()}: Buffer '{self._name}': device_detach_native is not supported by "
+                          f"halide_mlir (its device allocations are its own)")
 
     # --- constructors of Halide's Buffer class ---------------------------------------------------
     @staticmethod

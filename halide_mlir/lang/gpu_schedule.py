@@ -1,17 +1,35 @@
 """Halide's GPU scheduling methods on Func and Stage: ``gpu_tile``, ``gpu_blocks``, ``gpu_threads``, ``gpu``,
-``gpu_single_thread``. They are recorded as directives (splits, a reorder, and GPU_BLOCKS / GPU_THREADS /
-GPU_SINGLE); analysis/gpu.py turns them into kernels. Which block or thread index a loop gets follows its nesting, as
-in Halide: the innermost block loop is block x.
-"""
+``gpu_single_thread``, and ``store_in`` with Halide's MemoryType. They are recorded as directives (splits, a
+reorder, and GPU_BLOCKS / GPU_THREADS / GPU_SINGLE); analysis/gpu.py turns them into kernels. Which block or thread
+index a loop gets follows its nesting, as in Halide: the innermost block loop is block x."""
 from __future__ import annotations
 
 import enum
 
 from ..error import HalideError
-from .schedule import DirectiveKind, TailStrategy
+from .schedule import DirectiveKind, TailStrategy, touch
 from .source import user_site
 
 _DEVICE_APIS = ("Default_GPU", "CUDA")
+
+
+class MemoryType(enum.Enum):
+    """Halide's MemoryType: where a Func's storage lives (``store_in``). The GPU backend honors GPUShared (a
+    producer computed at a block loop), Register and Stack (at a thread loop) and Heap (a compute_root kernel's
+    buffer); the CPU path honors only Auto (analysis/gpu.py says what is refused where)."""
+    Auto = 0
+    Heap = 1
+    Stack = 2
+    Register = 3
+    GPUShared = 4
+    GPUTexture = 5
+    LockedCache = 6
+    VTCM = 7
+    AMXTile = 8
+
+
+def memory_type(func) -> MemoryType:
+    return getattr(func, "_memory_type", MemoryType.Auto)
 
 
 def _check_api(func, device_api) -> None:
@@ -60,6 +78,14 @@ class GpuScheduleMixin:
     def gpu_single_thread(self, device_api=None):
         _check_api(self, device_api)
         return self._directive(DirectiveKind.GPU_SINGLE)
+
+    def store_in(self, memory_type):
+        if not isinstance(memory_type, MemoryType):
+            raise HalideError(f"{user_site()}: store_in of Func '{self.name()}' takes a hl.MemoryType, got "
+                              f"{memory_type!r}")
+        self._memory_type = memory_type
+        touch()
+        return self
 
     def gpu_lanes(self, var, device_api=None):
         raise HalideError(f"{user_site()}: Func '{self.name()}': gpu_lanes is not supported yet by halide_mlir's "

@@ -3,7 +3,8 @@
 The driver JIT-compiles the PTX text (no CUDA toolkit, no ptxas). A ``GpuProgram`` (codegen/gpu.py builds it) is
 the PTX, the kernels in launch order with their grid and block sizes, and what each kernel parameter is: a buffer
 (an input, an output, or a compute_root intermediate the pipeline allocates on the device), or a constant. One
-realize copies the inputs to the device, launches the kernels in order on one stream, and copies the outputs back.
+realize copies the host-dirty inputs to the device, launches the kernels in order on one stream and leaves the
+outputs there (runtime/device_buffer.py: Halide's dirty-bit rules).
 
 No device here means Halide's errors: ``CUDA API not found: cuInit`` when libcuda does not load, a CUDA error
 naming the failing call otherwise. This module was written against the driver API's documented signatures; it has not
@@ -115,81 +116,118 @@ class Launch:
     params: tuple            # of Param
 
 
+class CudaDevice:
+    """The device calls the runtime makes (runtime/device_buffer.py, GpuProgram.run), on libcuda. Tests replace
+    ``get_device`` with a fake of the same methods to run the dirty-bit rules without a GPU."""
+
+    def __init__(self):
+        self.lib = _context()
+
+    def capability(self) -> int:
+        return device_capability()
+
+    def malloc(self, nbytes: int) -> int:
+        ptr = ctypes.c_uint64()
+        _check(self.lib, self.lib.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(max(nbytes, 1))), "cuMemAlloc")
+        return ptr.value
+
+    def free(self, ptr: int) -> None:
+        _check(self.lib, self.lib.cuMemFree_v2(ctypes.c_uint64(ptr)), "cuMemFree")
+
+    def copy_to_device(self, ptr: int, host: np.ndarray) -> None:
+        _check(self.lib, self.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(ptr), host.ctypes.data_as(ctypes.c_void_p),
+                                                  ctypes.c_size_t(host.nbytes)), "cuMemcpyHtoD")
+
+    def copy_to_host(self, host: np.ndarray, ptr: int) -> None:
+        _check(self.lib, self.lib.cuMemcpyDtoH_v2(host.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(ptr),
+                                                  ctypes.c_size_t(host.nbytes)), "cuMemcpyDtoH")
+
+    def synchronize(self) -> None:
+        _check(self.lib, self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
+
+    def load(self, ptx: list, kernels: list) -> dict:
+        """Each PTX module loaded (the driver JIT-compiles it); kernel name -> CUfunction."""
+        modules, functions = [], {}
+        for text in ptx:
+            module = ctypes.c_void_p()
+            _check(self.lib, self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(text.encode() + b"\0")),
+                   "cuModuleLoadData")
+            modules.append((text, module))
+        for name in kernels:
+            module = next(m for text, m in modules if f".entry {name}(" in text)
+            fn = ctypes.c_void_p()
+            _check(self.lib, self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()),
+                   "cuModuleGetFunction")
+            functions[name] = fn
+        return functions
+
+    def launch(self, function, name: str, grid: tuple, block: tuple, params: list) -> None:
+        """``params``: (ctype name, value) per kernel parameter; buffers are ("ptr", device pointer). Launched on
+        the default stream: the kernels of one pipeline run in order, without host synchronization between them."""
+        cells = [ctypes.c_uint64(v) if t == "ptr" else _scalar(t, v) for t, v in params]
+        argv = (ctypes.c_void_p * max(len(cells), 1))(*[ctypes.addressof(c) for c in cells])
+        _check(self.lib, self.lib.cuLaunchKernel(function, *grid, *block, 0, None, argv, None),
+               f"cuLaunchKernel ({name})")
+
+
+def get_device():
+    """The CUDA device (device 0's primary context), or Halide's error without one."""
+    with _lock:
+        dev = _state.get("cuda_device")
+    if dev is None:
+        dev = CudaDevice()
+        with _lock:
+            dev = _state.setdefault("cuda_device", dev)
+    return dev
+
+
 @dataclass
 class GpuProgram:
     ptx: list                                      # PTX text, one module per kernel
     launches: list                                 # of Launch, in order
     temps: list = field(default_factory=list)      # bytes of each intermediate device buffer
-    outputs: tuple = ()                            # the args copied back to the host
-    _module: object = None                         # the loaded CUmodule (per process)
-    _functions: dict = field(default_factory=dict)
+    outputs: tuple = ()                            # the args the pipeline writes
+    _loaded: dict = field(default_factory=dict)    # device -> (kernel name -> function), per process
+    _temps: dict = field(default_factory=dict)     # device -> the intermediates' allocations, kept across runs
 
-    def load(self):
-        lib = _context()
+    def run(self, args: list, copy_back: bool) -> None:
+        """``args``: the pipeline's arguments in the payload's order: Buffers for inputs and outputs, Python
+        scalars for Params. Halide's dirty-bit rules (runtime/device_buffer.py): each input is copied only when
+        host-dirty, the outputs are left on the device, device-dirty; ``copy_back`` (a realize that allocated
+        its outputs) copies them to the host, as Halide's Pipeline::realize does."""
+        from . import device_buffer as db
+        dev = get_device()
         with _lock:
-            if self._module is None:
-                modules = []
-                for text in self.ptx:
-                    module = ctypes.c_void_p()
-                    data = ctypes.c_char_p(text.encode() + b"\0")
-                    _check(lib, lib.cuModuleLoadData(ctypes.byref(module), data), "cuModuleLoadData")
-                    modules.append((text, module))
-                for launch in self.launches:
-                    module = next(m for text, m in modules if f".entry {launch.kernel}(" in text)
-                    fn = ctypes.c_void_p()
-                    _check(lib, lib.cuModuleGetFunction(ctypes.byref(fn), module, launch.kernel.encode()),
-                           "cuModuleGetFunction")
-                    self._functions[launch.kernel] = fn
-                self._module = modules
-        return lib
-
-    def run(self, args: list) -> None:
-        """``args``: the pipeline's arguments in the payload's order, numpy arrays for buffers (outputs are
-        written) and Python scalars for Params."""
-        lib = self.load()
-        device: dict = {}
-        allocated = []
-
-        def alloc(nbytes: int) -> ctypes.c_uint64:
-            ptr = ctypes.c_uint64()
-            _check(lib, lib.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(max(nbytes, 1))), "cuMemAlloc")
-            allocated.append(ptr)
-            return ptr
-
-        try:
-            for i, a in enumerate(args):
-                if isinstance(a, np.ndarray):
-                    host = np.ascontiguousarray(a)
-                    ptr = alloc(host.nbytes)
-                    _check(lib, lib.cuMemcpyHtoD_v2(ptr, host.ctypes.data_as(ctypes.c_void_p),
-                                                    ctypes.c_size_t(host.nbytes)), "cuMemcpyHtoD")
-                    device[i] = ptr
-            temps = [alloc(n) for n in self.temps]
-            for launch in self.launches:
-                cells = []
-                for p in launch.params:
-                    if p.kind == "arg":
-                        a = args[p.index]
-                        cells.append(device[p.index] if isinstance(a, np.ndarray) else _scalar(p.ctype, a))
-                    elif p.kind == "temp":
-                        cells.append(temps[p.index])
-                    else:
-                        cells.append(_scalar(p.ctype, p.value))
-                argv = (ctypes.c_void_p * max(len(cells), 1))(*[ctypes.addressof(c) for c in cells])
-                gx, gy, gz = launch.grid
-                tx, ty, tz = launch.block
-                _check(lib, lib.cuLaunchKernel(self._functions[launch.kernel], gx, gy, gz, tx, ty, tz, 0, None,
-                                               argv, None), f"cuLaunchKernel ({launch.kernel})")
-            for i, a in enumerate(args):
-                if i in self.outputs:
-                    out = a if a.flags.c_contiguous else np.empty_like(a, order="C")
-                    _check(lib, lib.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), device[i],
-                                                    ctypes.c_size_t(out.nbytes)), "cuMemcpyDtoH")
-                    if out is not a:
-                        a[...] = out
-        finally:
-            for ptr in allocated:
-                lib.cuMemFree_v2(ptr)
+            functions = self._loaded.get(id(dev))
+            if functions is None:
+                functions = self._loaded[id(dev)] = dev.load(self.ptx, [launch.kernel for launch in self.launches])
+            temps = self._temps.get(id(dev))
+            if temps is None:
+                temps = self._temps[id(dev)] = [dev.malloc(n) for n in self.temps]
+        ptrs = {}
+        for i, a in enumerate(args):
+            if isinstance(a, (int, float, bool, np.generic)):
+                continue
+            if i in self.outputs:
+                db.device_malloc(a)   # written whole by the pipeline: nothing to copy in
+                db.state(a).host_dirty = False
+            else:
+                db.copy_to_device(a)
+            ptrs[i] = db.state(a).ptr
+        for launch in self.launches:
+            params = []
+            for p in launch.params:
+                if p.kind == "arg":
+                    params.append(("ptr", ptrs[p.index]) if p.index in ptrs else (p.ctype, args[p.index]))
+                elif p.kind == "temp":
+                    params.append(("ptr", temps[p.index]))
+                else:
+                    params.append((p.ctype, p.value))
+            dev.launch(functions[launch.kernel], launch.kernel, launch.grid, launch.block, params)
+        for i in self.outputs:
+            db.state(args[i]).device_dirty = True
+            if copy_back:
+                db.copy_to_host(args[i])
 
 
 _CTYPES = {"i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,

@@ -13,6 +13,7 @@ from ..codegen.gpu import MAP_SEQUENCE, OUTLINE, TO_PTX, ptx_version
 from ..codegen.lowering import BUFFERIZE
 from ..error import InternalError
 from . import jit
+from mlir import ir
 from .cuda import GpuProgram, Launch, Param
 
 _HOST_OPS = {"arith.constant", "memref.alloc", "memref.dealloc", "gpu.launch_func", "func.return"}
@@ -29,6 +30,7 @@ def lower(ctx, payload: str, transform: str, kernel_names: list[str], capability
     jit.run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
     with ctx, jit.mlir_errors("mapping to GPU blocks and threads failed", "schedule"):
         interpreter.apply_named_sequence(module.operation, jit._sequence(script, MAP_SEQUENCE), script)
+    module = _attributions(ctx, module)
     if until == "bufferized":
         return module
     jit.run_passes(ctx, module, OUTLINE, "outlining the GPU kernels failed", "lower")
@@ -37,6 +39,48 @@ def lower(ctx, payload: str, transform: str, kernel_names: list[str], capability
         return module
     to_ptx(ctx, module, capability)
     return module
+
+
+_LAUNCH = re.compile(r"^( *)gpu\.launch .*\{$")
+_ALLOC = re.compile(r"^ *(%[\w$.]+) = memref\.alloc\(\)(?: \{[^}]*\})? : "
+                    r"(memref<.*#gpu\.address_space<(workgroup|private)>>)$")
+
+
+def _attributions(ctx, module):
+    """A producer computed inside a kernel (codegen/gpu_tiled.py) bufferizes into a memref.alloc in the
+    workgroup (shared memory) or private (registers) address space inside the gpu.launch; only the launch's
+    attributions become shared memory and per-thread storage in NVVM (an alloc there would be a per-thread
+    malloc), so move each alloc there. The barrier after a kernel's last thread forall guards nothing: drop it."""
+    text = str(module)
+    if "#gpu.address_space<" not in text:
+        return module
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = _LAUNCH.match(lines[i])
+        if m is None:
+            if _ALLOC.match(lines[i]):
+                raise InternalError(f"shared or private memory outside a GPU kernel: {lines[i].strip()}",
+                                    stage="lower")
+            out.append(lines[i])
+            i += 1
+            continue
+        end = next(j for j in range(i + 1, len(lines)) if lines[j] == m.group(1) + "}")
+        body, attrs = [], {"workgroup": [], "private": []}
+        for line in lines[i + 1:end]:
+            a = _ALLOC.match(line)
+            if a:
+                attrs[a.group(3)].append(f"{a.group(1)} : {a.group(2)}")
+            else:
+                body.append(line)
+        if len(body) >= 2 and body[-2].strip() == "gpu.barrier" and body[-1].strip() == "gpu.terminator" \
+                and len(body[-2]) - len(body[-2].lstrip()) == len(m.group(1)) + 2:
+            del body[-2]
+        head = lines[i][:-1] + "".join(f"{kind}({', '.join(a)}) " for kind, a in attrs.items() if a) + "{"
+        out += [head, *body, lines[end]]
+        i = end + 1
+    with ctx, jit.mlir_errors("moving shared and private memory into the GPU launches failed", "lower"):
+        return ir.Module.parse("\n".join(out))
 
 
 def to_ptx(ctx, module, capability: int) -> None:

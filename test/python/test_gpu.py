@@ -73,7 +73,12 @@ def blur(w, h, root=False):
     return by, data
 
 
-def lesson12(w=50, h=40):
+def hl_host(func, sizes):
+    from halide_mlir import driver_gpu
+    return driver_gpu.realize_on_host(func, sizes)
+
+
+def lesson12(w=50, h=40, shared=False):
     rng = np.random.default_rng(2)
     data = rng.integers(0, 256, (3, h, w), dtype=np.uint8)
     inp = hl.Buffer(data, name="rgb")
@@ -89,6 +94,8 @@ def lesson12(w=50, h=40):
     lut.split(i, block, thread, 16).gpu_blocks(block).gpu_threads(thread)
     curved.reorder(c, x, y).bound(c, 0, 3)
     curved.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    if shared:   # lesson 12's schedule: padded per block, in shared memory, by 10x10 threads
+        padded.compute_at(curved, xo).gpu_threads(x, y)
     return curved, data
 
 
@@ -146,6 +153,85 @@ def test_gpu_blocks_threads_explicit():
     assert ".maxntid 64, 1, 1" in comp.text("ptx")
 
 
+# --- compute_at inside a kernel: shared memory and registers --------------------------------------------------
+
+def blur_compute_at(w, h, where, memory=None):
+    data = np.random.default_rng(1).random((h + 2, w + 2), dtype=np.float32)
+    inp = hl.Buffer(data, name="input")
+    bx, by = hl.Func("blur_x"), hl.Func("blur_y")
+    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3
+    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3
+    by.gpu_tile(x, y, xo, yo, xi, yi, 32, 8)
+    if where == "block":
+        bx.compute_at(by, xo).gpu_threads(x, y)
+    else:
+        bx.compute_at(by, xi)
+    if memory is not None:
+        bx.store_in(memory)
+    b = (data[:, :-2] + data[:, 1:-1] + data[:, 2:]) / np.float32(3)
+    return by, (b[:-2] + b[1:-1] + b[2:]) / np.float32(3)
+
+
+@pytest.mark.parametrize("memory", [None, hl.MemoryType.GPUShared])
+def test_compute_at_a_block_loop_is_shared_memory(memory):
+    by, ref = blur_compute_at(125, 60, "block", memory)
+    comp = driver.stages(by, [125, 60])
+    ptx = comp.text("ptx")
+    assert entries(ptx) == ["kernel_blur_y"] and params(ptx, "kernel_blur_y") == 2
+    # blur_x's 10x32 tile (8 rows + 2 of halo) in shared memory, one barrier between it and blur_y
+    assert re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx) == [str(10 * 32 * 4)]
+    assert ptx.count("bar.sync") == 1
+    assert ptx.count("st.shared") == 1 and ptx.count("ld.shared") == 3 and ptx.count("ld.global") == 3
+    assert ".maxntid 32, 10, 1" in ptx   # blur_x's threads: 10 rows
+    # the kernel's code, run on the host with the foralls as loops, gives the values
+    np.testing.assert_allclose(np.asarray(hl_host(by, [125, 60])), ref[:60, :125], rtol=1e-6)
+
+
+def test_compute_at_a_thread_loop_is_registers():
+    by, ref = blur_compute_at(125, 60, "thread", hl.MemoryType.Register)
+    ptx = driver.stages(by, [125, 60]).text("ptx")
+    assert entries(ptx) == ["kernel_blur_y"]
+    assert ".shared" not in ptx and ".local" not in ptx and "bar.sync" not in ptx
+    assert ptx.count("ld.global") == 9 and ".maxntid 32, 8, 1" in ptx
+    np.testing.assert_allclose(np.asarray(hl_host(by, [125, 60])), ref[:60, :125], rtol=1e-6)
+
+
+def halide_lesson12(data, w, h):
+    hc = halide.Buffer(data)   # Halide's CPU output of the same algorithm
+    hx_, hy_, hc_, hi_ = halide.vars("x y c i")
+    lut, padded, padded16, sharpen, curved_h = [halide.Func(n) for n in "lut padded padded16 sharpen curved".split()]
+    lut[hi_] = halide.u8(halide.clamp(halide.pow(hi_ / 255.0, halide.f32(1.2)) * 255.0, 0, 255))
+    padded[hx_, hy_, hc_] = hc[halide.clamp(hx_, 0, hc.width() - 1), halide.clamp(hy_, 0, hc.height() - 1), hc_]
+    padded16[hx_, hy_, hc_] = halide.u16(padded[hx_, hy_, hc_])
+    sharpen[hx_, hy_, hc_] = padded16[hx_, hy_, hc_] * 2 - (
+        padded16[hx_ - 1, hy_, hc_] + padded16[hx_, hy_ - 1, hc_] + padded16[hx_ + 1, hy_, hc_] +
+        padded16[hx_, hy_ + 1, hc_]) / 4
+    curved_h[hx_, hy_, hc_] = lut[sharpen[hx_, hy_, hc_]]
+    lut.compute_root()
+    return np.asarray(curved_h.realize([w, h, 3]))
+
+
+def test_lesson12_padded_in_shared_memory():
+    curved, data = lesson12(shared=True)
+    ptx = driver.stages(curved, [50, 40, 3]).text("ptx")
+    assert entries(ptx) == ["kernel_lut", "kernel_curved"]
+    assert re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx) == ["300"]   # 10 x 10 x 3 u8
+    assert ptx.count("bar.sync") == 1 and ".maxntid 10, 10, 1" in ptx
+    np.testing.assert_array_equal(np.asarray(hl_host(curved, [50, 40, 3])), halide_lesson12(data, 50, 40))
+
+
+def test_store_in_on_a_cpu_stage_is_refused():
+    f = hl.Func("stored_in")
+    f[x] = x
+    f.store_in(hl.MemoryType.Stack)
+    with pytest.raises(hl.HalideError, match="store_in\\(MemoryType.Stack\\) is honored only on GPU stages"):
+        f.realize([4])
+    f.store_in(hl.MemoryType.Auto)
+    assert list(np.asarray(f.realize([4]))) == [0, 1, 2, 3]
+    with pytest.raises(hl.HalideError, match="takes a hl.MemoryType"):
+        f.store_in("shared")
+
+
 # --- Halide's errors -------------------------------------------------------------------------------------------
 
 def test_gpu_schedule_on_cpu_target_is_halides_error():
@@ -184,12 +270,22 @@ def test_unsupported_gpu_schedules_are_refused(monkeypatch):
     p[x, y] = inp[x, y] * 2
     q[x, y] = p[x, y] + 1
     q.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
-    p.compute_at(q, xo)
+    p.compute_at(q, yi)   # an outer thread loop: neither shared memory nor registers
     with pytest.raises(hl.HalideError, match="not supported yet by halide_mlir's GPU backend"):
         driver.stages(q, [16, 16])
-    p.compute_root()   # a host stage in a GPU pipeline
-    with pytest.raises(hl.HalideError, match="has no GPU schedule"):
+    p.compute_at(q, xo).store_in(hl.MemoryType.Register)
+    with pytest.raises(hl.HalideError, match="computed at a GPU block loop: it lives in shared memory"):
         driver.stages(q, [16, 16])
+    p.store_in(hl.MemoryType.Auto).compute_at(q, xi).gpu_threads(x)
+    with pytest.raises(hl.HalideError, match="each thread computes its own"):
+        driver.stages(q, [16, 16])
+    p2, q2 = hl.Func("p2"), hl.Func("q2")
+    p2[x, y] = inp[x, y] * 2
+    q2[x, y] = p2[x, y] + 1
+    q2.gpu_tile(x, y, xo, yo, xi, yi, 8, 8)
+    p2.compute_root()   # a host stage in a GPU pipeline
+    with pytest.raises(hl.HalideError, match="has no GPU schedule"):
+        driver.stages(q2, [16, 16])
     r = hl.Func("r")
     r[x, y] = x + y
     r.gpu_tile(x, y, xo, yo, xi, yi, 64, 32)
@@ -211,21 +307,20 @@ def test_blur_runs_on_the_gpu():
 
 @pytest.mark.gpu
 @needs_device
-def test_lesson12_runs_on_the_gpu():
-    curved, data = lesson12()
+@pytest.mark.parametrize("shared", [False, True])
+def test_lesson12_runs_on_the_gpu(shared):
+    curved, data = lesson12(shared=shared)
     out = np.asarray(curved.realize([50, 40, 3], hl.Target("host-cuda")))
-    hc = halide.Buffer(data)   # Halide's CPU output of the same algorithm
-    hx_, hy_, hc_, hi_ = halide.vars("x y c i")
-    lut, padded, padded16, sharpen, curved_h = [halide.Func(n) for n in "lut padded padded16 sharpen curved".split()]
-    lut[hi_] = halide.u8(halide.clamp(halide.pow(hi_ / 255.0, halide.f32(1.2)) * 255.0, 0, 255))
-    padded[hx_, hy_, hc_] = hc[halide.clamp(hx_, 0, hc.width() - 1), halide.clamp(hy_, 0, hc.height() - 1), hc_]
-    padded16[hx_, hy_, hc_] = halide.u16(padded[hx_, hy_, hc_])
-    sharpen[hx_, hy_, hc_] = padded16[hx_, hy_, hc_] * 2 - (
-        padded16[hx_ - 1, hy_, hc_] + padded16[hx_, hy_ - 1, hc_] + padded16[hx_ + 1, hy_, hc_] +
-        padded16[hx_, hy_ + 1, hc_]) / 4
-    curved_h[hx_, hy_, hc_] = lut[sharpen[hx_, hy_, hc_]]
-    lut.compute_root()
-    np.testing.assert_array_equal(out, np.asarray(curved_h.realize([50, 40, 3])))
+    np.testing.assert_array_equal(out, halide_lesson12(data, 50, 40))
+
+
+@pytest.mark.gpu
+@needs_device
+@pytest.mark.parametrize("where", ["block", "thread"])
+def test_compute_at_blur_runs_on_the_gpu(where):
+    by, ref = blur_compute_at(125, 60, where)
+    np.testing.assert_allclose(np.asarray(by.realize([125, 60], hl.Target("host-cuda"))), ref[:60, :125],
+                               rtol=1e-6)
 
 
 def test_gpu_tile_takes_a_device_api_after_the_tail():

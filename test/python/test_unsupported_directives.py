@@ -10,7 +10,7 @@ x, y = hl.Var("x"), hl.Var("y")
 
 
 @pytest.mark.parametrize("name", ["rfactor", "atomic", "compute_with", "memoize", "async_", "hoist_storage",
-                                  "store_in", "prefetch", "partition", "bound_extent", "align_storage"])
+                                  "prefetch", "partition", "bound_extent", "align_storage"])
 def test_a_directive_not_supported_yet_is_refused(name):
     f = hl.Func("refused")
     f[x, y] = x + y
