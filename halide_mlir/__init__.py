@@ -13,6 +13,8 @@ from .lang.boundary import BoundaryConditions
 from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, evaluate, fract, funcs, hypot,
                              is_finite, is_inf, is_nan, lerp, likely, likely_if_innermost, logical_not,
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
+from .lang.fast_math import (fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt, fast_log, fast_pow,
+                             fast_sin)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, Target, get_host_target,
@@ -28,7 +30,8 @@ from .autotune import autotune  # the function; `python -m halide_mlir.autotune`
 _ = Var("_")
 _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
-__all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
+__all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
+           "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StridedReadWarning", "set_auto_vectorize", "TailStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",

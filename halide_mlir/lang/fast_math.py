@@ -1,0 +1,101 @@
+"""Halide's ``fast_*`` math: float32 functions Halide computes with short vector polynomials (or x86's rcp/rsqrt),
+trading accuracy for speed.
+
+Each is built here from ordinary Exprs, so it vectorizes like arithmetic (no libm call per lane) and is at least as
+accurate as Halide's (test/python/test_math_functions.py measures both against numpy):
+
+* ``fast_exp``, ``fast_log``, ``fast_pow``: our ``exp``/``log`` are already inline vector polynomials
+  (codegen/math_approx.py, within 1 ulp) about as fast as Halide's fast ones, so they are used as they are;
+  ``fast_pow`` keeps Halide's rules (a constant integer exponent is repeated multiplication, ``x == 0`` gives 0).
+* ``fast_inverse``, ``fast_inverse_sqrt``: ``1 / x`` and ``1 / sqrt(x)``, correctly rounded (Halide's rcp/rsqrt
+  estimates are good to ~2^-14); a vector division costs about what the estimate plus its refinement does.
+* ``fast_sin``, ``fast_cos``: x = k pi/2 + r with |r| <= pi/4 (Cody-Waite: pi/2 in three parts, exact for
+  |x| < ~1e5), then sin or cos of r by minimax polynomials (Cephes' sinf/cosf coefficients) and the quadrant's sign:
+  within 2 ulp where |x| < 1e4 (Halide's fast_sin is ~3e-6 absolute), in [-1, 1] beyond. float64 arguments use
+  sin and cos. Like Halide's, fast_log and fast_pow return nonsense for x < 0 (here nan).
+"""
+from __future__ import annotations
+
+from ..error import HalideError
+from .expr import Expr, cast, const, to_expr
+from .operators import _float_arg, _integer_power, cos, exp, floor, log, select, sin, sqrt
+from .source import user_site
+from .types import Float
+
+F32 = Float(32)
+
+_TWO_OVER_PI = 0.63661977236758134
+_PI_2 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)   # pi/2 = sum, the first with 8 bits
+_SIN = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)               # sin r ~ r + r^3 P(r^2)
+_COS = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)  # cos r ~ 1 - r^2/2 + r^4 Q(r^2)
+
+
+def _only_f32(name: str, e, what: str = "only works for Float(32)") -> Expr:
+    e = to_expr(e)
+    if e.type != F32:
+        raise HalideError(f"{user_site()}: {name} {what}")
+    return e
+
+
+def fast_exp(x) -> Expr:
+    return exp(_only_f32("fast_exp", x))
+
+
+def fast_log(x) -> Expr:
+    return log(_only_f32("fast_log", x))
+
+
+def fast_pow(x, y) -> Expr:
+    """Halide's rules: an integer constant exponent is repeated multiplication; else float32, and 0 where x is 0."""
+    if isinstance(y, int) or (isinstance(y, Expr) and y.kind == "const" and not y.type.is_float()):
+        return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
+    x, y = cast(F32, to_expr(x)), cast(F32, to_expr(y))
+    return select(x == 0.0, const(0.0, F32), exp(log(x) * y))
+
+
+def fast_inverse(x) -> Expr:
+    x = _only_f32("fast_inverse", x, "only takes float16 or float32 arguments")
+    return const(1.0, F32) / x
+
+
+def fast_inverse_sqrt(x) -> Expr:
+    x = _only_f32("fast_inverse_sqrt", x, "only takes float16 or float32 arguments")
+    return const(1.0, F32) / sqrt(x)
+
+
+def _poly(x: Expr, coeffs) -> Expr:
+    p = const(coeffs[0], F32)
+    for c in coeffs[1:]:
+        p = p * x + const(c, F32)
+    return p
+
+
+def _sin_cos(x, quadrant_shift: int) -> Expr:
+    """sin(x + quadrant_shift * pi/2) of a float32, by quadrant (see the module docstring)."""
+    k = floor(x * const(_TWO_OVER_PI, F32) + const(0.5, F32))
+    r = x
+    for part in _PI_2:
+        r = r - k * const(part, F32)
+    r2 = r * r
+    s = r + r * r2 * _poly(r2, _SIN)
+    c = const(1.0, F32) - r2 * const(0.5, F32) + r2 * r2 * _poly(r2, _COS)
+    q = k + const(float(quadrant_shift), F32)
+    q = q - const(4.0, F32) * floor(q * const(0.25, F32))   # k mod 4, exact in float32 (|k| < 2^24)
+    v = select((q == 1.0) | (q == 3.0), c, s)
+    # beyond ~1e5 the reduction is inexact (Halide's gives -inf at 1e30, 6e21 at 1e10): at least stay in [-1, 1]
+    v = select(q >= 2.0, -v, v)
+    one = const(1.0, F32)
+    return select(v > one, one, select(v < -one, -one, v))   # (nan stays nan)
+
+
+def fast_sin(x) -> Expr:
+    x = _float_arg(x)
+    return _sin_cos(x, 0) if x.type == F32 else sin(x)
+
+
+def fast_cos(x) -> Expr:
+    x = _float_arg(x)
+    return _sin_cos(x, 1) if x.type == F32 else cos(x)
+
+
+__all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin"]
