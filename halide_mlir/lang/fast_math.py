@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from ..error import HalideError
 from .expr import Expr, cast, const, to_expr
-from .operators import _float_arg, _integer_power, cos, exp, floor, log, select, sin, sqrt
+from .operators import _float_arg, _integer_power, cos, exp, log, select, sin, sqrt
 from .source import user_site
-from .types import Float
+from .types import Float, Int
 
 F32 = Float(32)
 
@@ -70,20 +70,27 @@ def _poly(x: Expr, coeffs) -> Expr:
     return p
 
 
+_ROUNDER = 12582912.0   # 1.5 * 2^23: x + it rounds x to an integer, held in the low mantissa bits
+
+
 def _sin_cos(x, quadrant_shift: int) -> Expr:
-    """sin(x + quadrant_shift * pi/2) of a float32, by quadrant (see the module docstring)."""
-    k = floor(x * const(_TWO_OVER_PI, F32) + const(0.5, F32))
+    """sin(x + quadrant_shift * pi/2) of a float32, by quadrant (see the module docstring). k = round(x 2/pi) by
+    adding 1.5 * 2^23 (no floor, and k's low bits are then the sum's low bits: a bitcast, defined for inf and nan
+    too, where a float-to-int conversion would be poison)."""
+    from .functions import reinterpret
+    kr = x * const(_TWO_OVER_PI, F32) + const(_ROUNDER, F32)
+    k = kr - const(_ROUNDER, F32)
     r = x
     for part in _PI_2:
         r = r - k * const(part, F32)
     r2 = r * r
+    r2 = select(r2 > 1.0, const(1.0, F32), r2)   # (|r| <= pi/4 unless x is huge: no inf - inf there)
     s = r + r * r2 * _poly(r2, _SIN)
     c = const(1.0, F32) - r2 * const(0.5, F32) + r2 * r2 * _poly(r2, _COS)
-    q = k + const(float(quadrant_shift), F32)
-    q = q - const(4.0, F32) * floor(q * const(0.25, F32))   # k mod 4, exact in float32 (|k| < 2^24)
-    v = select((q == 1.0) | (q == 3.0), c, s)
+    q = reinterpret(Int(32), kr) + quadrant_shift
+    v = select((q & 1) == 1, c, s)
+    v = reinterpret(F32, reinterpret(Int(32), v) ^ ((q & 2) << 30))   # negated in quadrants 2 and 3
     # beyond ~1e5 the reduction is inexact (Halide's gives -inf at 1e30, 6e21 at 1e10): at least stay in [-1, 1]
-    v = select(q >= 2.0, -v, v)
     one = const(1.0, F32)
     return select(v > one, one, select(v < -one, -one, v))   # (nan stays nan)
 

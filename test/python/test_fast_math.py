@@ -25,7 +25,7 @@ FAST = {
     "fast_cos": ([_uniform(-100, 100)], np.cos, None),
     "fast_exp": ([_uniform(-87, 88)], np.exp, 1.0),
     "fast_log": ([_log_uniform(-37, 38)], np.log, 1.0),
-    "fast_pow": ([_log_uniform(-3, 3), _uniform(-10, 10)], np.power, 64.0),   # y log x rounded: Halide 159
+    "fast_pow": ([_log_uniform(-3, 3), _uniform(-10, 10)], np.power, 128.0),   # y log x rounded: Halide 159
     "fast_inverse": ([_log_uniform(-37, 37, signed=True)], lambda v: 1 / v, 0.5),
     "fast_inverse_sqrt": ([_log_uniform(-37, 38)], lambda v: 1 / np.sqrt(v), 1.5),
 }
