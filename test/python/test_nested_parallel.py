@@ -165,3 +165,20 @@ def test_update_values():
 
 def test_producer_inside_values():
     run_both(producer_inside, [32, 23, 5])
+
+
+@pytest.mark.parametrize("threads,runtime", [("2", "openmp"), ("2", "async"), ("1", "openmp")])
+def test_runtimes_agree(threads, runtime, monkeypatch):
+    """The collapsed loops on both parallel runtimes (a multi-dimensional scf.parallel: OpenMP's collapsed
+    wsloop, async-parallel-for's blocks) and serially give the serial results, realize after realize."""
+    import numpy as np
+
+    import halide_mlir as hl
+    monkeypatch.setenv("HL_NUM_THREADS", "1")
+    want = [np.asarray(b(hl).realize(s)).copy() for b, s in ((conv, [32, 9, 7, 3]), (compute_at_inside, [50, 37, 3]))]
+    monkeypatch.setenv("HL_NUM_THREADS", threads)
+    monkeypatch.setenv("HALIDE_MLIR_PARALLEL_RUNTIME", runtime)
+    for (b, s), w in zip(((conv, [32, 9, 7, 3]), (compute_at_inside, [50, 37, 3])), want):
+        f = b(hl)
+        for _ in range(5):
+            np.testing.assert_array_equal(np.asarray(f.realize(s)), w)
