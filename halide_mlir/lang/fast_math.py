@@ -4,9 +4,11 @@ trading accuracy for speed.
 Each is built here from ordinary Exprs, so it vectorizes like arithmetic (no libm call per lane) and is at least as
 accurate as Halide's (test/python/test_math_functions.py measures both against numpy):
 
-* ``fast_exp``, ``fast_log``, ``fast_pow``: our ``exp``/``log`` are already inline vector polynomials
-  (codegen/math_approx.py, within 1 ulp) about as fast as Halide's fast ones, so they are used as they are;
-  ``fast_pow`` keeps Halide's rules (a constant integer exponent is repeated multiplication, ``x == 0`` gives 0).
+* ``fast_exp``, ``fast_log``: our ``exp``/``log`` are already inline vector polynomials (codegen/math_approx.py,
+  within 1 ulp) about as fast as Halide's fast ones, so they are used as they are.
+* ``fast_pow``: 2^(y log2 x) with short polynomials and exponent bits (its docstring), Halide's rules (a constant
+  integer exponent is repeated multiplication, ``x == 0`` gives 0): ``exp(log(x) * y)`` chained two 1-ulp
+  polynomials and ran 2.4x slower than Halide's.
 * ``fast_inverse``, ``fast_inverse_sqrt``: ``1 / x`` and ``1 / sqrt(x)``, correctly rounded (Halide's rcp/rsqrt
   estimates are good to ~2^-14); a vector division costs about what the estimate plus its refinement does.
 * ``fast_sin``, ``fast_cos``: x = k pi/2 + r with |r| <= pi/4 (Cody-Waite: pi/2 in three parts, exact for
@@ -45,12 +47,38 @@ def fast_log(x) -> Expr:
     return log(_only_f32("fast_log", x))
 
 
+# log2(1 + f) ~ f L(f) on [sqrt(1/2) - 1, sqrt(2) - 1] and 2^r ~ E(r) on [-1/2, 1/2], highest power first: fits made
+# for this file (relative least squares, reweighted toward minimax): 2e-7 absolute, 1.4e-7 relative
+_LOG2 = (-0.15255039930343628, 0.23604728281497955, -0.2476341724395752, 0.28679656982421875, -0.36030712723731995,
+         0.480934202671051, -0.7213518023490906, 1.442694902420044)
+_EXP2 = (0.0013312093215063214, 0.009673072025179863, 0.05550582706928253, 0.24022163450717926, 0.6931470632553101,
+         1.0)   # (the fit says 1.0000001: exactly 1 keeps x^0 = 1)
+
+
 def fast_pow(x, y) -> Expr:
-    """Halide's rules: an integer constant exponent is repeated multiplication; else float32, and 0 where x is 0."""
+    """Halide's rules: an integer constant exponent is repeated multiplication; else float32, 0 where x is 0, nonsense
+    (here nan) where x < 0. 2^(y log2 x): log2 from x's exponent bits and a polynomial in the mantissa (centred on
+    1), 2^t as 2^round(t) from bits times a polynomial in the rest; about 40 vector ops where exp(y log x) is 100
+    (measured 2.4x faster). The rounding of t = y log2 x is the error (|t| <= 128: up to ~50 ulp; Halide's 159);
+    results below 2^-126 are 0 (as Halide's), above float32's range inf; denormal x are approximated as Halide does
+    (nonsense too: there log2 is read from the bits as if normal)."""
+    from .functions import reinterpret
+    from .operators import max as _max
+    from .operators import min as _min
+    from .operators import round as _round
     if isinstance(y, int) or (isinstance(y, Expr) and y.kind == "const" and not y.type.is_float()):
         return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
     x, y = cast(F32, to_expr(x)), cast(F32, to_expr(y))
-    return select(x == 0.0, const(0.0, F32), exp(log(x) * y))
+    i32 = Int(32)
+    bits = reinterpret(i32, x)
+    e = (bits - 0x3F3504F3) >> 23                      # m = x / 2^e in [sqrt(1/2), sqrt(2))
+    f = reinterpret(F32, bits - (e << 23)) - const(1.0, F32)
+    t = y * (cast(F32, e) + f * _poly(f, _LOG2))
+    tc = _max(_min(t, const(128.0, F32)), const(-127.0, F32))   # 2^-127 -> bits 0 (0.0), 2^128 -> inf
+    k = _round(tc)
+    scale = reinterpret(F32, (cast(i32, k) + 127) << 23)
+    v = select(t == t, scale * _poly(tc - k, _EXP2), t)          # (t is nan: k would make a poison int)
+    return select(x > 0.0, v, select(x == 0.0, const(0.0, F32), const(float("nan"), F32)))
 
 
 def fast_inverse(x) -> Expr:

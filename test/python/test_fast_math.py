@@ -124,3 +124,15 @@ def test_float32_only(name):
         getattr(halide_mlir, name)(halide_mlir.f64(x))
     with pytest.raises(halide_mlir.HalideError, match=name):
         getattr(halide_mlir, name)(x)
+
+
+def test_pow_edges():
+    """fast_pow's own code (2^(y log2 x) from bits): x^0 = 1, 0^y = 0, x < 0 and nan give nan, beyond float32's range
+    inf, below 2^-126 0 (Halide's give 0 there too), inf^y by y's sign."""
+    x = np.array([4.0, 0.0, -2.0, np.nan, 2.0, 2.0, 2.0, 0.5, np.inf, np.inf, 3.0, 1e30] * 2, dtype=np.float32)
+    y = np.array([0.0, -2.0, 2.0, 1.0, np.nan, 200.0, -200.0, 300.0, 1.0, -1.0, 2.0, 1.5] * 2, dtype=np.float32)
+    got = realize(halide_mlir, "fast_pow", [x, y], True)
+    want = np.float32([1.0, 0.0, np.nan, np.nan, np.nan, np.inf, 0.0, 0.0, np.inf, 0.0, 9.0, np.inf] * 2)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6)
