@@ -5,7 +5,9 @@ slice of each viewed producer (see analysis/tiling.py for why).
 Each level extracts its tile from the tensor the enclosing level carries and puts the computed tile back
 (``scf.for`` iter_args + ``tensor.insert_slice``, or ``scf.forall`` shared_outs +
 ``tensor.parallel_insert_slice``), the standard tiled form that bufferization turns into in-place subviews.
-The loops carry ``hl.loop`` attributes so the transform script can fuse producers into them.
+The loops carry ``hl.loop`` attributes so the transform script can fuse producers into them. Nested parallel
+levels collapsed into one (analysis/tiling.py ``Level.collapsed``) are one multi-dimensional ``scf.forall``, named
+after its innermost loop.
 """
 from __future__ import annotations
 
