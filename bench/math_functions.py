@@ -8,8 +8,8 @@ preallocated 128-byte aligned output (bench/harness.py's ``_same_memory``), HL_N
 back-to-back realizes to last ~20 ms, best of the rounds. Inputs are drawn over each function's useful range
 (``RANGES``). The ulp columns are each implementation's largest error on those inputs against numpy evaluated in
 float64 (rounded: a correctly rounded float32 result is within 0.5 ulp of it); f64 rows are measured against
-numpy's own f64 result (libm), so they say "within n ulp of libm". A function halide_mlir does not have (``erf``,
-the ``fast_*`` variants) has Halide's time alone. ``--write`` puts the table into bench/RESULTS.md
+numpy's own f64 result (libm), so they say "within n ulp of libm" (erf's reference is Python's math.erf). A
+function halide_mlir does not have would have Halide's time alone. ``--write`` puts the table into bench/RESULTS.md
 (``<!-- begin math_functions -->``).
 """
 from __future__ import annotations
@@ -54,7 +54,7 @@ RANGES = {
     "sinh": (1, [_uniform(-88, 88)], np.sinh),
     "cosh": (1, [_uniform(-88, 88)], np.cosh),
     "tanh": (1, [_uniform(-10, 10)], np.tanh),
-    "erf": (1, [_uniform(-5, 5)], None),
+    "erf": (1, [_uniform(-5, 5)], np.frompyfunc(math.erf, 1, 1)),
     "sqrt": (1, [_log_uniform(-30, 30)], np.sqrt),
     "floor": (1, [_uniform(-1000, 1000)], np.floor),
     "ceil": (1, [_uniform(-1000, 1000)], np.ceil),
@@ -65,6 +65,8 @@ RANGES = {
     "fast_pow": (2, [_log_uniform(-3, 3), _uniform(-10, 10)], np.power),
     "fast_sin": (1, [_uniform(-100, 100)], np.sin),
     "fast_cos": (1, [_uniform(-100, 100)], np.cos),
+    "fast_inverse": (1, [_log_uniform(-30, 30, signed=True)], lambda v: 1 / v),
+    "fast_inverse_sqrt": (1, [_log_uniform(-30, 30)], lambda v: 1 / np.sqrt(v)),
 }
 F64 = ("exp", "log", "pow", "sin", "cos", "tan", "atan", "tanh")   # f64 rows (fast_* are f32 only in Halide)
 
@@ -109,7 +111,7 @@ def reference(name: str, arrays: list[np.ndarray]) -> np.ndarray | None:
     if fn is None:
         return None
     with np.errstate(all="ignore"):
-        return fn(*[a.astype(np.float64) for a in arrays])
+        return np.asarray(fn(*[a.astype(np.float64) for a in arrays]), dtype=np.float64)
 
 
 def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: float) -> dict:

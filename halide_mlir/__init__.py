@@ -16,6 +16,8 @@ from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, 
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
 from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
+from .lang.fast_math import (fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt, fast_log, fast_pow,
+                             fast_sin)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
@@ -36,7 +38,8 @@ from .autotune import autotune  # the function; `python -m halide_mlir.autotune`
 _ = Var("_")
 _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
-__all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
+__all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
+           "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
            "set_auto_vectorize", "TailStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",

@@ -157,19 +157,61 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
     return loops
 
 
-def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool) -> list[Loop]:
-    """Only the outermost parallel loop runs in parallel; parallel loops nested in it (in the same stage, or in
-    a producer computed inside it) run serially. OpenMP would run a nested parallel region on one thread
-    anyway (and fork per outer iteration); MLIR's async runtime blocks a worker on each nested parallel loop, and
-    with as many workers as cores nested loops deadlock."""
-    out = []
-    for l in loops:
+def serialize_nested_parallel(loops: list[Loop], inside_parallel: bool, at_loops=frozenset()) -> list[Loop]:
+    """Nested parallel loops of one stage, as Halide runs them (each in parallel): the outermost parallel loop
+    and the parallel loops directly inside it become ONE parallel loop over their collapsed iteration space
+    (a multi-dimensional ``scf.forall``, OpenMP's collapsed ``omp.wsloop``): conv_layer's ``parallel(co)``
+    of 2 iterations with ``parallel(n)``, ``parallel(y)`` inside is one loop of 2 * n * y. Such a group is
+    the run of adjacent parallel loops from the outermost one, over distinct dims, ending at a loop some
+    producer is computed or stored at (``at_loops``: the producer runs once per iteration of that loop, so
+    the loops inside it can't join the outer ones). Every other nested parallel loop (after a serial loop,
+    or in a producer computed inside a parallel loop) runs serially: a nested ``omp.parallel`` runs on one
+    thread anyway (and forks per outer iteration), and MLIR's async runtime blocks a worker on each nested
+    parallel loop (with as many workers as cores, nested loops deadlock). Adjacent parallel loops of the
+    result are one group (loop_schedule.py and tiling.py collapse them)."""
+    out: list[Loop] = []
+    group_open, group_dims = False, set()
+    for i, l in enumerate(loops):
         if l.kind == LoopKind.PARALLEL:
-            if inside_parallel:
+            dims = {d for d, _ in l.parts}
+            if inside_parallel and not (group_open and _collapsible(loops, i, group_dims)):
                 l = replace(l, kind=LoopKind.SERIAL)
+                group_open = False
+            else:
+                group_dims |= dims
+                group_open = l.name not in at_loops
             inside_parallel = True
+        else:
+            group_open = False
         out.append(l)
     return out
+
+
+def _collapsible(loops: list[Loop], i: int, group_dims: set) -> bool:
+    """Can ``loops[i]`` join the parallel loops just outside it in one forall? Its dims must be new to the
+    group, no loop outside it may be finer along them (it would not be materialized: its tile is one
+    iteration, loop_schedule.py), and it must not be a lane of a vectorized loop (finer than it)."""
+    l = loops[i]
+    for d, s in l.parts:
+        if d in group_dims or any(dd == d and ss < s for m in loops[:i] for dd, ss in m.parts):
+            return False
+        if any(m.kind == LoopKind.VECTORIZED and any(dd == d and ss > s for dd, ss in m.parts) for m in loops):
+            return False
+    return True
+
+
+def parallel_groups(loops: list[Loop]) -> list[tuple[int, int]]:
+    """(first, last) indices of each run of adjacent parallel loops in ``loops`` (after
+    serialize_nested_parallel: the loops that run as one collapsed parallel loop)."""
+    groups: list[tuple[int, int]] = []
+    for i, l in enumerate(loops):
+        if l.kind != LoopKind.PARALLEL:
+            continue
+        if groups and groups[-1][1] == i - 1:
+            groups[-1] = (groups[-1][0], i)
+        else:
+            groups.append((i, i))
+    return groups
 
 
 def update_loops(stage: Stage, u: Update, extents: Sequence[int] | None = None,

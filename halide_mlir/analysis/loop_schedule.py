@@ -16,7 +16,7 @@ import math
 import warnings
 from dataclasses import dataclass
 
-from ..error import HalideError, ParallelAsLanesWarning
+from ..error import HalideError, InternalError, ParallelAsLanesWarning
 from ..lang.func import MAX_UNROLL
 from ..lang.schedule import DirectiveKind, LoopKind
 from .loop_nest import MAX_VECTOR_LANES, Loop, covered_extents, vector_block
@@ -38,6 +38,8 @@ class TiledLoop:
     also: tuple               # loops that are not materialized (vector lanes) whose producers are computed here
     trip: int                 # iterations in one computation (what an unroll unrolls)
     unroll_what: str          # an unrolled loop, for messages: where the schedule asks for it, the Func, the loop
+    collapsed: tuple = ()     # parallel loops just outside this one that run in its forall (one parallel loop
+    #                           over their collapsed iteration space; loop_nest.py serialize_nested_parallel)
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,18 @@ def loop_schedule(name: str, loops: list[Loop], extents: Sequence[int], directiv
         for dim, stride in l.parts:
             sizes[n - 1 - dim] = stride
             tile[dim] = min(tile[dim], stride)
+        prev = tiled[-1] if tiled else None
+        if l.kind == LoopKind.PARALLEL and prev is not None and prev.loop.kind == LoopKind.PARALLEL \
+                and prev.tile_sizes is not None and not prev.also \
+                and not any(a and b for a, b in zip(prev.tile_sizes, sizes)):
+            # nested parallel loops: one tile_using_forall over both (a multi-dimensional scf.forall)
+            merged = tuple(a or b for a, b in zip(prev.tile_sizes, sizes))
+            tiled[-1] = TiledLoop(l, merged, None, also, prev.trip * trip, "", prev.collapsed + (prev.loop,))
+            continue
+        if l.kind == LoopKind.PARALLEL and any(t.loop.kind == LoopKind.PARALLEL and t.tile_sizes for t in tiled):
+            raise InternalError(f"Func '{name}': parallel loop '{l.name}' is nested in another one it can't be "
+                                f"collapsed with (loop_nest.py serialize_nested_parallel should have made it serial)",
+                                stage="plan")
         # a fused loop tiles several dims at once; tile_using_for nests them in dimension order
         wanted = [n - 1 - dim for dim, _ in l.parts]
         interchange = None

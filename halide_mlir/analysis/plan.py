@@ -6,8 +6,8 @@ loops depend on its consumer's: the tile it is computed in, whether it is inside
 - its unique name in the generated IR and its index in realization order;
 - where it is computed (placement.py's level, the only one codegen reads) and stored;
 - its effective directives: the user's, plus auto-vectorization (vectorize.py), plus an implicit parallel
-  loop where Halide's schedule would run it inside one; and its loops after them, nested parallel loops
-  made serial (only the outermost runs in parallel);
+  loop where Halide's schedule would run it inside one; and its loops after them, adjacent nested parallel loops
+  collapsed into one, other nested ones made serial;
 - the extents its loops run over (its region, or one tile of it when a consumer's payload loops compute
   it), the iterations of each loop in one computation (what an unroll unrolls);
 - its tile plan (tiling.py: the loops the payload spells out for compute_at), the pieces a boundary
@@ -71,7 +71,7 @@ class StagePlan:
     extents: tuple            # what its pure definition's loops run over: the region, or one tile of it
     per_computation: tuple    # what one computation of it covers (a tile when computed at a loop)
     directives: list          # effective: the user's + auto-vectorization + implicit parallel
-    loops: list[Loop]         # after the directives, nested parallel loops made serial
+    loops: list[Loop]         # after the directives, nested parallel loops collapsed or made serial
     trips: dict               # loop name -> iterations in one computation (inside the tile plan's loops)
     inside_parallel: bool     # computed inside a parallel loop of a consumer
     tile: TilePlan | None     # the consumer loops the payload spells out (tiling.py), or None
@@ -162,13 +162,14 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
     directives = list(stage.directives)
     inside = _parallel_at(level, plans)
-    loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+    at_loops = _levels_in(p.stages, stage)
+    loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
     lanes = _consumer_lanes(stage, plans)
     auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[func], func.output_types(), stage.vars,
-                                          computed_here=_levels_in(p.stages, stage), lanes=lanes)
+                                          computed_here=at_loops, lanes=lanes)
     if auto:
         directives = [*directives, *auto.directives()]
-        loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside)
+        loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
     implicit = _implicit_parallel(stage, loops, plans)
     if implicit is not None:
         directives = [*directives, implicit]

@@ -55,6 +55,7 @@ class Level:
     trip: int          # iterations of this loop
     parent_size: int   # elements of the loop's dimension covered by one iteration of the enclosing level
     size: int          # elements covered by one iteration of this loop (static, ShiftInwards)
+    collapsed: bool = False  # runs in one scf.forall with the next level (nested parallel loops, loop_nest.py)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class TilePlan:
     viewed: set            # the producer Funcs read through one slice per level and fused by the script
     spans: dict            # Func -> Span per dim of its tile, for computed and viewed producers
     tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
-    loops: list            # all the consumer's loops (nested parallel loops made serial)
+    loops: list            # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict           # Func -> Slide, for the computed producers with a sliding window
     gpu: object = None     # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
 
@@ -200,8 +201,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         else:
             viewed.add(prod.func)
     region = bounded.region(stage.func)
+    at_loops = {lv.var for s in p.stages for lv in (s.compute, s.func.schedule().store)
+                if lv is not None and lv.at_loop() and lv.func is stage.func}
     loops = serialize_nested_parallel(
-        stage_loops(stage.name, stage.vars, region.extents, stage.directives), False)
+        stage_loops(stage.name, stage.vars, region.extents, stage.directives), False, at_loops)
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
@@ -210,10 +213,11 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         return None  # (the loops finer than a vectorized one become its lanes: codegen/transform.py)
     sizes = list(region.extents)
     levels = []
-    for l in loops[:depth + 1]:
+    for i, l in enumerate(loops[:depth + 1]):
         parent = sizes[l.dim]
         size = min(l.stride, parent)
-        levels.append(Level(l, -(-parent // l.stride), parent, size))
+        collapsed = l.kind == LoopKind.PARALLEL and i < depth and loops[i + 1].kind == LoopKind.PARALLEL
+        levels.append(Level(l, -(-parent // l.stride), parent, size, collapsed))
         sizes[l.dim] = size
     at = {}
     for prod in producers:

@@ -5,13 +5,16 @@ slice of each viewed producer (see analysis/tiling.py for why).
 Each level extracts its tile from the tensor the enclosing level carries and puts the computed tile back
 (``scf.for`` iter_args + ``tensor.insert_slice``, or ``scf.forall`` shared_outs +
 ``tensor.parallel_insert_slice``), the standard tiled form that bufferization turns into in-place subviews.
-The loops carry ``hl.loop`` attributes so the transform script can fuse producers into them.
+The loops carry ``hl.loop`` attributes so the transform script can fuse producers into them. Nested parallel
+levels collapsed into one (analysis/tiling.py ``Level.collapsed``) are one multi-dimensional ``scf.forall``, named
+after its innermost loop.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..analysis.plan import StagePlan
+from ..error import InternalError
 from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, tensor_type
 
@@ -60,6 +63,7 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
     sizes = list(region.extents)
     views: dict = {}
     closers = []
+    group = None  # an open collapsed forall (nested parallel levels): [ivs left, parent sizes, offsets]
     for li, lev in enumerate(plan.levels):
         l, d = lev.loop, lev.loop.dim
         iv, res = pb.fresh("iv"), pb.fresh("t")
@@ -69,10 +73,18 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         for prod in slid:  # a warm-up reads the warm-ups of the windows it reads
             windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
             warm_views[prod.func] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
-        if l.kind == LoopKind.PARALLEL:
+        if l.kind == LoopKind.PARALLEL and group is not None:
+            iv = group[0].pop(0)  # an inner loop of the collapsed forall
+        elif l.kind == LoopKind.PARALLEL:
+            # this level and the collapsed ones after it: one forall over their iteration spaces
+            members = [lev]
+            while members[-1].collapsed:
+                members.append(plan.levels[li + len(members)])
+            ivs = [iv] + [pb.fresh("iv") for _ in members[1:]]
             inner = pb.fresh("so")
-            lines.append(f"{res} = scf.forall ({iv}) in ({lev.trip}) shared_outs({inner} = {carried}) -> "
-                         f"({ttype(sizes)}) {{")
+            lines.append(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(str(m.trip) for m in members)}) "
+                         f"shared_outs({inner} = {carried}) -> ({ttype(sizes)}) {{")
+            group = [ivs[1:], list(sizes), [0] * n, res, inner]
         else:
             inner = pb.fresh("acc")
             buffers = [pb.fresh("buf") for _ in slid]
@@ -95,6 +107,15 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         parent_sizes = list(sizes)
         sizes = list(sizes)
         sizes[d] = lev.size
+        if group is not None:
+            group[2][d] = rel[d]
+            if lev.collapsed:
+                if plan.producers.get(li):
+                    raise InternalError(f"Func '{name}': a producer is computed at loop '{l.name}', which is "
+                                        f"collapsed with the parallel loop inside it", stage="payload")
+                continue
+            _, parent_sizes, rel, res, inner = group
+            group = None
         tile = pb.fresh("tile")
         lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
                      f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")

@@ -313,8 +313,9 @@ def build_transform(plan: PipelinePlan) -> str:
             # innermost level first: a producer computed at an outer loop may be read only by producers
             # fused deeper in, whose copies must be in place before it can be fused
             unrolled = []
-            handles = [sb.match_loop(stage.name, lev.loop) for lev in stage.tile.levels]
-            for lev, handle in reversed(list(zip(stage.tile.levels, handles))):
+            levels = [lev for lev in stage.tile.levels if not lev.collapsed]  # (in the forall of the next one)
+            handles = [sb.match_loop(stage.name, lev.loop) for lev in levels]
+            for lev, handle in reversed(list(zip(levels, handles))):
                 loop = fuse_at(lev.loop.name, handle, stage.tile.viewed)
                 if lev.loop.kind == LoopKind.UNROLLED:
                     unrolled.append((loop, lev.trip, unroll_what(stage.name, lev.loop, stage.directives)))
