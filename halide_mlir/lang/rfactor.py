@@ -181,7 +181,7 @@ def rfactor(stage, preserved) -> "object":
             return pres_names[name]._as_expr()
         return intm_dom[intm_names.index(name)]._as_expr()
 
-    value_of = {}
+    value_of, raw = {}, {}
     for j, r in enumerate(rvars):
         mine = sorted([l for l in rv_loops if l.dim == j], key=lambda l: -l.stride)
         if len(mine) == 1 and mine[0].stride == 1:
@@ -191,6 +191,10 @@ def rfactor(stage, preserved) -> "object":
         for l in mine:
             term = loop_expr(l.name)
             e = binary("add", e, term if l.stride == 1 else binary("mul", term, l.stride))
+        raw[r.name()] = e
+        if j in guards:  # Halide's promise_clamped: bounds inference sees the RDom's range, not the loops'
+            hi = binary("sub", binary("add", to_expr(r.min()), to_expr(r.extent())), 1)
+            e = Expr("max", e.type, (Expr("min", e.type, (e, hi)), to_expr(r.min())))
         value_of[r.name()] = e
     intm = Func(f"{func.name()}_intm")
     pv_exprs = tuple(v._as_expr() for v in pres_vars)
@@ -208,7 +212,7 @@ def rfactor(stage, preserved) -> "object":
 
     preds = [to_intm(p) for p in d.predicates()]
     for j in guards:
-        preds.append(binary("lt", binary("sub", value_of[rvars[j].name()], to_expr(rvars[j].min())),
+        preds.append(binary("lt", binary("sub", raw[rvars[j].name()], to_expr(rvars[j].min())),
                             to_expr(rvars[j].extent())))
     types = func.output_types()
     identities = tuple(p.identity(t) for p, t in zip(patterns, types))
