@@ -375,7 +375,12 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         v = em.to_storage(em.emit(patterns[0].other), t)
         inner.append(f"{pb.fresh('old')} = memref.atomic_rmw {_rmw_kind(patterns[0].op, t)} {v}, "
                      f"{mems[0]}[{where}] : ({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
-    else:  # any other update (override_associativity_test, a constant store): a compare-and-swap loop
+    elif not any(n.kind == "call" and n.value is func for n in walk(u.values[0])):  # a store of its own value
+        t = types[0]
+        v = em.to_storage(em.emit(u.values[0]), t)
+        inner.append(f"{pb.fresh('old')} = memref.atomic_rmw assign {v}, {mems[0]}[{where}] : "
+                     f"({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
+    else:  # any other update (override_associativity_test, a mul): a compare-and-swap loop
         t = types[0]
         cur = pb.fresh("cur")
         region_lines: list[str] = []
