@@ -239,8 +239,8 @@ def emit_loops(pb, stage, up, current: list) -> list:
         acc = its
 
     body: list[str] = []
-    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda e: pb.emit_extract(
-        em, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
+    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda em_, e: pb.emit_extract(
+        em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
     if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
@@ -286,7 +286,7 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
             lo = span[dim][0]
             return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
         if e.value is func:
-            return self_read(e)
+            return self_read(em, e)
         return pb.emit_extract(em, e)
 
     em = BodyEmitter(body, pb.fresh, loc, leaf)
@@ -359,7 +359,7 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         return em.from_storage(v, e.type)
 
     body: list[str] = []
-    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda e: load(em, e), func)
+    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, load, func)
     inner: list[str] = []
     if cond is not None:
         body.append(f"scf.if {cond} {{")

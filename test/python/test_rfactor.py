@@ -87,7 +87,7 @@ def test_histogram_tiles(shape):            # lesson 18's tiled form: two split 
 def test_max_rows_at_consumer():             # an associative max, the intermediate computed at its consumer
     def build(hl):
         inp = hl.Buffer(IMG, "input")
-        x, y, u = hl.Var("x"), hl.Var("y"), hl.Var("u")
+        y, u = hl.Var("y"), hl.Var("u")
         m = hl.Func("mx")
         m[y] = hl.u8(0)
         r = hl.RDom([(0, IMG.shape[1])])
