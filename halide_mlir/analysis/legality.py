@@ -25,11 +25,17 @@ def _check_update_loops(stage, u) -> None:
     depend on each other through the Func's value. (RVar loops are the first dims: r.x, r.y, ...)"""
     for l in update_loops(stage, u):
         if l.kind in (LoopKind.PARALLEL, LoopKind.VECTORIZED) and any(dim < len(u.rvars) for dim, _ in l.parts):
+            if u.schedule.atomic:  # atomic(): checked when scheduled (lang/rfactor.py check_atomic)
+                if len(u.values) > 1:
+                    raise HalideError(f"In schedule for {stage.name}.update({u.index}): atomic() on a Tuple-valued "
+                                      f"update is not supported by halide_mlir yet (Halide locks a mutex there)")
+                continue
             verb = "parallelize" if l.kind == LoopKind.PARALLEL else "vectorize"
             site = next((d.site for d in u.schedule.directives if d.args and d.args[0] == l.name), None)
             raise HalideError(f"In schedule for {stage.name}.update({u.index}){f' (at {site})' if site else ''}: "
                               f"can't {verb} loop '{l.name}' over the reduction domain: its iterations may "
-                              f"depend on each other through the Func's value (Halide refuses this too)")
+                              f"depend on each other through the Func's value (Halide refuses this too; atomic() "
+                              f"allows it for an associative update)")
 
 
 def check_schedules(pipeline: Pipeline) -> None:

@@ -199,8 +199,10 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
 def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, per_computation, inside: bool,
                  auto_vector: bool, lanes: int | None = None) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
-    if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py)
-        return UpdatePlan(u, uname, False, [], list(u.schedule.directives), [], {}, False)
+    if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
+        uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
+        loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
+        return UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)

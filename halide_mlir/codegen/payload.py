@@ -101,7 +101,7 @@ class PayloadBuilder:
         self.min_of[func] = region.mins
         for u in plan.updates:
             emit = emit_reduction if u.reduction else emit_loops
-            self.tensor_of[func] = emit(self, stage, u.update, self.tensor_of[func])
+            self.tensor_of[func] = emit(self, stage, u.update if u.reduction else u, self.tensor_of[func])
 
     def emit_pieces(self, index: int, stage, region, pieces) -> list:
         """One generic per piece of the region (``partition``), each over its own body simplified for that

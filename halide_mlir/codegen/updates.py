@@ -15,10 +15,11 @@ import warnings
 
 from ..analysis.affine import affine_form
 from ..error import SerialUpdateWarning
-from ..lang.schedule import DirectiveKind
+from ..lang.schedule import LoopKind
+from ..lang.types import Int
 from ..lang.traversal import walk
 from .body import BodyEmitter
-from .mlir_text import affine_map, mlir_string, out_block_arg, storage, tensor_type
+from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type
 
 
 def _plain_dims(map_text: str) -> list[int]:
@@ -167,26 +168,53 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                          out_types, attrs, body_lines, results, loc)
 
 
-def emit_loops(pb, stage, u, current: list) -> list:
-    """Explicit sequential loops for scatters and scans (see the module docstring for why)."""
+def _loop_nest(stage, up, region, rvar_range):
+    """The update's loops as the plan orders them (outermost first), each (name, iterations, kind, dim, stride),
+    a dim being an RVar (its index) or a pure Var of the LHS (``n_rvars + d``); per dim its (min, extent) and
+    whether the loops overshoot it (a split that does not divide: Halide's guard)."""
+    u = up.update
+    n_r = len(u.rvars)
+    lhs = {d for d, a in enumerate(u.args) if a.kind == "var" and a.value.name() == stage.vars[d]}
+    span = {i: rvar_range(r) for i, r in enumerate(u.rvars)}
+    span.update({n_r + d: (region.mins[d], region.extents[d]) for d in lhs})
+    loops = up.loops
+    if any(len(l.parts) > 1 for l in loops):  # a fuse()d loop: Halide's default order (same values)
+        loops = []
+    if not loops:
+        from ..analysis.loop_nest import Loop
+        loops = [Loop(stage.vars[d], stage.vars[d], ((n_r + d, 1),), region.extents[d]) for d in sorted(lhs)[::-1]]
+        loops += [Loop(r.name(), r.name(), ((i, 1),), span[i][1]) for i, r in reversed(list(enumerate(u.rvars)))]
+    nest = [(l.name, l.extent, l.kind, l.dim, l.stride) for l in loops if l.dim in span]
+    over = {dim for dim in span if sum((e - 1) * st for _, e, _, d, st in nest if d == dim) >= span[dim][1]}
+    return nest, span, over
+
+
+def emit_loops(pb, stage, up, current: list) -> list:
+    """Explicit loops for scatters and scans (see the module docstring for why), in the schedule's order.
+    Serial: ``scf.for`` carrying the tensors. With a parallel loop: the loops store into the Func's buffer
+    (a copy of it), the parallel one an ``scf.forall``; over a pure Var its iterations write
+    disjoint slices (Halide's update rule), over an RVar (``atomic()``) each store is an atomic
+    read-modify-write."""
     b = pb.b
+    u = up.update
     func = stage.func
     region = b.region(func)
-    if any(d.kind in (DirectiveKind.VECTORIZE, DirectiveKind.PARALLEL, DirectiveKind.UNROLL)
-           for d in u.schedule.directives):
-        # the schedule is legal (analysis/legality.py checked it) and the loops below compute the same values
-        # serially; say so rather than let a vectorize/parallel request silently do nothing
-        warnings.warn(f"{u.schedule.directives[0].site}: update {u.index} of Func '{stage.name}' writes "
-                      f"data-dependent or shifted coordinates (a scatter, a scan or a fixed row), so it runs as "
-                      f"serial scalar loops; its vectorize/parallel/unroll schedule is not applied yet",
-                      SerialUpdateWarning, stacklevel=2)
+    nest, span, over = _loop_nest(stage, up, region, b.rvar_range)
+    lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in (LoopKind.VECTORIZED, LoopKind.UNROLLED)]
+    if lanes:
+        # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
+        site = next((d.site for d in u.schedule.directives if d.args and d.args[0] == lanes[0][0]), None)
+        warnings.warn(f"{site}: update {u.index} of Func '{stage.name}' writes data-dependent or shifted "
+                      f"coordinates (a scatter, a scan or a fixed row), so its {lanes[0][1]} loop "
+                      f"'{lanes[0][0]}' runs as a serial scalar loop", SerialUpdateWarning, stacklevel=2)
+    par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
+    n_r = len(u.rvars)
+    dim_of = {r.name(): i for i, r in enumerate(u.rvars)} | {v: n_r + d for d, v in enumerate(stage.vars)}
+    if par is not None:
+        return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of)
     ttypes = [tensor_type(tuple(reversed(region.extents)), t) for t in func.output_types()]
     m = len(ttypes)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
-    lhs_vars = [(d, a.value.name()) for d, a in enumerate(u.args) if a.kind == "var"]
-    # Halide's default order: pure Vars outermost (highest dimension first), then RVars with r.x innermost
-    loops = [(name, region.mins[d], region.extents[d]) for d, name in reversed(lhs_vars)]
-    loops += [(r.name(), *b.rvar_range(r)) for r in reversed(u.rvars)]
     types_txt = ", ".join(ttypes)
 
     def results_of(name: str) -> list:
@@ -197,45 +225,23 @@ def emit_loops(pb, stage, u, current: list) -> list:
     lines.append(f"{c0} = arith.constant 0 : index {loc}")
     lines.append(f"{c1} = arith.constant 1 : index {loc}")
     acc = list(current)
-    values: dict = {}
+    ivs: dict = {}
     results = []
-    for name, lo, ext in loops:
+    for name, ext, _, _, _ in nest:
         iv, res, ub = pb.fresh("iv"), pb.fresh("t"), pb.fresh("c")
         its = [pb.fresh("acc") for _ in range(m)]
         lines.append(f"{ub} = arith.constant {ext} : index {loc}")
         carried = ", ".join(f"{it} = {a}" for it, a in zip(its, acc))
         lines.append(f"{res}{f':{m}' if m > 1 else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
                      f"iter_args({carried}) -> ({types_txt}) {{")
-        values[name] = (iv, lo)
+        ivs[name] = iv
         results.append(res)
         acc = its
 
     body: list[str] = []
-    ivs: dict = {}
-
-    def leaf(e) -> str:
-        if e.kind == "param":
-            return pb.param_value(em, e)
-        if e.kind in ("var", "rvar"):
-            name = e.value.name()
-            if name not in ivs:
-                iv, lo = values[name]
-                v = em.op(f"arith.index_cast {iv} : index to i32", "x")
-                if lo:
-                    v = em.op(f"arith.addi {v}, {em.const(lo, e.type)} : i32", "x")
-                ivs[name] = v
-            return ivs[name]
-        if e.value is func:
-            return pb.emit_extract(em, e, tensor=acc[e.index], mins=region.mins,
-                                   shape=tuple(reversed(region.extents)))
-        return pb.emit_extract(em, e)
-
-    em = BodyEmitter(body, pb.fresh, loc, leaf)
-    cond = None
-    for p in u.predicates:
-        c = em.emit(p)
-        cond = c if cond is None else em.op(f"arith.andi {cond}, {c} : i1")
-    if cond is not None:  # RDom.where: the update is not evaluated at all where the predicate is false
+    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda em_, e: pb.emit_extract(
+        em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
+    if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
         updated = _insert(pb, em, u, acc, region, ttypes, loc)
@@ -252,6 +258,161 @@ def emit_loops(pb, stage, u, current: list) -> list:
         lines.append(f"}} {loc}")
         new = results_of(res)
     return new
+
+
+def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, func):
+    """The emitter of the loop body (each dim's coordinate: its min plus sum(iv * stride) of its loops) and
+    the condition under which the update runs there (RDom.where, split guards), or None."""
+    coords: dict = {}
+
+    def coord(dim) -> str:
+        if dim not in coords:
+            v = None
+            for name, _, _, d, st in nest:
+                if d != dim:
+                    continue
+                t = em.op(f"arith.index_cast {ivs[name]} : index to i32", "x")
+                if st != 1:
+                    t = em.op(f"arith.muli {t}, {em.const(st, Int(32))} : i32", "x")
+                v = t if v is None else em.op(f"arith.addi {v}, {t} : i32", "x")
+            coords[dim] = v
+        return coords[dim]
+
+    def leaf(e) -> str:
+        if e.kind == "param":
+            return pb.param_value(em, e)
+        if e.kind in ("var", "rvar"):
+            dim = dim_of[e.value.name()]
+            lo = span[dim][0]
+            return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
+        if e.value is func:
+            return self_read(em, e)
+        return pb.emit_extract(em, e)
+
+    em = BodyEmitter(body, pb.fresh, loc, leaf)
+    conds = [em.op(f"arith.cmpi slt, {coord(dim)}, {em.const(span[dim][1], Int(32))} : i32") for dim in sorted(over)]
+    conds += [em.emit(p) for p in u.predicates]
+    cond = None
+    for c in conds:
+        cond = c if cond is None else em.op(f"arith.andi {cond}, {c} : i1")
+    return em, cond
+
+
+# memref.atomic_rmw kinds LLVM has an atomicrmw for; other ops are a generic_atomic_rmw (a compare-and-swap loop)
+_RMW = {("add", "i"): "addi", ("add", "f"): "addf", ("max", "s"): "maxs", ("max", "u"): "maxu",
+        ("min", "s"): "mins", ("min", "u"): "minu", ("or", "b"): "ori", ("and", "b"): "andi"}
+
+
+def _rmw_kind(op: str, t) -> str | None:
+    if t.is_bool():
+        return _RMW.get((op, "b"))
+    if t.is_float():
+        return _RMW.get((op, "f"))
+    return _RMW.get((op, "i")) or _RMW.get((op, "u" if t.is_uint() else "s"))
+
+
+def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of) -> list:
+    """The loops of an update with a parallel loop, storing into the Func's buffers (see emit_loops)."""
+    from ..lang.rfactor import prove_associativity, same_expr
+    func = stage.func
+    shape = tuple(reversed(region.extents))
+    types = func.output_types()
+    loc = u.site.mlir_loc() if u.site else "loc(unknown)"
+    atomic = nest[par][3] < len(u.rvars)   # iterations of an RVar loop may hit the same point
+    lines = pb.lines
+    mems = []
+    for t, cur in zip(types, current):
+        # a buffer of its own, not to_buffer of the tensor: canonicalization folds to_tensor(to_buffer(t)) into t,
+        # which would drop the stores (one copy of the Func per update)
+        mem = pb.fresh("mem")
+        lines.append(f"{mem} = memref.alloc() {{alignment = 64 : i64}} : {memref_type(shape, t)} {loc}")
+        lines.append(f"bufferization.materialize_in_destination {cur} in restrict writable {mem} : "
+                     f"({tensor_type(shape, t)}, {memref_type(shape, t)}) -> () {loc}")
+        mems.append(mem)
+    c0, c1 = pb.fresh("c"), pb.fresh("c")
+    lines.append(f"{c0} = arith.constant 0 : index {loc}")
+    lines.append(f"{c1} = arith.constant 1 : index {loc}")
+    ivs: dict = {}
+    for i, (name, ext, _, _, _) in enumerate(nest):
+        iv = pb.fresh("iv")
+        if i == par:
+            lines.append(f"scf.forall ({iv}) in ({ext}) {{")
+        else:
+            ub = pb.fresh("c")
+            lines.append(f"{ub} = arith.constant {ext} : index {loc}")
+            lines.append(f"scf.for {iv} = {c0} to {ub} step {c1} {{")
+        ivs[name] = iv
+
+    def index_of(em, args) -> list:
+        m = len(args)
+        idx = [None] * m
+        for j, a in enumerate(args):
+            v = em.emit(a)
+            if region.mins[j]:
+                v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
+            idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
+        return idx
+
+    def load(em, e) -> str:
+        idx = index_of(em, e.args)
+        v = em.op(f"memref.load {mems[e.index]}[{', '.join(idx)}] : {memref_type(shape, e.type)}", "g")
+        return em.from_storage(v, e.type)
+
+    body: list[str] = []
+    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, load, func)
+    inner: list[str] = []
+    if cond is not None:
+        body.append(f"scf.if {cond} {{")
+    idx = index_of(em, u.args)
+    where = ", ".join(idx)
+    patterns = prove_associativity(func, u) if atomic else None
+    if not atomic:
+        values = [em.to_storage(em.emit(v), v.type) for v in u.values]  # all read before any is stored
+        for v, mem, t in zip(values, mems, types):
+            inner.append(f"memref.store {v}, {mem}[{where}] : {memref_type(shape, t)} {loc}")
+    elif patterns is not None and _rmw_kind(patterns[0].op, types[0]):
+        t = types[0]
+        v = em.to_storage(em.emit(patterns[0].other), t)
+        inner.append(f"{pb.fresh('old')} = memref.atomic_rmw {_rmw_kind(patterns[0].op, t)} {v}, "
+                     f"{mems[0]}[{where}] : ({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
+    elif not any(n.kind == "call" and n.value is func for n in walk(u.values[0])):  # a store of its own value
+        t = types[0]
+        v = em.to_storage(em.emit(u.values[0]), t)
+        inner.append(f"{pb.fresh('old')} = memref.atomic_rmw assign {v}, {mems[0]}[{where}] : "
+                     f"({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
+    else:  # any other update (override_associativity_test, a mul): a compare-and-swap loop
+        t = types[0]
+        cur = pb.fresh("cur")
+        region_lines: list[str] = []
+
+        def rleaf(e) -> str:
+            if e.kind == "call" and e.value is func:  # the point being updated is the loop's argument
+                same = all(same_expr(a, b) for a, b in zip(e.args, u.args))
+                return rem.from_storage(cur, t) if same else load(rem, e)
+            if e.kind in ("var", "rvar", "param"):
+                return em.emit(e)   # (defined outside the region, in the loop body)
+            return pb.emit_extract(rem, e)
+        rem = BodyEmitter(region_lines, pb.fresh, loc, rleaf)
+        new = rem.to_storage(rem.emit(u.values[0]), t)
+        res = pb.fresh("old")
+        inner.append(f"{res} = memref.generic_atomic_rmw {mems[0]}[{where}] : {memref_type(shape, t)} {{")
+        inner.append(f"^bb0({cur}: {storage(t)}):")
+        inner.extend(region_lines)
+        inner.append(f"memref.atomic_yield {new} : {storage(t)} {loc}")
+        inner.append(f"}} {loc}")
+    body.extend(inner)
+    if cond is not None:
+        body.append(f"}} {loc}")
+    lines.extend(body)
+    for _ in nest:
+        lines.append(f"}} {loc}")
+    out = []
+    for t, mem in zip(types, mems):
+        name = pb.fresh("t")
+        lines.append(f"{name} = bufferization.to_tensor {mem} restrict writable : {memref_type(shape, t)} to "
+                     f"{tensor_type(shape, t)} {loc}")
+        out.append(name)
+    return out
 
 
 def _insert(pb, em, u, acc: list, region, ttypes: list, loc) -> list:

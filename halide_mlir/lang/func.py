@@ -456,6 +456,7 @@ class Func(GpuScheduleMixin):
         return self._directive(DirectiveKind.REORDER, *[_var_name(v) for v in vars_])
 
     def vectorize(self, var, factor=None, tail=None) -> "Func":
+        self._check_atomic(var)
         if factor is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
@@ -473,10 +474,27 @@ class Func(GpuScheduleMixin):
         return self._directive(DirectiveKind.UNROLL, _var_name(var))
 
     def parallel(self, var, task_size=None, tail=None) -> "Func":
+        self._check_atomic(var)
         if task_size is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, task_size, tail)
         return self._directive(DirectiveKind.PARALLEL, _var_name(var))
+
+    def atomic(self, override_associativity_test: bool = False) -> "Func":
+        """Halide's atomic(): this stage's RVar loops may run in parallel or as vector lanes, each update of the
+        Func's value an atomic read-modify-write (codegen/updates.py)."""
+        s = self._stage_schedule()
+        s.atomic, s.atomic_override = True, bool(override_associativity_test)
+        touch()
+        return self
+
+    def _check_atomic(self, var) -> None:
+        """Halide refuses an atomic parallel or vector RVar loop of an update it can't prove associative and
+        commutative (unless override_associativity_test)."""
+        s = self._stage_schedule()
+        if isinstance(self, Stage) and self._index >= 0 and s.atomic and not s.atomic_override:
+            from .rfactor import check_atomic
+            check_atomic(self, _var_name(var))
 
     def serial(self, var) -> "Func":
         return self._directive(DirectiveKind.SERIAL, _var_name(var))
@@ -702,6 +720,19 @@ class Stage(Func):
         self._update_schedule.unscheduled = True
         touch()
         return self
+
+    def rfactor(self, *args) -> Func:
+        """``rfactor(rv, v)`` or ``rfactor([(rv, v), ...])``: the intermediate Func ``f_intm`` of this reduction
+        over the factored RVars made pure Vars; this update becomes its merge (lang/rfactor.py)."""
+        from .rfactor import rfactor
+        if len(args) == 2:
+            pairs = [tuple(args)]
+        elif len(args) == 1 and isinstance(args[0], (list, tuple)) and \
+                all(isinstance(p, (list, tuple)) and len(p) == 2 for p in args[0]):
+            pairs = [tuple(p) for p in args[0]]
+        else:
+            raise HalideError(f"{user_site()}: rfactor takes (RVar, Var) or a list of (RVar, Var) pairs")
+        return rfactor(self, pairs)
 
     def __getattr__(self, item):
         raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func "

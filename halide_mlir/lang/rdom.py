@@ -20,13 +20,26 @@ _LETTERS = "xyzw"
 
 
 class RVar(ExprOps):
-    def __init__(self, rdom: "RDom", index: int):
-        self._rdom, self._index = rdom, index
+    """``r.x`` of an RDom, or ``hl.RVar("name")``: a name for the loops a split of an RVar makes."""
+
+    def __init__(self, rdom: "RDom | str | None" = None, index: int = 0):
+        if rdom is None or isinstance(rdom, str):  # a free name (split/rfactor), as Halide's RVar(name)
+            self._rdom, self._index, self._name = None, 0, rdom or f"r{next(_fresh)}"
+            return
+        self._rdom, self._index, self._name = rdom, index, None
 
     def name(self) -> str:
+        if self._name is not None:
+            return self._name
+        names = self._rdom._rvar_names
+        if names is not None:
+            return names[self._index]
         return f"{self._rdom.name()}${_LETTERS[self._index] if self._index < 4 else self._index}"
 
     def _as_expr(self) -> Expr:
+        if self._rdom is None:
+            raise HalideError(f"{user_site()}: RVar '{self._name}' names a loop of a split; it has no domain to "
+                              f"be used in an expression")
         return Expr("rvar", Int(32), (), self)
 
     def min(self) -> Expr:
@@ -115,6 +128,7 @@ class RDom(ExprOps):
         self._name = name if name is not None else f"r{next(_fresh)}"
         self._vars = [RVar(self, i) for i in range(len(bounds))]
         self._predicates: list[Expr] = []
+        self._rvar_names: list | None = None  # rfactor's RDoms name their RVars after the loops they replace
 
     def name(self) -> str:
         return self._name

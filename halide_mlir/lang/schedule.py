@@ -130,10 +130,14 @@ class FuncSchedule:
     padded_copy: tuple = ()
     # specialize(cond) / specialize_fail(msg), in the order given (lang/specialize.py); chosen per realize
     specializations: list = field(default_factory=list)
+    # atomic(override_associativity_test): an update's RVar loops may run in parallel, with atomic stores
+    atomic: bool = False
+    atomic_override: bool = False
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
         return (level(self.compute), level(self.store),
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
-                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations))
+                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
+                self.atomic, self.atomic_override)

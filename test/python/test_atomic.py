@@ -1,0 +1,137 @@
+"""``atomic()`` against real Halide 21: Halide's atomics.py, histograms whose RVar loops run in parallel (split,
+odd sizes, clamped bins), max and product scatters (``memref.atomic_rmw`` and ``generic_atomic_rmw``), scatters
+parallel over a pure Var (no atomics needed), and the errors Halide raises."""
+import warnings
+
+import numpy as np
+import pytest
+
+from oracle import raises_both, run_both
+
+IMG = np.random.default_rng(21).integers(0, 256, (23, 37)).astype(np.uint8)
+
+
+def test_halide_atomics_py():                 # python_bindings/test/correctness/atomics.py
+    def build(hl):
+        x = hl.Var("x")
+        im, f = hl.Func("im"), hl.Func("f")
+        im[x] = (x * x) % 5
+        r = hl.RDom([(0, 100)])
+        f[x] = 0
+        f[hl.Expr(im[r])] += 1
+        f.compute_root().update().atomic().parallel(r)
+        return f
+    run_both(build, [5])
+
+
+@pytest.mark.parametrize("shape, split", [((23, 37), 4), ((8, 8), 3), ((1, 5), 2)])
+def test_parallel_histogram(shape, split):     # hist[clamp(in[r.x, r.y], 0, 255)] += 1, rows of r.y in parallel
+    h_, w_ = shape
+
+    def build(hl):
+        inp = hl.Buffer(np.ascontiguousarray(IMG[:h_, :w_]), "input")
+        x = hl.Var("x")
+        hist = hl.Func("hist")
+        hist[x] = 0
+        r = hl.RDom([(0, w_), (0, h_)])
+        hist[hl.clamp(hl.i32(inp[r.x, r.y]) // 3, 0, 63)] += 1
+        ryo, ryi = hl.RVar("ryo"), hl.RVar("ryi")
+        hist.compute_root().update().atomic().split(r.y, ryo, ryi, split).parallel(ryo)
+        hist.vectorize(x, 8)
+        return hist
+    run_both(build, [64])
+
+
+def test_parallel_max_scatter():                # maxs atomic_rmw
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x = hl.Var("x")
+        m = hl.Func("mx")
+        m[x] = hl.i32(-1)
+        r = hl.RDom([(0, IMG.shape[1]), (0, IMG.shape[0])])
+        b = hl.i32(inp[r.x, r.y]) % 10
+        m[b] = hl.max(m[b], r.x * 100 + r.y)
+        m.update().atomic().parallel(r.y)
+        return m
+    run_both(build, [10])
+
+
+def test_parallel_product_scatter():            # no atomicrmw for mul: a generic_atomic_rmw (compare-and-swap)
+    def build(hl):
+        x = hl.Var("x")
+        p = hl.Func("prod")
+        p[x] = hl.u32(1)
+        r = hl.RDom([(0, 61)])
+        p[r.x % 7] = p[r.x % 7] * hl.u32(r.x + 1)
+        p.update().atomic().parallel(r.x)
+        return p
+    run_both(build, [7])
+
+
+def test_override_associativity():              # a constant store: no proof needed, any order gives the same
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x = hl.Var("x")
+        seen = hl.Func("seen")
+        seen[x] = hl.u8(0)
+        r = hl.RDom([(0, IMG.shape[1]), (0, IMG.shape[0])])
+        seen[hl.i32(inp[r.x, r.y]) // 4] = hl.u8(1)
+        seen.update().atomic(override_associativity_test=True).parallel(r.y)
+        return seen
+    run_both(build, [64])
+
+
+def test_scatter_parallel_over_pure_var():      # rows written by their own iteration: plain stores
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x, y = hl.Var("x"), hl.Var("y")
+        h = hl.Func("rowhist")
+        h[x, y] = 0
+        r = hl.RDom([(0, IMG.shape[1])])
+        h[hl.i32(inp[r.x, y]) // 32, y] += 1
+        h.update().parallel(y)
+        return h
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no SerialUpdateWarning: the schedule is applied
+        import halide_mlir as hl
+        if True:
+            run_both(build, [8, IMG.shape[0]])
+    assert hl is not None
+
+
+def test_atomic_ir():
+    import halide_mlir as hl
+    x = hl.Var("x")
+    f = hl.Func("f")
+    f[x] = 0
+    r = hl.RDom([(0, 100)])
+    f[(r.x * r.x) % 5] += 1
+    f.update().atomic().parallel(r.x)
+    assert "memref.atomic_rmw addi" in f.compile_to_mlir([5])
+    low = f.compile_to_lowered_mlir([5])
+    assert "llvm.atomicrmw add" in low and "omp.wsloop" in low
+
+
+def test_refuses_non_commutative_atomic():
+    def program(hl):
+        x = hl.Var("x")
+        f = hl.Func("fna")
+        f[x] = 0
+        r = hl.RDom([(0, 10)])
+        f[x] = f[x] * 2 + r.x
+        f.update().atomic().parallel(r.x)
+    ref, msg = raises_both(program)
+    assert "since it can't prove associativity or commutativity of the operator" in ref
+    assert "Failed to call atomic() on fna.update(0) since it can't prove associativity or commutativity" in msg
+
+
+def test_refuses_parallel_rvar_without_atomic():
+    def program(hl):
+        x = hl.Var("x")
+        f = hl.Func("frace")
+        f[x] = 0
+        r = hl.RDom([(0, 10)])
+        f[r.x % 3] += 1
+        f.update().parallel(r.x)
+        f.realize([3])
+    assert "atomic()" in raises_both(program)[1]
