@@ -119,6 +119,15 @@ class Directive:
         object.__setattr__(self, "kind", DirectiveKind(self.kind))
 
 
+@dataclass(frozen=True)
+class StorageFold:
+    """``fold_storage(var, factor, fold_forward)``: the Func's storage along ``var`` is a circular buffer of
+    ``factor`` elements."""
+    factor: int
+    fold_forward: bool = True
+    site: object = None
+
+
 @dataclass
 class FuncSchedule:
     compute: LoopLevel = field(default_factory=LoopLevel.inlined)
@@ -130,10 +139,13 @@ class FuncSchedule:
     padded_copy: tuple = ()
     # specialize(cond) / specialize_fail(msg), in the order given (lang/specialize.py); chosen per realize
     specializations: list = field(default_factory=list)
+    # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
+    folds: dict = field(default_factory=dict)
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
         return (level(self.compute), level(self.store),
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
-                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations))
+                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
+                tuple(sorted((v, f.factor) for v, f in self.folds.items())))
