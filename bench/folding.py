@@ -5,8 +5,8 @@
 Per pipeline: the bytes of each intermediate allocation (ours: the ``memref.alloc``s of the bufferized IR; Halide:
 the ``allocate`` of its lowered statement, at the same sizes) and how many are live at once (one per parallel task
 of the loop it is stored in); the peak resident memory one realize adds (a fresh process per library: the peak is
-reset after compiling and the freed heap pages are given back, then one realize into a preallocated output); and the best and median time of interleaved
-realizes.
+reset after compiling and the freed heap pages are given back, then one realize into a preallocated output); and
+the best and median time of interleaved realizes.
 """
 from __future__ import annotations
 
