@@ -58,8 +58,9 @@ class SerialUpdateWarning(SlowPathWarning):
 
 
 class StorageWarning(SlowPathWarning):
-    """A storage directive (``fold_storage``, ``reorder_storage``) is not applied: the intermediate keeps its
-    whole span in dimension order (same values; more memory, or another layout, than the schedule asks for)."""
+    """A storage directive is not applied: ``reorder_storage`` (storage stays in dimension order), or a
+    ``fold_storage`` of a window that can't be folded (its buffer spans the loop; analysis/folding.py). Same values;
+    more memory, or another layout, than the schedule asks for."""
 
 
 class StridedReadWarning(SlowPathWarning):

@@ -24,8 +24,8 @@ extent, keeps what earlier iterations computed, as Halide's sliding window does:
 rows the first iteration needs but does not compute itself just before the loop ("warm-up"), then in each
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
 consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every
-tile has a static shape. Storage is not folded: the buffer
-spans the whole loop (what Halide allocates without ``fold_storage``).
+tile has a static shape. Where it can, the buffer is folded to the rows in flight (analysis/folding.py), else it
+spans the whole loop.
 
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
 fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .folding import fold_windows
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops
 
@@ -75,6 +76,7 @@ class Slide:
     dim: int
     extent: int
     step: int
+    fold: int | None = None   # rows of its circular buffer (analysis/folding.py); None: the buffer spans the loop
 
     @property
     def warm_up(self) -> int:
@@ -233,6 +235,7 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             slides[prod.func] = slide
             viewed.discard(prod.func)
             computed.add(prod.func)  # the payload computes its warm-up and its new rows
+    slides = fold_windows(stage, producers, levels, slides)
     return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
                                                            if k in computed | viewed}, tuple(sizes), loops,
                     slides)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..analysis.affine import strided_forms
 from ..analysis.interval import Interval, simplify_within
 from ..analysis.plan import PipelinePlan, StagePlan
+from ..error import InternalError
 from ..lang.traversal import walk
 from .body import BodyEmitter
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
@@ -34,6 +35,7 @@ class SliceAccess:
     sizes: tuple
     dims: tuple      # per callee Halide dim: consumer Halide dim or None
     strides: tuple   # per callee tensor dim: f[2 * x] reads every other element (see lowering.dense_strided_reads)
+    mods: tuple = ()  # per callee tensor dim: the fold of a circular buffer (offset modulo it), or None
 
 
 class PayloadBuilder:
@@ -257,6 +259,14 @@ class PayloadBuilder:
             acc = r
         return acc
 
+    def index_mod(self, value, factor: int, loc: str):
+        """``value`` (an int or a non-negative index SSA value) modulo ``factor``: a row of a folded buffer."""
+        if isinstance(value, int):
+            return value % factor
+        r = self.fresh("o")
+        self.lines.append(f"{r} = arith.remui {value}, {self.index_const(factor, loc)} : index {loc}")
+        return r
+
     def index_const(self, value: int, loc: str) -> str:
         c = self.fresh("c")
         self.lines.append(f"{c} = arith.constant {value} : index {loc}")
@@ -279,7 +289,9 @@ class PayloadBuilder:
         mins = self.min_of[call.value] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)
-        dims, offsets, sizes, strides = [], [0] * m, [0] * m, [1] * m
+        dims, offsets, sizes, strides, mods = [], [0] * m, [0] * m, [1] * m, [None] * m
+        if view is not None and view.fold is not None:
+            mods[m - 1 - view.fold[0]] = view.fold[1]
         for j, (v, a, c) in enumerate(forms):
             t = m - 1 - j  # tensor dim of callee Halide dim j
             neg = ((-1, vdyn[j]),) if vdyn[j] else ()
@@ -292,7 +304,8 @@ class PayloadBuilder:
                 pos = ((a, tile.dynamic[d]),) if tile.dynamic[d] else ()
                 offsets[t], sizes[t] = (pos + neg, a * tile.mins[d] + c - mins[j]), tile.extents[d]
                 strides[t] = a
-        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides))
+        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides),
+                           tuple(mods))
 
     def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
         src = self.tensor_of[acc.callee][acc.element] if view is None else view.tensor
@@ -302,6 +315,15 @@ class PayloadBuilder:
         result_shape = tuple(acc.sizes[t] for t in kept)
         results = [f"d{n - 1 - acc.dims[m - 1 - t]}" for t in kept]
         offsets = [self.index_sum(list(terms), const, loc) for terms, const in acc.offsets]
+        for t, f in enumerate(acc.mods):
+            if f is None:
+                continue
+            # a slice of a folded buffer must not cross its end: one row, or rows at a static offset that fit
+            # (a warm-up reading the warm-up rows of the window it reads)
+            if acc.sizes[t] != 1 and not (isinstance(offsets[t], int) and offsets[t] % f + acc.sizes[t] <= f):
+                raise InternalError(f"a read of {acc.callee.name()} would cross the end of its folded buffer "
+                                    "(analysis/folding.py folds only windows read one row at a time)")
+            offsets[t] = self.index_mod(offsets[t], f, loc)
         if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1} \
                 and len(kept) == m:
             value = src

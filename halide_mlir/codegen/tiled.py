@@ -40,6 +40,7 @@ class View:
     shape: tuple
     mins: tuple
     dynamic: tuple
+    fold: tuple | None = None   # (Halide dim, factor): a circular buffer, read at each row modulo the factor
 
 
 def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
@@ -69,10 +70,12 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         iv, res = pb.fresh("iv"), pb.fresh("t")
         slid = [prod for prod in plan.producers.get(li, []) if prod.func in plan.slides]
         windows = []  # (buffer after warm-up, its type)
+        buffer_views = []
         warm_views = dict(views)
         for prod in slid:  # a warm-up reads the warm-ups of the windows it reads
             windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
-            warm_views[prod.func] = _buffer_view(pb, prod, plan, dyn, *windows[-1])
+            buffer_views.append(_buffer_view(pb, prod, plan, dyn, *windows[-1]))
+            warm_views[prod.func] = buffer_views[-1]
         if l.kind == LoopKind.PARALLEL and group is not None:
             iv = group[0].pop(0)  # an inner loop of the collapsed forall
         elif l.kind == LoopKind.PARALLEL:
@@ -124,7 +127,7 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
             if prod in slid:
                 k = slid.index(prod)
                 buf, views[prod.func] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off,
-                                                        views, loc)
+                                                        views, loc, buffer_views[k])
                 slid_results.append((buf, windows[k][1]))
             elif prod.func in plan.computed:
                 views[prod.func] = _producer_tile(pb, prod, plan, dyn, views)
@@ -187,19 +190,24 @@ def _union_view(pb, prod, plan, dyn, loc):
 
 
 def _slide_buffer(pb, prod, plan, dyn):
-    """A sliding window's buffer (every window of the loop, no folding), its type, and the static mins and
-    SSA offsets of its first row."""
+    """A sliding window's buffer (every window of the loop, or the fold's rows), its type, and the static mins
+    and SSA offsets of its first row."""
     slide = plan.slides[prod.func]
     mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
     lev = plan.levels[slide.level]
     extents = list(extents)
-    extents[slide.dim] += lev.parent_size - lev.size  # the last window starts parent_size - size later
+    if slide.fold:
+        extents[slide.dim] = slide.fold
+    else:
+        extents[slide.dim] += lev.parent_size - lev.size  # the last window starts parent_size - size later
     return mins, extents, dynamic
 
 
 def _buffer_view(pb, prod, plan, dyn, buf, btype):
+    """The whole buffer (a folded one is read at each row modulo its fold)."""
+    slide = plan.slides[prod.func]
     mins, extents, dynamic = _slide_buffer(pb, prod, plan, dyn)
-    return View(buf, tuple(reversed(extents)), mins, dynamic)
+    return View(buf, tuple(reversed(extents)), mins, dynamic, (slide.dim, slide.fold) if slide.fold else None)
 
 
 def _warm_up(pb, prod, plan, dyn, views):
@@ -217,9 +225,10 @@ def _warm_up(pb, prod, plan, dyn, views):
     return _compute_into(pb, prod, buf, btype, tile, [0] * len(warm), views, loc), btype
 
 
-def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc):
+def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc, buffer_view):
     """In an iteration (``off``: the loop's offset along the slide): the rows no earlier iteration computed,
-    put into the carried buffer; returns the buffer and the view of this iteration's window."""
+    put into the carried buffer; returns the buffer and the view of this iteration's window (of a folded buffer:
+    the whole buffer, read modulo the fold)."""
     slide = plan.slides[prod.func]
     cmins, cextents = plan.computed_tile(prod.func)
     _, wextents = plan.producer_tile(prod.func)
@@ -227,7 +236,11 @@ def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc):
     n = len(cextents)
     at = [0] * n
     at[slide.dim] = pb.index_sum([(1, off)], slide.warm_up, loc)
+    if slide.fold:
+        at[slide.dim] = pb.index_mod(at[slide.dim], slide.fold, loc)
     new = _compute_into(pb, prod, buf, btype, Tile(cmins, cextents, wdynamic), at, views, loc)
+    if slide.fold:
+        return new, View(new, buffer_view.shape, buffer_view.mins, buffer_view.dynamic, buffer_view.fold)
     start = [0] * n
     start[slide.dim] = off
     window = pb.fresh("window")

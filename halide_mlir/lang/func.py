@@ -11,7 +11,7 @@ from ..error import HalideError, StorageWarning
 from .gpu_schedule import GpuScheduleMixin
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
 from .traversal import free_rvars, free_vars, walk
-from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, TailStrategy, touch
+from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, StorageFold, TailStrategy, touch
 from .random import lower_random, next_tag
 from .source import capture_site, user_site
 from .types import Int, Type
@@ -509,13 +509,17 @@ class Func(GpuScheduleMixin):
         return self
 
     def fold_storage(self, var, factor, fold_forward=True) -> "Func":
-        """Not applied yet: storage is not folded here (results are the same; Halide uses it to shrink
-        sliding-window buffers), so it warns (StorageWarning) rather than being dropped silently."""
-        _var_name(var)
+        """Store ``var`` as a circular buffer of ``factor`` elements: a sliding window keeps only the rows in
+        flight (analysis/folding.py; a window it can't fold warns with StorageWarning)."""
+        name = _var_name(var)
         if int(factor) <= 0:
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
-        warnings.warn(f"{user_site()}: Func '{self._name}': fold_storage is not applied yet; its buffer spans the "
-                      "whole loop it is stored outside (same values, more memory)", StorageWarning, stacklevel=2)
+        names = [v.name() for v in self.args()] if self._pure is not None else [name]
+        if name not in names:
+            raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to fold the "
+                              f"storage of.\nVars: {' '.join(names)}")
+        self._schedule.folds[name] = StorageFold(int(factor), bool(fold_forward), capture_site())
+        touch()
         return self
 
     def in_(self, fs=None) -> "Func":

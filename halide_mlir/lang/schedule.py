@@ -119,6 +119,15 @@ class Directive:
         object.__setattr__(self, "kind", DirectiveKind(self.kind))
 
 
+@dataclass(frozen=True)
+class StorageFold:
+    """``fold_storage(var, factor, fold_forward)``: the Func's storage along ``var`` is a circular buffer of
+    ``factor`` elements."""
+    factor: int
+    fold_forward: bool = True
+    site: object = None
+
+
 @dataclass
 class FuncSchedule:
     compute: LoopLevel = field(default_factory=LoopLevel.inlined)
@@ -133,6 +142,8 @@ class FuncSchedule:
     # atomic(override_associativity_test): an update's RVar loops may run in parallel, with atomic stores
     atomic: bool = False
     atomic_override: bool = False
+    # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
+    folds: dict = field(default_factory=dict)
 
     def key(self) -> tuple:
         def level(l):
@@ -140,4 +151,5 @@ class FuncSchedule:
         return (level(self.compute), level(self.store),
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
                 tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
-                self.atomic, self.atomic_override)
+                self.atomic, self.atomic_override,
+                tuple(sorted((v, f.factor) for v, f in self.folds.items())))

@@ -151,5 +151,5 @@ def copy_schedule(s: FuncSchedule) -> FuncSchedule:
     c = FuncSchedule(s.compute, s.store, [Directive(d.kind, d.args, d.site) for d in s.directives], s.padded_copy)
     for k, v in vars(s).items():   # fields other branches add (kept as they are)
         if k not in ("compute", "store", "directives", "padded_copy"):
-            setattr(c, k, v.copy() if isinstance(v, list) else v)
+            setattr(c, k, v.copy() if isinstance(v, (list, dict)) else v)
     return c

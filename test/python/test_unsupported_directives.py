@@ -1,6 +1,6 @@
 """Halide directives halide_mlir does not implement yet are refused with a HalideError naming the directive and
-the Func (lang/unsupported.py), and the storage directives it does not apply warn (StorageWarning): never a
-directive accepted and silently dropped."""
+the Func (lang/unsupported.py), and the storage directives it does not apply warn (StorageWarning; fold_storage:
+test_storage_folding.py): never a directive accepted and silently dropped."""
 import numpy as np
 import pytest
 
@@ -20,7 +20,7 @@ def test_a_directive_not_supported_yet_is_refused(name):
         getattr(f.update() if f.has_update_definition() else f, name)()
 
 
-@pytest.mark.parametrize("call", [lambda f: f.fold_storage(y, 4), lambda f: f.reorder_storage(y, x)])
+@pytest.mark.parametrize("call", [lambda f: f.reorder_storage(y, x)])
 def test_storage_directives_not_applied_warn(call):
     f = hl.Func("stored")
     f[x, y] = x + y

@@ -73,7 +73,8 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
             kinds[k.split(":")[1]] += 1
         for l in prog.schedule:
             for op in ("compute_root", "compute_at", "store_at", "store_root", "compute_inline", "split", "tile",
-                       "reorder", "vectorize", "unroll", "parallel", "update(0)", "TailStrategy", "outermost"):
+                       "reorder", "vectorize", "unroll", "parallel", "update(0)", "TailStrategy", "outermost",
+                       "fold_storage"):
                 if op in l:
                     sched_ops[op] += 1
 

@@ -198,6 +198,8 @@ class ScheduleGen(Draws):
                             stage = cl[where][0]
                             outer = [e for e in cl[where:] if e[0] == stage]
                             body.append(f"{f}.store_at({c}, {self.choice(outer)[2]})")
+                        if info.kind != "bc" and self.flag():   # a circular buffer (too small: Halide's error)
+                            body.append(f"{f}.fold_storage(y, {self.choice([2, 3, 4, 8])})")
                 elif info.kind != "bc" and self.d(self.st.integers(0, 3)) == 3:
                     body.append(f"{f}.compute_inline()")
             if level[f] == "inline":
