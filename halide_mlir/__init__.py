@@ -16,6 +16,7 @@ from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, 
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
 from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
+from .lang.debugging import print_ as print, print_when  # noqa: A004  (Halide's names)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
@@ -54,4 +55,4 @@ __all__ = ["HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarn
 __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
             "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
             "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
-            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline"]
+            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "print_when"]
