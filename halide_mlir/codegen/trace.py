@@ -231,3 +231,22 @@ def end_pipeline(pb) -> None:
                 event(em, "End consume", plan.name, 0, box)
             event(em, "End realization", plan.name, 0, box)
     event(em, "End pipeline", pb.p.output.name(), 0, [])
+
+
+def erase_fused_originals(module) -> None:
+    """After the schedule: a stage's ``linalg.generic`` whose result nothing reads any more (``fuse_into_
+    containing_op`` computed it inside its consumer's loops instead) is erased. MLIR erases such an op itself only
+    when its body has no side effects; one that prints would run once more, over the whole region."""
+    from mlir import ir
+    dead = []
+
+    def visit(op):
+        if op.name == "linalg.generic" and "hl.func" in op.attributes and \
+                all(not list(r.uses) for r in op.results) and \
+                all(str(r.type).startswith("tensor<") for r in op.results):
+            dead.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.POST_ORDER)
+    for op in dead:
+        op.erase()
