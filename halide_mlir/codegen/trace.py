@@ -224,7 +224,8 @@ def end_pipeline(pb) -> None:
     if not pipeline_traced(pb):
         return
     em = _top(pb)
-    for plan in reversed(pb.plan.stages):
+    out = [s for s in pb.plan.stages if s.func is pb.p.output]
+    for plan in [*reversed([s for s in pb.plan.stages if s.func is not pb.p.output]), *out]:
         if _realizations(plan):
             box = _consts(em, plan.region)
             if plan.func is not pb.p.output:
