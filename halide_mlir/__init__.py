@@ -16,7 +16,7 @@ from .lang.functions import (absd, acosh, asinh, atanh, div_round_to_zero, erf, 
                              mod_round_to_zero, mux, reinterpret, saturating_cast, vars)
 from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
-from .lang.debugging import print_ as print, print_when  # noqa: A004  (Halide's names)
+from .lang.debugging import print_ as print, print_when  # noqa: F401,A004  (Halide's names; print stays out of __all__)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
