@@ -18,6 +18,7 @@ from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipel
 from .lang.random import random_float, random_int, random_uint
 from .lang.fast_math import (fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt, fast_log, fast_pow,
                              fast_sin)
+from .lang.debugging import print_ as print, print_when  # noqa: F401,A004  (Halide's names; print stays out of __all__)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
 from .lang.param import ImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
@@ -58,4 +59,5 @@ __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_lo
 __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", "random_uint", "DeviceAPI",
             "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
             "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
-            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "MemoryType"]
+            "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "MemoryType",
+            "print_when"]

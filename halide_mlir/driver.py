@@ -29,6 +29,7 @@ from .analysis.pipeline import Pipeline, build_pipeline
 from .analysis.placement import hoist_from_loops, place_inline_reductions
 from .analysis.plan import PipelinePlan, plan_stages
 from .analysis.specialize import path_of as specialization_path
+from .codegen import trace
 from .codegen.payload import build_payload
 from .codegen.transform import build_transform
 from .error import AutoVectorizeWarning, HalideError, InternalError
@@ -184,6 +185,9 @@ def lower_to_llvm(ctx: ir.Context, payload: str, transform: str, threads: int,
     """The MLIR half, in order; ``until`` ("scheduled", "bufferized") stops early and returns that module."""
     step = _Timer()
     module, script = jit.apply_schedule(ctx, payload, transform)   # the transform interpreter runs the script
+    if trace.CALL_PREFIX in payload:
+        with ctx:
+            trace.erase_fused_originals(module)   # (they print: MLIR keeps them though their results are unused)
     if step("scheduled") is None and until == "scheduled":
         return module
     jit.bufferize(ctx, module, script)    # one-shot-bufferize, strided reads, i32 gathers, @halide_unroll

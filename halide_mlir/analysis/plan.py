@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ..lang.func import Func
 from ..lang.schedule import Directive, DirectiveKind, LevelKind, LoopKind, LoopLevel
 from ..lang.traversal import walk
-from . import vectorize
+from . import tracing, vectorize
 from .affine import affine_form, linear_form
 from .bounds import Bounded, Region, computed_region
 from .interval import bounds
@@ -57,6 +57,7 @@ class UpdatePlan:
     trips: dict               # loop name -> iterations in one computation of the stage
     compound: bool            # reads through sums of loop dims: the transform folds unit dims before vectorizing
     schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
+    trace_lanes: int = 1      # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
 
 
 @dataclass(eq=False)
@@ -80,6 +81,7 @@ class StagePlan:
     updates: list[UpdatePlan] = field(default_factory=list)
     in_tiles: bool = False    # a consumer's payload loops compute its tiles: no generic of its own
     schedule: LoopSchedule | None = None  # what the script materializes around its op (inside the tile's loops)
+    trace_lanes: int = 1      # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
 
     @property
     def func(self) -> Func:
@@ -161,6 +163,10 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
     directives = list(stage.directives)
+    prints = tracing.prints_in_stage(bounded, stage)
+    if prints:   # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
+        directives, trace_lanes = tracing.scalar_lanes(name, stage.vars, extents, directives)
+        auto_vector = False
     inside = _parallel_at(level, plans)
     at_loops = _levels_in(p.stages, stage)
     loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
@@ -183,6 +189,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     trips = loop_trips(stage_loops(name, stage.vars, inner, directives), inner)
     plan = StagePlan(stage, index, name, level, func.schedule().store, bounded.bodies[func], region, extents,
                      per_computation, directives, loops, trips, inside, tile, pieces)
+    plan.trace_lanes = trace_lanes if prints else 1
     # the producers fused at its loops (the ones a tile plan's payload computes are in place already)
     producer_loops = {s.compute.var for s in p.stages if s.compute.at_loop() and s.func is not p.output
                       and s.compute.func is func and (tile is None or s.func not in tile.computed)}
@@ -207,7 +214,11 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)
     directives = list(u.schedule.directives)
-    loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
+    prints = tracing.prints_in_update(bounded, stage, u)
+    if prints:   # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
+        directives, trace_lanes = tracing.scalar_update_lanes(stage, u, uext, directives)
+        auto_vector = False
+    loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     # an update is vectorized along x where a pure x loop is innermost or has only RVar loops inside it
     auto = auto_vector and vectorize.plan(loops, directives, [*u.values, *u.predicates], stage.func.output_types(),
                                           stage.vars, dim=len(u.rvars), lanes=lanes,
@@ -217,7 +228,8 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
     return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars),
-                      loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips))
+                      loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips),
+                      trace_lanes if prints else 1)
 
 
 # --- policies ------------------------------------------------------------------------------------------------

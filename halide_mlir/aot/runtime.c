@@ -437,3 +437,43 @@ WEAK const char *__hl_aot_type_code(int code) {
     static const char *names[] = {"int", "uint", "float", "handle", "bfloat"};
     return code >= 0 && code < 5 ? names[code] : "unknown";
 }
+
+/* hl.print and tracing (halide_mlir/runtime/trace.py has the JIT's versions): compiled code builds a line with
+ * these calls, then halide_print writes it. The lanes of a vector event are printed one line each here. */
+static __thread char hl_line[4096];
+static __thread size_t hl_line_len;
+
+static void hl_line_append(const char *s, size_t n) {
+    if (n > sizeof(hl_line) - 2 - hl_line_len) n = sizeof(hl_line) - 2 - hl_line_len;
+    memcpy(hl_line + hl_line_len, s, n);
+    hl_line_len += n;
+}
+
+WEAK void halide_mlir_print_chars(int64_t packed) {
+    char s[8];
+    size_t n = 0;
+    for (; n < 8 && ((uint64_t)packed >> (8 * n)) & 0xff; n++) s[n] = (char)(((uint64_t)packed >> (8 * n)) & 0xff);
+    hl_line_append(s, n);
+}
+
+WEAK void halide_mlir_print_int(int64_t value, int32_t kind) {
+    char s[32];
+    int n = kind == 2 ? snprintf(s, sizeof(s), "%s", value ? "true" : "false")
+          : kind == 1 ? snprintf(s, sizeof(s), "%llu", (unsigned long long)value)
+                      : snprintf(s, sizeof(s), "%lld", (long long)value);
+    hl_line_append(s, (size_t)n);
+}
+
+WEAK void halide_mlir_print_float(double value, int32_t kind) {
+    char s[400];
+    int n = snprintf(s, sizeof(s), kind == 1 ? "%e" : "%f", value);
+    hl_line_append(s, n < (int)sizeof(s) ? (size_t)n : sizeof(s) - 1);
+}
+
+WEAK void halide_mlir_print_end(int32_t lanes) {
+    (void)lanes;
+    hl_line[hl_line_len++] = '\n';
+    hl_line[hl_line_len] = 0;
+    hl_line_len = 0;
+    halide_print(NULL, hl_line);
+}

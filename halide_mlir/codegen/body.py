@@ -36,6 +36,7 @@ class BodyEmitter:
         self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
         self.memo: dict = {}
         self.consts: dict = {}
+        self.trace_lanes = 1   # the lanes of a traced vector event (analysis/tracing.py)
 
     def op(self, text: str, prefix: str = "v") -> str:
         name = self.fresh(prefix)
@@ -49,6 +50,14 @@ class BodyEmitter:
             self.consts[key] = self.op(f"arith.constant {typed}", "c")
         return self.consts[key]
 
+    def nested(self) -> "BodyEmitter":
+        """An emitter for a region inside this one (an ``scf.if``): it sees the values emitted so far, and what it
+        emits (constants too) stays inside."""
+        inner = BodyEmitter(self.lines, self.fresh, self.loc, self.leaf)
+        inner.memo = dict(self.memo)
+        inner.trace_lanes = self.trace_lanes
+        return inner
+
     def emit(self, e: Expr) -> str:
         hit = self.memo.get(id(e))
         if hit is None or hit[0] is not e:  # keep e alive so its id stays unique
@@ -61,6 +70,9 @@ class BodyEmitter:
             return self.const(e.value, t)
         if k in ("var", "rvar", "param", "call"):
             return self.leaf(e)
+        if k == "print":   # hl.print / hl.print_when (codegen/trace.py)
+            from .trace import emit_print
+            return emit_print(self, e)
         if k == "cast":
             return self.cast(self.emit(e.args[0]), e.args[0].type, t)
         if k == "select":

@@ -16,6 +16,8 @@ from ..analysis.interval import Interval, simplify_within
 from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import InternalError
 from ..lang.traversal import walk
+from ..lang.types import Int
+from . import trace
 from .body import BodyEmitter
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
 from .gpu_tiled import emit_gpu_tiled_stage
@@ -76,14 +78,19 @@ class PayloadBuilder:
             self.lines.append(f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
                               f"to {tensor_type(shape, ty)}")
             self.tensor_of[holder] = [name]
+        trace.begin_pipeline(self)
         for stage in self.plan.stages:
+            trace.begin_stage(self, stage)
             self.emit_stage(stage)
+            trace.end_stage(self, stage)
         for k, (final, ty) in enumerate(zip(self.tensor_of[p.output], out_types)):
             self.lines.append(f"bufferization.materialize_in_destination {final} in restrict writable "
                               f"{output_arg(k)} : ({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()")
+        trace.end_pipeline(self)
         self.lines.append("return")
         body = "\n".join("    " + l for l in self.lines)
-        return "module {\n  " + head[0] + "\n" + body + "\n  }\n}\n"
+        decls = "".join(f"  {d}\n" for d in trace.declarations(self.lines))   # hl.print / tracing's callbacks
+        return "module {\n" + decls + "  " + head[0] + "\n" + body + "\n  }\n}\n"
 
     # --- one stage -----------------------------------------------------------------------------
     def emit_stage(self, plan: StagePlan) -> None:
@@ -183,23 +190,28 @@ class PayloadBuilder:
             if e.kind == "param":
                 return self.param_value(em, e)
             if e.kind == "var":
-                d = stage.vars.index(e.value.name())
-                if d not in index_cache:
-                    idx = em.op(f"linalg.index {n - 1 - d} : index", "i")
-                    v = em.op(f"arith.index_cast {idx} : index to i32", "x")
-                    if d in tile_start:
-                        v = em.op(f"arith.addi {v}, {tile_start[d]} : i32", "x")
-                    if tile.mins[d] != 0:
-                        v = em.op(f"arith.addi {v}, {em.const(tile.mins[d], e.type)} : i32", "x")
-                    index_cache[d] = v
-                return index_cache[d]
+                return coord(stage.vars.index(e.value.name()), e.type)
             acc = access_of[e]
-            if acc != "extract":
-                return em.from_storage(block_args[acc], e.type)
-            return self.emit_extract(em, e)
+            value = em.from_storage(block_args[acc], e.type) if acc != "extract" else self.emit_extract(em, e)
+            return trace.load(self, em, e, value)
+
+        def coord(d: int, i32) -> str:
+            if d not in index_cache:
+                idx = em.op(f"linalg.index {n - 1 - d} : index", "i")
+                v = em.op(f"arith.index_cast {idx} : index to i32", "x")
+                if d in tile_start:
+                    v = em.op(f"arith.addi {v}, {tile_start[d]} : i32", "x")
+                if tile.mins[d] != 0:
+                    v = em.op(f"arith.addi {v}, {em.const(tile.mins[d], i32)} : i32", "x")
+                index_cache[d] = v
+            return index_cache[d]
 
         em = BodyEmitter(body_lines, self.fresh, loc, leaf)
-        results = [em.to_storage(em.emit(v), t) for v, t in zip(values, out_types)]
+        em.trace_lanes = self.plan.stages[index].trace_lanes
+        results = [em.emit(v) for v in values]
+        trace.stores(em, func, self.plan.stages[index].name, lambda: [coord(d, Int(32)) for d in range(n)],
+                     results, out_types)
+        results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
 
         maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])] * len(out_types)
         attrs = f"hl.func = {mlir_string(self.plan.stages[index].name)}, hl.stage = {index} : i64"

@@ -18,6 +18,7 @@ from ..error import SerialUpdateWarning
 from ..lang.schedule import LoopKind
 from ..lang.types import Int
 from ..lang.traversal import walk
+from . import trace
 from .body import BodyEmitter
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type
 
@@ -147,17 +148,21 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             return index_cache[name]
         acc = access_of[id(e)]
         if acc == "self":
-            return em.from_storage(out_block_arg(e.index), e.type)
+            return trace.load(pb, em, e, em.from_storage(out_block_arg(e.index), e.type))
         if acc == "extract":
-            return pb.emit_extract(em, e)
-        return em.from_storage(block_args[acc], e.type)
+            return trace.load(pb, em, e, pb.emit_extract(em, e))
+        return trace.load(pb, em, e, em.from_storage(block_args[acc], e.type))
 
     em = BodyEmitter(body_lines, pb.fresh, loc, leaf)
+    em.trace_lanes = next((p.trace_lanes for p in pb.plan.of(func).updates if p.update is u), 1)
     results = [em.emit(v) for v in u.values]
+    cond = None
     if u.predicates:
         cond = em.emit(u.predicates[0])
         for p in u.predicates[1:]:
             cond = em.op(f"arith.andi {cond}, {em.emit(p)} : i1")
+    trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], results, out_types, cond)
+    if u.predicates:
         results = [em.op(f"arith.select {cond}, {r}, {em.from_storage(out_block_arg(j), t)} : {t.mlir}")
                    for j, (r, t) in enumerate(zip(results, out_types))]
     results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
@@ -244,14 +249,14 @@ def emit_loops(pb, stage, up, current: list) -> list:
     if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
-        updated = _insert(pb, em, u, acc, region, ttypes, loc)
+        updated = _insert(pb, em, u, acc, region, ttypes, loc, func)
         body.append(f"scf.yield {', '.join(updated)} : {types_txt} {loc}")
         body.append("} else {")
         body.append(f"scf.yield {', '.join(acc)} : {types_txt} {loc}")
         body.append(f"}} {loc}")
         new = results_of(new)
     else:
-        new = _insert(pb, em, u, acc, region, ttypes, loc)
+        new = _insert(pb, em, u, acc, region, ttypes, loc, func)
     lines.extend(body)
     for res in reversed(results):
         lines.append(f"scf.yield {', '.join(new)} : {types_txt} {loc}")
@@ -286,8 +291,8 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
             lo = span[dim][0]
             return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
         if e.value is func:
-            return self_read(em, e)
-        return pb.emit_extract(em, e)
+            return trace.load(pb, em, e, self_read(em, e))
+        return trace.load(pb, em, e, pb.emit_extract(em, e))
 
     em = BodyEmitter(body, pb.fresh, loc, leaf)
     conds = [em.op(f"arith.cmpi slt, {coord(dim)}, {em.const(span[dim][1], Int(32))} : i32") for dim in sorted(over)]
@@ -415,9 +420,12 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     return out
 
 
-def _insert(pb, em, u, acc: list, region, ttypes: list, loc) -> list:
+def _insert(pb, em, u, acc: list, region, ttypes: list, loc, func) -> list:
     """All the Tuple's new values are computed from the old ones before any is stored (Halide's semantics)."""
-    values = [em.to_storage(em.emit(v), v.type) for v in u.values]
+    values = [em.emit(v) for v in u.values]
+    trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], values,
+                 [v.type for v in u.values])
+    values = [em.to_storage(v, e.type) for v, e in zip(values, u.values)]
     m = len(u.args)
     idx = [None] * m
     for j, a in enumerate(u.args):

@@ -15,6 +15,7 @@ from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLev
 from .random import lower_random, next_tag
 from .source import capture_site, user_site
 from .types import Int, Type
+from .debugging import install as install_tracing
 from .unsupported import install as install_unsupported
 from .var import Var
 
@@ -759,3 +760,4 @@ class SpecializedStage(Stage):
 
 
 install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
+install_tracing(Func)  # trace_stores/trace_loads/trace_realizations (lang/debugging.py)

@@ -188,3 +188,11 @@ class ImageParam:
 
     def __repr__(self) -> str:
         return f"<halide_mlir.ImageParam '{self._name}' {self._type} {self._dims}-D>"
+
+
+def _install_tracing() -> None:
+    from .debugging import install
+    install(ImageParam, ("loads",))   # ImageParam.trace_loads (lang/debugging.py)
+
+
+_install_tracing()

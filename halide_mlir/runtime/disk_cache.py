@@ -364,6 +364,8 @@ class LoadedObject:
         gen = ctypes.c_void_p()
         _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(ctypes.byref(gen), prefix, None, None))
         lib.LLVMOrcJITDylibAddGenerator(jd, gen)
+        from .trace import define_symbols
+        define_symbols(lib, jit, jd)   # hl.print and tracing's callbacks (runtime/trace.py)
         buf = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len(obj), b"halide_mlir_pipeline")
         _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, jd, buf))   # takes ownership of buf
         address = ctypes.c_uint64()

@@ -352,6 +352,8 @@ class Compiled:
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
             self.engine = execution_engine.ExecutionEngine(module, opt_level=3,
                                                            shared_libs=engine_libraries(libraries))
+            from .trace import register_with_engine
+            register_with_engine(self.engine)   # hl.print and tracing's callbacks (runtime/trace.py)
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
