@@ -16,7 +16,10 @@ from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import Argument, ArgumentKind, infer_arguments
 
-__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to"]
+__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to",
+           "build_python_extension"]
+
+from .pyext import build_python_extension  # noqa: E402
 
 
 class OutputFileType(enum.Enum):
@@ -51,7 +54,7 @@ class StmtOutputFormat(enum.Enum):
 
 SUPPORTED = (OutputFileType.assembly, OutputFileType.bitcode, OutputFileType.c_header, OutputFileType.llvm_assembly,
              OutputFileType.object, OutputFileType.static_library, OutputFileType.stmt, OutputFileType.stmt_html,
-             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html)
+             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html, OutputFileType.python_extension)
 
 
 def _output_func(f):
@@ -74,6 +77,8 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
     if not kinds:
         return
     kernel = build.compile_kernel(func, list(args), fn_name, target)
+    from .requirements import requirements_of
+    kernel.spec.requirements = requirements_of(f)
     with build.temp_dir() as d:
         if OutputFileType.static_library in kinds:
             shutil.copyfile(build.build_library(kernel, d), kinds[OutputFileType.static_library])
@@ -82,6 +87,10 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
         if OutputFileType.c_header in kinds:
             from .wrapper import header
             _write(kinds[OutputFileType.c_header], header(kernel.spec, build.runtime_header()))
+        if OutputFileType.python_extension in kinds:
+            from .pyext import python_extension_source
+            _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec,
+                                                                                   build.runtime_header()))
         if OutputFileType.assembly in kinds:
             _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
         if OutputFileType.llvm_assembly in kinds:
