@@ -40,7 +40,7 @@ class Requirement:
         return bool(_eval(self.condition))
 
     def text(self) -> str:
-        return " ".join(str(m.value if hasattr(m, "value") and isinstance(m, Param) else m) for m in self.message)
+        return " ".join(str(m.get() if isinstance(m, Param) else m) for m in self.message)
 
 
 def add_requirements(pipeline, reqs) -> None:
