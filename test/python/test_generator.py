@@ -211,6 +211,18 @@ def test_main_python_extension_without_mlir_matches_jit(tmp_path):
     r = subprocess.run([sys.executable, "use.py", "in.npy", "got.npy"], cwd=d, capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=out))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    # in this process too, with halide_mlir Buffers (their mins are passed on)
+    sys.path.insert(0, out)
+    try:
+        import brighten
+    finally:
+        sys.path.remove(out)
+    got = hl.Buffer(np.zeros_like(a))
+    brighten.brighten(hl.Buffer(a), 10, got)
+    assert np.array_equal(np.asarray(got), np.load(os.path.join(d, "got.npy")))
+    got.set_min([1, 0, 0])
+    with pytest.raises(RuntimeError, match="Halide Runtime Error: -8"):
+        brighten.brighten(hl.Buffer(a), 10, got)
     # the JIT on the same generator
     ns = {}
     exec(compile(GENERATOR.replace('name="brighten"', 'name="brighten_jit"'), "gen", "exec"), ns)
