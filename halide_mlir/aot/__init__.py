@@ -66,7 +66,7 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
     """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
-    func = _output_func(f)
+    func = _output_func(f) if not (hasattr(f, "outputs") and len(f.outputs()) > 1) else f.outputs()[0]
     fn_name = fn_name or func.name()
     kinds = {}
     for kind, path in dict(outputs).items():
@@ -76,9 +76,16 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
         kinds[kind] = os.fspath(path)
     if not kinds:
         return
-    kernel = build.compile_kernel(func, list(args), fn_name, target)
+    from ..lang.pipeline import Pipeline
     from .requirements import requirements_of
-    kernel.spec.requirements = requirements_of(f)
+    funcs = f.outputs() if isinstance(f, Pipeline) else [f]
+    if len(funcs) > 1:   # several outputs: one part per output Func (aot/multi.py)
+        from .multi import compile_multi
+        kernel = compile_multi(funcs, list(args), fn_name, target)
+        kernel.parts[0].spec.requirements = requirements_of(f)
+    else:
+        kernel = build.compile_kernel(func, list(args), fn_name, target)
+        kernel.spec.requirements = requirements_of(f)
     with build.temp_dir() as d:
         if OutputFileType.static_library in kinds:
             shutil.copyfile(build.build_library(kernel, d), kinds[OutputFileType.static_library])

@@ -259,3 +259,52 @@ def test_requirement_checked_by_callable():
     assert np.array_equal(out, np.minimum(a.astype(np.uint16) * 2 + 5, 255).astype(np.uint8))
     with pytest.raises(hl.HalideError, match="Requirement Failed: .*offset too large: 250"):
         call(a, 250, out)
+
+
+@hl.generator(name="t_two_outputs")
+class TwoOutputs:
+    a = hl.InputBuffer(hl.UInt(8), 2)
+    k = hl.InputScalar(hl.Int(32))
+    o1 = hl.OutputBuffer(hl.Int(32), 2)
+    o2 = hl.OutputBuffer([hl.Float(32), hl.UInt(8)], 2)
+
+    def generate(self):
+        g = self
+        g.add_requirement(g.k > 0)
+        g.o1[x, y] = hl.i32(g.a[x, y]) * g.k
+        g.o2[x, y] = (hl.f32(g.a[x + 1, y]) / 2, g.a[x, y] + 1)
+        g.o1.vectorize(x, 8)
+        g.a.set_estimates([(0, 17), (0, 9)])
+        g.o1.set_estimates([(0, 16), (0, 9)])
+        g.o2.set_estimates([(0, 16), (0, 9)])
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="needs a C compiler")
+def test_several_outputs_one_function(tmp_path):
+    """A Generator with several Outputs (one a Tuple) compiles to one function taking every output buffer."""
+    from halide_mlir.generator import _create, compile_generator
+    d = str(tmp_path)
+    gen = _create("t_two_outputs", hl.GeneratorContext(hl.Target("host")))
+    compile_generator(gen, {k: f"{d}/two_outs{s}" for k, s in [("static_library", ".a"), ("c_header", ".h"),
+                                                               ("python_extension", ".py.cpp"),
+                                                               ("llvm_assembly", ".ll")]}, "two_outs", "host")
+    header = open(f"{d}/two_outs.h").read()
+    assert ("int two_outs(struct halide_buffer_t *_a_buffer, int32_t _k, struct halide_buffer_t *_o1_buffer, "
+            "struct halide_buffer_t *_o2_0_buffer, struct halide_buffer_t *_o2_1_buffer);") in header
+    hl.aot.build_python_extension(f"{d}/two_outs.py.cpp", f"{d}/two_outs.a", d)
+    sys.path.insert(0, d)
+    try:
+        import two_outs
+    finally:
+        sys.path.remove(d)
+    a = (np.arange(17 * 9) % 200).astype(np.uint8).reshape(9, 17)
+    o1, o2a, o2b = np.zeros((9, 16), np.int32), np.zeros((9, 16), np.float32), np.zeros((9, 16), np.uint8)
+    two_outs.two_outs(a, 3, o1, o2a, o2b)
+    with hl.GeneratorContext(hl.Target("host")):
+        f1, f2 = TwoOutputs.call(hl.Buffer(a), 3)
+    r = f2.realize([16, 9])
+    assert np.array_equal(o1, np.asarray(f1.realize([16, 9]))) and np.array_equal(o1, a[:, :16].astype(np.int32) * 3)
+    assert np.array_equal(o2a, np.asarray(r[0])) and np.array_equal(o2b, np.asarray(r[1]))
+    for args, code in [((a, 0, o1, o2a, o2b), -27), ((a[:, :16], 1, o1, o2a, o2b), -4)]:
+        with pytest.raises(RuntimeError, match=f"Halide Runtime Error: {code}"):
+            two_outs.two_outs(*args)
