@@ -308,3 +308,30 @@ def test_several_outputs_one_function(tmp_path):
     for args, code in [((a, 0, o1, o2a, o2b), -27), ((a[:, :16], 1, o1, o2a, o2b), -4)]:
         with pytest.raises(RuntimeError, match=f"Halide Runtime Error: {code}"):
             two_outs.two_outs(*args)
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="needs a C compiler")
+def test_autoscheduler_params_schedule_the_aot_function(tmp_path):
+    """``autoscheduler=NAME`` (Halide's names) replaces the Generator's schedule before compiling."""
+    from halide_mlir.generator import _create, compile_generator
+    ns = {}
+    exec(compile(GENERATOR.replace('name="brighten"', 'name="brighten_as"'), "gen", "exec"), ns)
+    d = str(tmp_path)
+    gen = _create("brighten_as", hl.GeneratorContext(hl.Target("host")),
+                  {"autoscheduler": "Adams2019", "autoscheduler.parallelism": "4"})
+    assert gen.using_autoscheduler() and gen.autoscheduler().extra == {"parallelism": "4"}
+    compile_generator(gen, {"static_library": f"{d}/b_as.a", "python_extension": f"{d}/b_as.py.cpp"}, "b_as",
+                      "host")
+    hl.aot.build_python_extension(f"{d}/b_as.py.cpp", f"{d}/b_as.a", d)
+    sys.path.insert(0, d)
+    try:
+        import b_as
+    finally:
+        sys.path.remove(d)
+    a = (np.arange(48 * 64 * 3) % 251).astype(np.uint8).reshape(3, 48, 64)
+    out = np.empty_like(a)
+    b_as.b_as(a, 7, out)
+    assert np.array_equal(out, np.minimum(a.astype(np.uint16) * 2 + 7, 255).astype(np.uint8))
+    with pytest.raises(hl.HalideError, match="Unknown autoscheduler name 'Bogus'"):
+        bad = _create("brighten_as", hl.GeneratorContext(hl.Target("host")), {"autoscheduler": "Bogus"})
+        compile_generator(bad, {"stmt": f"{d}/x.stmt"}, "x", "host")
