@@ -380,7 +380,7 @@ class Generator:
             old = self._gp[name]._value
             kind = Type if isinstance(old, Type) else type(old)
             self._gp[name] = GeneratorParam(GeneratorParam._parse(name, kind, value))
-        elif name == "autoscheduler":
+        elif name in ("autoscheduler", "autoscheduler.name"):   # (the second: the name lessons use)
             _check(not self._autoscheduler.name, f"The GeneratorParam {name} cannot be set more than once")
             self._autoscheduler.name = str(value)
         elif name.startswith("autoscheduler."):
@@ -467,6 +467,10 @@ class Generator:
     def _apply_autoscheduler(self, pipeline: Pipeline) -> None:
         if self._autoscheduler.name:
             pipeline.apply_autoscheduler(self._target, self._autoscheduler)
+
+    def _schedule_part(self, func) -> None:
+        """One output of several, autoscheduled on its own just before it is compiled (aot/multi.py)."""
+        Pipeline(func).apply_autoscheduler(self._target, self._autoscheduler)
 
     @classmethod
     def call(cls, *args, **kwargs):
@@ -651,6 +655,8 @@ def compile_generator(gen: Generator, outputs: dict, fn_name: str, target) -> No
     """Writes ``{kind name: path}`` for the Generator's pipeline compiled as C function ``fn_name``."""
     from .aot import OutputFileType, compile_to
     pipeline = gen._build_pipeline()
-    gen._apply_autoscheduler(pipeline)
+    several = len(pipeline.outputs()) > 1 and gen.using_autoscheduler()
+    if not several:
+        gen._apply_autoscheduler(pipeline)
     compile_to(pipeline, {OutputFileType(k): p for k, p in outputs.items()}, gen._input_arguments(), fn_name,
-               target)
+               target, _schedule_part=gen._schedule_part if several else None)

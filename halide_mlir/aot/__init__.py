@@ -62,7 +62,7 @@ def _output_func(f):
     return f._output() if isinstance(f, Pipeline) else f
 
 
-def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
+def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _schedule_part=None) -> None:
     """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
@@ -81,7 +81,7 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
     funcs = f.outputs() if isinstance(f, Pipeline) else [f]
     if len(funcs) > 1:   # several outputs: one part per output Func (aot/multi.py)
         from .multi import compile_multi
-        kernel = compile_multi(funcs, list(args), fn_name, target)
+        kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
         kernel.parts[0].spec.requirements = requirements_of(f)
     else:
         kernel = build.compile_kernel(func, list(args), fn_name, target)

@@ -42,9 +42,15 @@ def part_name(fn_name: str, i: int) -> str:
     return f"__hl_{fn_name}_output{i}"
 
 
-def compile_multi(funcs, args, fn_name: str, target) -> MultiKernel:
+def compile_multi(funcs, args, fn_name: str, target, schedule_part=None) -> MultiKernel:
+    """``schedule_part(func)``, when given, schedules each output's pipeline just before it is compiled (a
+    Generator's autoscheduler: the autoscheduler takes one output, and shared producers get each part's schedule)."""
     from .build import compile_kernel
-    parts = [compile_kernel(f, list(args), part_name(fn_name, i), target) for i, f in enumerate(funcs)]
+    parts = []
+    for i, f in enumerate(funcs):
+        if schedule_part is not None:
+            schedule_part(f)
+        parts.append(compile_kernel(f, list(args), part_name(fn_name, i), target))
     n_args = len(parts[0].spec.arguments) - len(parts[0].spec.outputs)
     arguments, used = [], []
     for k, a in enumerate(parts[0].spec.arguments[:n_args]):
