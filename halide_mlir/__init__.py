@@ -34,6 +34,9 @@ from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CP
 from .aot import Argument, ArgumentKind, OutputFileType, StmtOutputFormat
 from .aot.callable import Callable
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
+from .generator import (Generator, GeneratorContext, GeneratorParam, InputBuffer, InputScalar, OutputBuffer,
+                        OutputScalar, active_generator_context, alias, create_callable_from_generator, generator,
+                        main)
 
 # Halide's implicit Vars: hl._ (the placeholder for the remaining dimensions) and hl._0 ... hl._9
 _ = Var("_")
@@ -61,3 +64,8 @@ __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", 
             "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
             "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "MemoryType",
             "print_when"]
+
+# the Generator framework (issue 17)
+__all__ += ["Generator", "GeneratorContext", "GeneratorParam", "InputBuffer", "InputScalar", "OutputBuffer",
+            "OutputScalar", "active_generator_context", "alias", "create_callable_from_generator", "generator",
+            "main"]

@@ -16,7 +16,10 @@ from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import Argument, ArgumentKind, infer_arguments
 
-__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to"]
+__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to",
+           "build_python_extension"]
+
+from .pyext import build_python_extension  # noqa: E402
 
 
 class OutputFileType(enum.Enum):
@@ -51,7 +54,7 @@ class StmtOutputFormat(enum.Enum):
 
 SUPPORTED = (OutputFileType.assembly, OutputFileType.bitcode, OutputFileType.c_header, OutputFileType.llvm_assembly,
              OutputFileType.object, OutputFileType.static_library, OutputFileType.stmt, OutputFileType.stmt_html,
-             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html)
+             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html, OutputFileType.python_extension)
 
 
 def _output_func(f):
@@ -59,11 +62,11 @@ def _output_func(f):
     return f._output() if isinstance(f, Pipeline) else f
 
 
-def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
+def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _schedule_part=None) -> None:
     """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
-    func = _output_func(f)
+    func = _output_func(f) if not (hasattr(f, "outputs") and len(f.outputs()) > 1) else f.outputs()[0]
     fn_name = fn_name or func.name()
     kinds = {}
     for kind, path in dict(outputs).items():
@@ -73,7 +76,16 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
         kinds[kind] = os.fspath(path)
     if not kinds:
         return
-    kernel = build.compile_kernel(func, list(args), fn_name, target)
+    from ..lang.pipeline import Pipeline
+    from .requirements import requirements_of
+    funcs = f.outputs() if isinstance(f, Pipeline) else [f]
+    if len(funcs) > 1:   # several outputs: one part per output Func (aot/multi.py)
+        from .multi import compile_multi
+        kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
+        kernel.parts[0].spec.requirements = requirements_of(f)
+    else:
+        kernel = build.compile_kernel(func, list(args), fn_name, target)
+        kernel.spec.requirements = requirements_of(f)
     with build.temp_dir() as d:
         if OutputFileType.static_library in kinds:
             shutil.copyfile(build.build_library(kernel, d), kinds[OutputFileType.static_library])
@@ -82,6 +94,10 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None) -> None:
         if OutputFileType.c_header in kinds:
             from .wrapper import header
             _write(kinds[OutputFileType.c_header], header(kernel.spec, build.runtime_header()))
+        if OutputFileType.python_extension in kinds:
+            from .pyext import python_extension_source
+            _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec,
+                                                                                   build.runtime_header()))
         if OutputFileType.assembly in kinds:
             _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
         if OutputFileType.llvm_assembly in kinds:

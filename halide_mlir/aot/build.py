@@ -207,10 +207,9 @@ def _runtime_object(d: str, cc: str) -> str:
     return out
 
 
-def build_object(kernel: Kernel, d: str) -> str:
-    """kernel + wrapper (+ runtime) as one relocatable object in directory ``d``; returns its path."""
+def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
+    """The kernel (llc) and its C wrapper as objects in ``d``."""
     from ..runtime.tools import llvm_tool
-    cc = _cc()
     fn = kernel.spec.fn_name
     with open(os.path.join(d, f"{fn}.h"), "w") as f:
         f.write(header(kernel.spec, runtime_header()))
@@ -222,7 +221,29 @@ def build_object(kernel: Kernel, d: str) -> str:
     w_obj = os.path.join(d, f"{fn}_wrapper.o")
     _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")],
          "compiling the wrapper")
-    objects = [k_obj, w_obj] + ([_runtime_object(d, cc)] if kernel.target.runtime else [])
+    return [k_obj, w_obj]
+
+
+def build_object(kernel, d: str) -> str:
+    """kernel + wrapper (+ runtime) as one relocatable object in directory ``d``; returns its path. ``kernel``
+    is a Kernel, or a multi.MultiKernel (one part per output, and the function calling them)."""
+    cc = _cc()
+    fn = kernel.spec.fn_name
+    parts = getattr(kernel, "parts", None)
+    objects = []
+    for k in parts or [kernel]:
+        objects += _part_objects(k, d, cc)
+    if parts:
+        from .multi import top_wrapper
+        with open(os.path.join(d, f"{fn}.h"), "w") as f:
+            f.write(header(kernel.spec, runtime_header()))
+        with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
+            f.write(top_wrapper(kernel))
+        objects.append(os.path.join(d, f"{fn}_wrapper.o"))
+        _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", objects[-1], os.path.join(d, f"{fn}_wrapper.c")],
+             "compiling the wrapper")
+    if kernel.target.runtime:
+        objects.append(_runtime_object(d, cc))
     out = os.path.join(d, f"{fn}.o")
     _run([cc, "-r", "-nostdlib", "-o", out, *objects], "joining the objects")
     return out

@@ -17,19 +17,27 @@ from .arguments import argument_of
 
 
 class Callable:
-    def __init__(self, func, arguments):
+    def __init__(self, func, arguments, output_names=None):
+        """``func``: a Func or a Pipeline (a Generator's: its outputs named ``output_names``)."""
         from .. import driver
+        from ..lang.pipeline import Pipeline
         self._func = func
+        funcs = func.outputs() if isinstance(func, Pipeline) else [func]
+        self._pipeline = func if isinstance(func, Pipeline) else None
         args = [argument_of(a) for a in arguments]
-        p = driver.front_end(func)
         given = {id(a._source) for a in args}
-        for h in [*p.inputs, *p.params]:
-            if not isinstance(h, Buffer) and id(h) not in given:
-                kind = "buffer" if isinstance(h, ImageParam) else "parameter"
-                raise HalideError(f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not found in "
-                                  f"the argument list")
-        types = func.output_types()
-        outputs = [func.name()] if len(types) == 1 else [f"{func.name()}_{k}" for k in range(len(types))]
+        for f in funcs:
+            p = driver.front_end(f)
+            for h in [*p.inputs, *p.params]:
+                if not isinstance(h, Buffer) and id(h) not in given:
+                    kind = "buffer" if isinstance(h, ImageParam) else "parameter"
+                    raise HalideError(f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not "
+                                      f"found in the argument list")
+        outputs = []
+        for i, f in enumerate(funcs):
+            name = output_names[i] if output_names else f.name()
+            n = len(f.output_types())
+            outputs += [name] if n == 1 else [f"{name}_{k}" for k in range(n)]
         self._inputs = [a._source for a in args]
         self._names = [a.name for a in args] + outputs
         self._index = {n: i for i, n in enumerate(self._names)}
@@ -65,6 +73,9 @@ class Callable:
                     saved.append((src, "_value", src._value))
                     src.set(v)
             outs = [_buffer(name, v) for name, v in zip(names[-self._n_outputs:], values[-self._n_outputs:])]
+            if self._pipeline is not None:
+                from .requirements import check
+                check(self._pipeline)
             self._func.realize(outs if len(outs) > 1 else outs[0])
         finally:
             for obj, attr, old in reversed(saved):

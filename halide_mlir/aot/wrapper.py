@@ -101,6 +101,31 @@ def _embedded(k: int, b) -> str:
     return f"static const uint8_t __hl_embedded_{k}[] __attribute__((aligned(128))) = {{{body}}};"
 
 
+def _requirement_checks(spec: Spec) -> list:
+    """Generator.add_requirement's conditions (of the scalar arguments), Halide's requirement_failed if false."""
+    from ..lang.param import Param
+    from .requirements import REQUIREMENT_FAILED, c_expr
+    lines = []
+    scalars = {a.name for a in spec.arguments if isinstance(a, ScalarArg)}
+    for r in getattr(spec, "requirements", ()):
+        for q in r.params():
+            if q.name() not in scalars:
+                from ..error import HalideError
+                raise HalideError(f"add_requirement: Param '{q.name()}' is not an argument of '{spec.fn_name}'")
+        fmt, vals = [], []
+        for m in r.message:
+            if isinstance(m, Param):
+                fmt.append("%g")
+                vals.append(f"(double)_{c_name(m.name())}")
+            else:
+                fmt.append(str(m).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%"))
+        cond = str(r.condition).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        lines += [f"    if (!{c_expr(r.condition, lambda q: f'_{c_name(q.name())}')})",
+                  f"        return __hl_aot_fail({REQUIREMENT_FAILED}, \"Requirement Failed: ({cond}) "
+                  f"{' '.join(fmt)}\"{''.join(', ' + v for v in vals)});"]
+    return lines
+
+
 def wrapper(spec: Spec, kernel_symbol: str) -> str:
     """The C source of the function the header declares."""
     fn = spec.fn_name
@@ -177,6 +202,7 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
             lines += [f"    if (_{c_name(q.name)} != ({c_scalar(q.type)}){q.fixed})",
                       f"        return __hl_aot_fail({CONSTRAINT_VIOLATED}, \"Constraint violated: {q.name} == "
                       f"{q.fixed}: halide_mlir compiled {fn} for this value (it is used in coordinates)\");"]
+    lines += _requirement_checks(spec)
     # descriptors: the region of each buffer, dense (copied when the buffer's strides are not)
     views = [a for a in spec.kernel_inputs if isinstance(a, BufferArg)] + spec.outputs
     for k, a in enumerate(views):
