@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import threading
+import time
 
 import numpy as np
 
@@ -39,7 +40,8 @@ class Kernel:
 # tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
 _loaded: dict = {}
 _lock = threading.Lock()
-stats = {"loads": 0, "calls": 0}
+stats = {"loads": 0, "calls": 0, "window_s": 0.0, "kernel_s": 0.0}   # (seconds: assembling windows, in
+# the compiled code with its output's allocation; the benchmark reads them to split a task's time)
 
 
 def _libraries(runtime: str) -> list[str]:
@@ -109,6 +111,8 @@ def _window_buffer(slot: int, shape, dtype) -> np.ndarray:
     buf = kept.pop(key, None)
     if buf is None:
         buf = aligned_empty(tuple(shape), dtype)
+        stats["buffers"] = stats.get("buffers", 0) + 1
+        stats.setdefault("threads", set()).add(threading.get_ident())
         while len(kept) >= _SCRATCH_KEEP:
             kept.pop(next(iter(kept)))
     kept[key] = buf   # (most recently used last)
@@ -161,7 +165,9 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
         keep.append((array, d))
         cells.append(ctypes.c_void_p(ctypes.addressof(d)))
 
+    t0 = time.perf_counter()
     windows = [_assemble(k, w) for k, w in enumerate(windows)]
+    t1 = time.perf_counter()
     for w, where in zip(windows, placements or [None] * len(windows)):
         if where is None:
             memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
@@ -177,4 +183,6 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
         memref(o)
     entry((ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells]))
     stats["calls"] += 1
+    stats["window_s"] += t1 - t0
+    stats["kernel_s"] += time.perf_counter() - t1
     return outs[0] if len(outs) == 1 else tuple(outs)
