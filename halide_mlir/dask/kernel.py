@@ -111,8 +111,6 @@ def _window_buffer(slot: int, shape, dtype) -> np.ndarray:
     buf = kept.pop(key, None)
     if buf is None:
         buf = aligned_empty(tuple(shape), dtype)
-        stats["buffers"] = stats.get("buffers", 0) + 1
-        stats.setdefault("threads", set()).add(threading.get_ident())
         while len(kept) >= _SCRATCH_KEEP:
             kept.pop(next(iter(kept)))
     kept[key] = buf   # (most recently used last)
