@@ -54,8 +54,17 @@ def _is_int(iv: Interval) -> bool:
     return all(isinstance(v, int) for v in (iv.lo, iv.hi))
 
 
+# id(Expr) -> its range inside the branch of a select being bounded (the branch where the select's comparison
+# holds, or fails); the Expr objects of a definition are shared, so the branch's own uses of it are narrowed
+_narrowed: dict[int, Interval] = {}
+
+
 def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
     """The range of ``e`` when each Var ``v`` ranges over ``env[v.name()]`` (an Interval)."""
+    if _narrowed:
+        hit = _narrowed.get(id(e))
+        if hit is not None:
+            return hit
     k, t = e.kind, e.type
     if k == "const":
         return Interval(e.value, e.value) if not t.is_bool() else Interval(int(e.value), int(e.value))
@@ -88,12 +97,14 @@ def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
             m = abs(b.lo)
             if _is_int(a) and 0 <= a.lo and a.hi < m:
                 return a
+            if _is_int(a) and math.isfinite(a.lo) and a.hi - a.lo < m and a.lo % m <= a.hi % m:
+                return Interval(a.lo % m, a.hi % m)   # (Euclidean, as Halide's %) no wrap inside the range
             return Interval(0, m - 1)
         if _is_int(b):
             return Interval(0, max(abs(b.lo), abs(b.hi), 1) - 1)
         return type_range(t)
     if k == "select":
-        return bounds(e.args[1], env).union(bounds(e.args[2], env))
+        return _select_bounds(e, env)
     if k == "cast":
         a = bounds(e.args[0], env)
         src = e.args[0].type
@@ -183,3 +194,35 @@ def simplify_within(e: Expr, env: dict[str, Interval]) -> Expr:
     elif k == "select" and args[0].kind == "const":
         return args[1] if args[0].value else args[2]
     return e.copy_with(args)
+
+
+def _select_bounds(e: Expr, env: dict[str, Interval]) -> Interval:
+    """A select's range: only the branches its condition lets run, each with the condition's left side narrowed
+    to where it picks that branch (``select(m < ext, m, 2 * ext - 1 - m)``: a mirror's reads stay near x)."""
+    c, yes, no = e.args
+    if c.kind not in ("lt", "le", "gt", "ge") or c.args[0].type.is_float() or c.args[1].type.is_float():
+        return bounds(yes, env).union(bounds(no, env))
+    a, b = bounds(c.args[0], env), bounds(c.args[1], env)
+    if not (_is_int(a) and _is_int(b)):
+        return bounds(yes, env).union(bounds(no, env))
+    below = Interval(a.lo, min(a.hi, b.hi - 1))    # where a < b can hold
+    at_most = Interval(a.lo, min(a.hi, b.hi))      # a <= b
+    above = Interval(max(a.lo, b.lo + 1), a.hi)    # a > b
+    at_least = Interval(max(a.lo, b.lo), a.hi)     # a >= b
+    where = {"lt": (below, at_least), "le": (at_most, above), "gt": (above, at_most), "ge": (at_least, below)}
+    out = None
+    for branch, iv in zip((yes, no), where[c.kind]):
+        if iv.lo > iv.hi:
+            continue   # the condition never picks this branch here
+        key = id(c.args[0])
+        old = _narrowed.get(key)
+        _narrowed[key] = iv
+        try:
+            r = bounds(branch, env)
+        finally:
+            if old is None:
+                del _narrowed[key]
+            else:
+                _narrowed[key] = old
+        out = r if out is None else out.union(r)
+    return out if out is not None else bounds(yes, env).union(bounds(no, env))

@@ -27,9 +27,10 @@ from ..lang.buffer import Buffer, BufferDim
 from ..lang.func import Func
 from ..lang.param import ImageParam
 from ..lang.pipeline import Pipeline
+from ..lang.schedule import generation
 from ..lang.source import user_site
 from . import reduction
-from .kernel import Kernel, run_chunk
+from .kernel import Kernel, piece, run_chunk
 
 __all__ = ["realize", "Kernel", "run_chunk"]
 
@@ -169,9 +170,6 @@ def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
 
 
 def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
-    import dask
-    import dask.array as da
-
     from .. import driver
     from ..analysis.bounds import infer_bounds
     from ..settings import parallel_runtime
@@ -183,7 +181,7 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
             raise HalideError(f"{user_site()}: {h!r} is given in inputs but the pipeline of Func '{func.name()}' "
                               f"does not read it")
     if originals is None:
-        originals = list(p.inputs)   # the user's inputs (a reduction's combined result is not one)
+        originals = p.inputs   # the user's inputs (a reduction's combined result is not one)
 
     # the whole image of each input: its dask array, and its region in Halide's coordinates
     arrays, wholes = {}, {}
@@ -213,6 +211,15 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         normal_ = tuple((e,) for e in reversed(region.extents))
     else:
         normal_ = normal
+    # the chunks' regions, windows and compiled code, as the last call with the same arguments found them
+    # (bounds inference and the payload text of every chunk cost ~10 ms a chunk)
+    plan_key = (id(func), generation[0], region, normal, params, threads,
+                tuple((wholes[h], dtypes[h].str) for h in p.inputs))
+    cached = _plans.get(plan_key) if originals is p.inputs else None
+    if cached is not None:
+        chunk_regions, chunk_windows, chunk_kernels, kernels = cached
+        return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays,
+                      wholes, client)
     starts = [np.cumsum((0,) + c[:-1]).tolist() for c in normal_]
     blocks = list(np.ndindex(*[len(c) for c in normal_]))
     chunk_regions, chunk_windows, chunk_bounded = [], [], []
@@ -263,30 +270,126 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
             chunk_kernels.append(key)
     stats["compiles"] += len(kernels)
 
+    if originals is p.inputs:
+        while len(_plans) >= _MAX_PLANS:
+            _plans.pop(next(iter(_plans)))
+        _plans[plan_key] = (chunk_regions, chunk_windows, chunk_kernels, kernels)
+    return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes,
+                  client)
+
+
+# (id(func), generation, region, chunks, params, threads, inputs) -> what _realize found: a repeated realize
+# builds its graph without bounds inference or compiling (a new definition or schedule changes the generation)
+_plans: dict = {}
+_MAX_PLANS = 8
+
+
+def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client):
+    """The output as dask arrays built from one graph layer: a task per chunk, which reads its window from the
+    input blocks it covers whole and from copies of the parts of the others it needs, taken where those blocks
+    live (_pieces): only halo strips travel between workers."""
+    import operator
+
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
     shipped = _ship(kernels, client)
     types = func.output_types()
     out_dtypes = [np.dtype(t.numpy).str for t in types]
-    grid = np.empty([len(c) for c in normal], dtype=object)
-    run = dask.delayed(run_chunk, pure=True)
+    blocks = list(np.ndindex(*[len(c) for c in normal]))
+    ins = [arrays[h] for h in p.inputs]
+    token = tokenize(func.name(), sorted(k.digest for k in kernels.values()), params, normal,
+                     [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)], [r for r in chunk_regions])
+    name = f"halide-{func.name()}-{token}"
+    dsk, pieces = {}, {}
+    for k, kern in kernels.items():   # without a client the compiled code is a literal of the graph
+        if not hasattr(shipped[k], "key"):
+            dsk[shipped[k][0]] = kern
     for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
-        slices = [_slice(arrays[h], windows[h], wholes[h]) for h in p.inputs]
+        ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
+        parts = [_pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in
+                 enumerate(zip(ins, p.inputs))]
         block_shape = tuple(reversed(r.extents))
-        task = run(shipped[key], params, [block_shape] * len(types), out_dtypes, *slices,
-                   dask_key_name=f"halide-{func.name()}-{dask.base.tokenize(key, params, r, *slices)}")
-        grid[idx] = [da.from_delayed(task if len(types) == 1 else task[k], block_shape, dtype=np.dtype(dt))
-                     for k, dt in enumerate(out_dtypes)]
+        dsk[(name,) + idx] = (run_chunk, ref, params, [block_shape] * len(types), out_dtypes, *parts)
+    dsk.update(pieces)
     outs = []
-    for k in range(len(types)):
-        nested = np.frompyfunc(lambda cell, k=k: cell[k], 1, 1)(grid) if grid.ndim else grid[()][k]
-        outs.append(da.block(nested.tolist()) if grid.ndim else nested)
+    for k, dt in enumerate(out_dtypes):
+        if len(types) == 1:
+            layer, out_name = dsk, name
+        else:
+            out_name = f"{name}-{k}"
+            layer = {(out_name,) + idx: (operator.getitem, (name,) + idx, k) for idx in blocks}
+            layer.update(dsk)
+        graph = HighLevelGraph.from_collections(out_name, layer, dependencies=ins)
+        outs.append(da.Array(graph, out_name, normal, dtype=np.dtype(dt)))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _ship(kernels: dict, client) -> dict:
-    import dask
-    if client is not None:
-        return {k: client.scatter(kern, broadcast=True, hash=False) for k, kern in kernels.items()}
-    return {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()}
+    """Per kernel: a Future of it on every worker (with a client; kept for the next realize while it stays
+    there), else a 1-tuple of the graph key it will have as a literal."""
+    if client is None:
+        return {k: (f"halide-kernel-{kern.digest}",) for k, kern in kernels.items()}
+    out = {}
+    for k, kern in kernels.items():
+        fut = _shipped.get((id(client), kern.digest))
+        if fut is None or fut.status != "finished" or fut.client is not client:
+            fut = client.scatter(kern, broadcast=True, hash=False)
+            _shipped[(id(client), kern.digest)] = fut
+        out[k] = fut
+    if len(_shipped) > 4 * _MAX_KERNELS:
+        for key in list(_shipped)[:len(_shipped) - _MAX_KERNELS]:
+            _shipped.pop(key)
+    return out
+
+
+# (id(client), kernel digest) -> its Future on that client's workers
+_shipped: dict = {}
+_MAX_KERNELS = 1024
+
+
+def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
+    """The window of an input's dask array as the nested lists (numpy order) of the graph keys the task
+    assembles (kernel.py ``_assemble``): a block the window covers whole is its own key, a part of one is a
+    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part)."""
+    lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
+    ext = list(reversed(window.extents))
+    per_axis = []
+    for axis, sizes in enumerate(array.chunks):
+        start, spans = 0, []
+        for b, n in enumerate(sizes):
+            a, z = max(lo[axis], start), min(lo[axis] + ext[axis], start + n)
+            if a < z:
+                spans.append((b, slice(a - start, z - start), a == start and z == start + n))
+            start += n
+        per_axis.append(spans)
+
+    def nest(axis, bidx, where, whole_block):
+        if axis == len(per_axis):
+            key = (array.name,) + tuple(bidx)
+            if whole_block:
+                return key
+            pkey = (f"{prefix}-piece-{tokenize_piece(key, where)}",)
+            tasks.setdefault(pkey, (piece, key, tuple(where)))
+            return pkey
+        return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
+    nested = nest(0, [], [], True)
+    one = _single(nested)   # one block or piece: its key alone
+    return nested if one is None else one
+
+
+def _single(nested):
+    while isinstance(nested, list):
+        if len(nested) != 1:
+            return None
+        nested = nested[0]
+    return nested
+
+
+def tokenize_piece(key, where) -> str:
+    from dask.base import tokenize
+    return tokenize(key, [(s.start, s.stop) for s in where])
 
 
 def _slice(array, window: Region, whole: Region):
@@ -360,7 +463,8 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
             slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
             parts.append((key, params, slices, places))
     stats["compiles"] += len(kernels)
-    shipped = _ship(kernels, client)
+    shipped = (_ship(kernels, client) if client is not None else
+               {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()})
     tasks = [run(shipped[key], params, [out_shape], [dtype.str], *slices, placements=places,
                  dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}")
              for key, params, slices, places in parts]

@@ -93,8 +93,15 @@ def mirror_image(source, bounds=None) -> Func:
     def remap(x, lo, ext):
         m = (x - lo) % (ext * 2)
         # the clamp changes no value; it lets bounds inference see the result stays inside the source
-        return clamp(select(m < ext, m, ext * 2 - 1 - m), 0, ext - 1) + lo
+        return _inside(x, lo, ext, clamp(select(m < ext, m, ext * 2 - 1 - m), 0, ext - 1) + lo)
     return _make(source, bounds, "mirror_image", remap)
+
+
+def _inside(x, lo, ext, reflected):
+    """``x`` where it lies in [lo, lo + ext), else ``reflected`` (the same values there): bounds inference then
+    gives a tile at an image edge the region it reads (analysis/interval.py narrows x in each branch), not the
+    whole row that the reflection's modulo of a range crossing the edge would."""
+    return select(x < lo, reflected, select(x < lo + ext, x, reflected))
 
 
 def mirror_interior(source, bounds=None) -> Func:
@@ -102,7 +109,7 @@ def mirror_interior(source, bounds=None) -> Func:
     def remap(x, lo, ext):
         period = hl_max_expr(ext * 2 - 2, 1)
         m = (x - lo) % period
-        return clamp(select(m < ext, m, period - m), 0, ext - 1) + lo
+        return _inside(x, lo, ext, clamp(select(m < ext, m, period - m), 0, ext - 1) + lo)
     return _make(source, bounds, "mirror_interior", remap)
 
 

@@ -296,3 +296,37 @@ def test_out_of_core_zarr_to_zarr(tmp_path):
         window = a[max(r0 - 1, 0):r0 + 701, max(c0 - 1, 0):c0 + 901]
         ref = _blur3_numpy(window)[(r0 > 0):, (c0 > 0):][:700, :900]
         np.testing.assert_allclose(got[r0:r0 + 700, c0:c0 + 900], ref, rtol=1e-6)
+
+
+def test_only_halo_strips_travel(client):
+    """A mirror_image blur over 16 chunks of 256x256 f32 (256 KiB each) spread over 2 workers: each task reads its
+    own block and gets copies of its neighbours' 1-pixel strips. What moves between workers stays well under half the
+    image (windows up to the rest of the image moved before); not under one block: the scheduler may still run a
+    task away from its block (work stealing), which moves that block."""
+    n, c = 1024, 256
+    x = da.random.default_rng(3).random((n, n), dtype=np.float32, chunks=c).persist()
+    distributed.wait(x)
+    img = hl.ImageParam(hl.Float(32), 2, "halo_in")
+    xv, yv = hl.Var("x"), hl.Var("y")
+    m = hl.BoundaryConditions.mirror_image(img)
+    bx, by = hl.Func("halo_bx"), hl.Func("halo_by")
+    bx[xv, yv] = m[xv - 1, yv] + m[xv, yv] + m[xv + 1, yv]
+    by[xv, yv] = bx[xv, yv - 1] + bx[xv, yv] + bx[xv, yv + 1]
+    hd.realize(by, [n, n], (c, c), inputs={img: x}, client=client).persist()   # (compiles, ships the code)
+
+    def moved():
+        return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
+    before = moved()
+    out = hd.realize(by, [n, n], (c, c), inputs={img: x}, client=client).persist()
+    distributed.wait(out)
+    assert moved() - before < n * n * 4 // 2
+    # every window is the chunk plus its halo, clipped at the image's edges
+    plan = next(v for k, v in hd._plans.items() if k[2].extents == (n, n))
+    for r, windows in zip(plan[0], plan[1]):
+        (w,) = windows.values()
+        assert all(we <= re + 2 for we, re in zip(w.extents, r.extents)), (r, w)
+    a = x.compute()
+    p = np.pad(a, 1, mode="symmetric")
+    ref = p[:-2] + p[1:-1] + p[2:]
+    ref = ref[:, :-2] + ref[:, 1:-1] + ref[:, 2:]
+    np.testing.assert_allclose(out.compute(), ref, rtol=1e-5)
