@@ -1,6 +1,7 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
-                    SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning)
+                    SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning,
+                    AsyncWarning)
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
@@ -27,6 +28,8 @@ from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS
                           host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
+from .lang.memoize import EvictionKey
+from .runtime.memo import memoization_cache_cleanup, memoization_cache_evict, memoization_cache_set_size
 from .lang.gpu_schedule import MemoryType
 from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
@@ -44,7 +47,7 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
-           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "AsyncWarning",
            "set_auto_vectorize", "TailStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
@@ -69,3 +72,4 @@ __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", 
 __all__ += ["Generator", "GeneratorContext", "GeneratorParam", "InputBuffer", "InputScalar", "OutputBuffer",
             "OutputScalar", "active_generator_context", "alias", "create_callable_from_generator", "generator",
             "main"]
+__all__ += ["EvictionKey", "memoization_cache_cleanup", "memoization_cache_evict", "memoization_cache_set_size"]

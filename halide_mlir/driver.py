@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
 from .analysis.legality import check_schedules
 from .analysis.warnings import print_schedule_warnings
+from .analysis import memoize
 from .analysis.loop_nest_text import loop_nest_text
 from .analysis.pipeline import Pipeline, build_pipeline
 from .analysis.placement import hoist_from_loops, place_inline_reductions
@@ -37,7 +38,7 @@ from .lang.buffer import Buffer
 from .lang.schedule import generation
 from .lang.source import user_site
 from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_environment
-from .runtime import jit
+from .runtime import jit, memo
 from .runtime.call import CallPlan
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
@@ -97,25 +98,28 @@ class _Timer:
 _front_ends: dict = {}
 
 
-def front_end(func: Func) -> Pipeline:
+def front_end(func: Func, memoized: bool = False) -> Pipeline:
     """Stages, placement and the schedule checks; cached until any definition or schedule changes, one per
-    specialization path the bound values choose (analysis/specialize.py)."""
-    key = (id(func), generation[0])  # (not the Func itself: a cache must not keep the user's Funcs alive)
+    specialization path the bound values choose (analysis/specialize.py). ``memoized``: memoized Funcs are
+    inputs, their cached values (analysis/memoize.py)."""
+    key = (id(func), generation[0], memoized)  # (not the Func: a cache must not keep the user's Funcs alive)
     hit = _front_ends.get(key)
     if hit is not None and hit[0] is func:
         p = hit[2].get(specialization_path(hit[1]))
         if p is not None:
             return p
     step = _Timer()
-    pipeline = build_pipeline(func)      # stages in realization order, inline Funcs substituted
+    pipeline = build_pipeline(func, memoized)   # stages in realization order, inline Funcs substituted
     step("pipeline")
     place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
+    memoize.warn_async(pipeline)         # async_/ring_buffer run synchronously; hoist_storage is not applied
     print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
     step("placement")
     if hit is None or hit[0] is not func:
-        _front_ends.clear()
+        for k in [k for k in _front_ends if k[:2] != key[:2]]:   # (both versions of one Func stay)
+            del _front_ends[k]
         hit = _front_ends[key] = (func, pipeline.specializations, {})
     hit[2][specialization_path(pipeline.specializations)] = pipeline
     return pipeline
@@ -167,10 +171,10 @@ class Compilation:
 
 
 def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,
-                     scalar_funcs: frozenset = frozenset()) -> Compilation:
+                     scalar_funcs: frozenset = frozenset(), memoized: bool = False) -> Compilation:
     """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
-    the user did not (analysis/vectorize.py), except ``scalar_funcs``."""
-    pipeline = front_end(func)
+    the user did not (analysis/vectorize.py), except ``scalar_funcs``; ``memoized``: see front_end."""
+    pipeline = front_end(func, memoized)
     _gpu().check_cpu_storage(pipeline)   # store_in is honored on GPU stages only
     step = _Timer()
     bounded: Bounded = step("bounds", infer_bounds(pipeline, region))      # regions; inputs cover their reads
@@ -205,12 +209,12 @@ def compile_machine_code(compilation: Compilation, arg_types: list[str]) -> jit.
     return step("load", jit.compile_cached(compilation.payload, compilation.transform, arg_types, lower_to_llvm))
 
 
-def compile(func: Func, region: Region, arg_types: list[str]) -> jit.Compiled:
+def compile(func: Func, region: Region, arg_types: list[str], memoized: bool = False) -> jit.Compiled:
     """Compiled code for ``func`` over ``region``. Auto-vectorization is an optimisation the user did not ask
     for: if MLIR fails on it, the Funcs the diagnostic points at (by their definitions' lines) are compiled
     without it, and if it names none, the whole pipeline is -- with a warning, never an error Halide would not
     raise. (Tests turn the warning into an error, so such failures are still found.)"""
-    compilation = compile_pipeline(func, region)
+    compilation = compile_pipeline(func, region, memoized=memoized)
     stages = compilation.plan.pipeline.stages
     scalar: set = set()
     error = None
@@ -223,8 +227,8 @@ def compile(func: Func, region: Region, arg_types: list[str]) -> jit.Compiled:
             culprits = {s.func for s in stages for site in [s.func._definition().site, *(u.site for u in s.updates)]
                         if site is not None and (site.file, site.line) in e.locations} - scalar
             scalar |= culprits
-            retry = compile_pipeline(func, region, scalar_funcs=frozenset(scalar)) if culprits else \
-                compile_pipeline(func, region, auto_vector=False)
+            retry = compile_pipeline(func, region, scalar_funcs=frozenset(scalar), memoized=memoized) \
+                if culprits else compile_pipeline(func, region, auto_vector=False, memoized=memoized)
             if retry.transform == compilation.transform:
                 raise
             compilation = retry
@@ -297,9 +301,9 @@ _repeats: dict = {}
 MAX_REPEATS = 64
 
 
-def realize(func, sizes, *rest):
+def realize(func, sizes, *rest, _memoizing: bool = False):
     """``f.realize([w, h])`` or ``f.realize(buffer)``; returns the output Buffer (a Realization of Buffers for a
-    Tuple-valued Func)."""
+    Tuple-valued Func). (``_memoizing``: a memoized Func realized for the cache, _bind_memoized.)"""
     target = None
     if rest:
         if len(rest) != 1 or not isinstance(rest[0], Target):
@@ -331,23 +335,74 @@ def realize(func, sizes, *rest):
         return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
+    memoized = _memoized_funcs(func, _memoizing)
+    if memoized:   # memoized Funcs are inputs, computed (or found in the cache) first
+        p = _bind_memoized(func, p, region)
     settings = compile_settings()
-    key = (id(func), generation[0], region, input_signature(p), *settings)
+    key = (id(func), generation[0], bool(memoized), region, input_signature(p), *settings)
     ref = _compiled.get(key)
     compiled = ref() if ref is not None else None
     if compiled is None:
         inputs = [input_buffer(h) for h in p.inputs]
         arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
                                                   for prm in p.params] + ["memref"] * len(outs)
-        compiled = compile(func, region, arg_types)
+        compiled = compile(func, region, arg_types, bool(memoized))
         if len(_compiled) >= 4 * MAX_REPEATS:   # stale keys (older generations, evicted engines)
             for k in [k for k, r in _compiled.items() if r() is None or k[1] != generation[0]]:
                 del _compiled[k]
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
-    if repeat_key is not None and not p.specializations:
+    if repeat_key is not None and not p.specializations and not memoized:
         if len(_repeats) >= MAX_REPEATS:   # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
     return result
+
+
+# --- memoize(): memoized Funcs realized by pipelines of their own, cached (analysis/memoize.py) -------------------
+
+_memo_funcs: dict = {}
+
+
+def _memoized_funcs(func, internal: bool) -> list:
+    """The memoized Funcs the pipeline of ``func`` reaches (Halide's checks first), cached per generation."""
+    key = (id(func), generation[0], internal)
+    hit = _memo_funcs.get(key)
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    if len(_memo_funcs) >= MAX_REPEATS:
+        _memo_funcs.clear()
+    found = memoize.check(func, internal)
+    if found:
+        memoize.memoized_at_loops(front_end(func))
+    _memo_funcs[key] = (func, found)
+    return found
+
+
+def _bind_memoized(func, p: Pipeline, region: Region) -> Pipeline:
+    """The pipeline of ``func`` with its memoized Funcs as inputs, each bound to its cached Buffers over the
+    region the pipeline reads (bounds inference of the whole pipeline), computed on a miss."""
+    whole = infer_bounds(p, region)
+    q = front_end(func, memoized=True)
+    done: set = set()
+    for holder in q.inputs:
+        owner = memoize.standin_of(holder)
+        if owner is None or id(owner[0]) in done:
+            continue
+        f = owner[0]
+        done.add(id(f))
+        holders = memoize.standins(f)
+        r = whole.region(f)
+        key, eviction = memoize.cache_key(f, r)
+        bufs = memo.lookup(key)
+        if bufs is None:
+            types = f.types() if len(holders) > 1 else [f.type()]
+            bufs = [Buffer(t, list(r.extents)) for t in types]
+            for b in bufs:
+                b.set_min(list(r.mins))
+            realize(f, bufs, _memoizing=True)
+            memo.store(key, bufs, eviction)
+        for h, b in zip(holders, bufs):
+            h.set(b)
+    return q

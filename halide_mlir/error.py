@@ -63,6 +63,11 @@ class StorageWarning(SlowPathWarning):
     more memory, or another layout, than the schedule asks for."""
 
 
+class AsyncWarning(SlowPathWarning):
+    """``async_()`` and ``ring_buffer()`` run synchronously: the producer is computed before its consumer, not
+    beside it (same values; lang/memoize.py)."""
+
+
 class StridedReadWarning(SlowPathWarning):
     """A strided vector read stays one scalar load per lane."""
 

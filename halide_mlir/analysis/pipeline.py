@@ -16,6 +16,7 @@ from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .memoize import redirect as redirect_memoized
 from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
 from .wrappers import Wrapping
 
@@ -131,8 +132,9 @@ def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
     return _rewrite(e, leaf, memo)
 
 
-def build_pipeline(output: Func) -> Pipeline:
-    """Stages in realization order, each compute level as the user scheduled it."""
+def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
+    """Stages in realization order, each compute level as the user scheduled it; ``memoized``: calls to memoized
+    Funcs read their cached values, inputs of the pipeline (analysis/memoize.py)."""
     if not output.defined():
         raise HalideError(f"Func '{output.name()}' can't be realized: it has no definition")
 
@@ -143,7 +145,8 @@ def build_pipeline(output: Func) -> Pipeline:
     wrapping = Wrapping()
 
     def inline(f, e):
-        return _inline(wrapping.wrap(f, e), output, memo, wrapping)
+        e = _inline(wrapping.wrap(f, e), output, memo, wrapping)
+        return redirect_memoized(f, e, output) if memoized else e
     work = [output]
     while work:
         f = work.pop()

@@ -144,6 +144,11 @@ class FuncSchedule:
     atomic_override: bool = False
     # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
     folds: dict = field(default_factory=dict)
+    # memoize(eviction_key), async_(), hoist_storage(...), ring_buffer(extent): lang/memoize.py, analysis/memoize.py
+    memoize: object = None          # None, or a Memoize (its eviction key Expr or None)
+    async_: bool = False
+    hoist_storage: LoopLevel | None = None
+    ring_buffer: object = None      # the extent Expr, or None
 
     def key(self) -> tuple:
         def level(l):
@@ -152,4 +157,6 @@ class FuncSchedule:
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
                 tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
                 self.atomic, self.atomic_override,
-                tuple(sorted((v, f.factor) for v, f in self.folds.items())))
+                tuple(sorted((v, f.factor) for v, f in self.folds.items())),
+                None if self.memoize is None else str(self.memoize.eviction_key), self.async_,
+                level(self.hoist_storage), str(self.ring_buffer))
