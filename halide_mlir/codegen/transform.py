@@ -16,7 +16,7 @@ from ..analysis.loop_schedule import LoopSchedule, unroll_what
 from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import HalideError, InternalError
 from ..lang.schedule import LoopKind
-from .mlir_text import loop_attr, mlir_string
+from .mlir_text import loop_attr, mlir_string, update_loop_attr
 
 HEADER = "module attributes {transform.with_named_sequence} {"
 _LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
@@ -299,6 +299,18 @@ class FuseAt:
                                   f"'{self.consumer.stage.name}', which has no such loop")
 
 
+def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
+    """A scatter's or scan's unrolled loops, tagged by the payload (the serial loops; a parallel nest warns)."""
+    if any(l.kind == LoopKind.PARALLEL for l in u.loops) or any(len(l.parts) > 1 for l in u.loops):
+        return
+    for loop in u.loops:
+        if loop.kind == LoopKind.UNROLLED:
+            h = sb.fresh("loop")
+            sb.emit(f"{h} = transform.structured.match ops{{[\"scf.for\"]}} attributes "
+                    f"{{{update_loop_attr(stage.name, u.update.index, loop.name)}}} in %root : ({ANY}) -> {ANY}")
+            sb.unroll(h, loop.extent, unroll_what(stage.name, loop, u.directives))
+
+
 def build_transform(plan: PipelinePlan) -> str:
     """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
     into a consumer's loop is scheduled through the handle of its fused copies)."""
@@ -323,8 +335,9 @@ def build_transform(plan: PipelinePlan) -> str:
             for loop, trip, what in unrolled:
                 sb.unroll(loop, trip, what)
         for u in stage.updates:
-            if not u.reduction:
-                continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
+            if not u.reduction:  # explicit loops in the payload (codegen/updates.py): only the unrolls are left
+                unroll_update_loops(sb, stage, u)
+                continue
             op = fused.get((stage.func, u.update.index))
             if op is None and u.directives:
                 op = sb.match_stage(stage.name, u.update.index)
