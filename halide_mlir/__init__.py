@@ -1,6 +1,7 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
-                    SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning)
+                    SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning,
+                    ComputeWithWarning)
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
@@ -27,6 +28,7 @@ from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS
                           host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
+from .lang.compute_with import LoopAlignStrategy
 from .lang.gpu_schedule import MemoryType
 from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
@@ -44,8 +46,8 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
-           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
-           "set_auto_vectorize", "TailStrategy",
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "ComputeWithWarning",
+           "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",

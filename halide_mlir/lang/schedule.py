@@ -144,6 +144,8 @@ class FuncSchedule:
     atomic_override: bool = False
     # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
     folds: dict = field(default_factory=dict)
+    # compute_with(stage, var, align): lang/compute_with.py ComputeWith, or None
+    compute_with: object = None
 
     def key(self) -> tuple:
         def level(l):
@@ -152,4 +154,5 @@ class FuncSchedule:
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
                 tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
                 self.atomic, self.atomic_override,
-                tuple(sorted((v, f.factor) for v, f in self.folds.items())))
+                tuple(sorted((v, f.factor) for v, f in self.folds.items())),
+                self.compute_with.key() if self.compute_with is not None else None)
