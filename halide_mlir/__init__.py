@@ -46,8 +46,8 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
-           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "ComputeWithWarning",
-           "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
+           "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
+           "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",
