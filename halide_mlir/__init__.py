@@ -1,7 +1,7 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
                     SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning,
-                    AsyncWarning)
+                    AsyncWarning, ComputeWithWarning)
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
@@ -30,6 +30,7 @@ from .lang.rdom import RDom, Range, RVar
 from .lang.schedule import TailStrategy
 from .lang.memoize import EvictionKey
 from .runtime.memo import memoization_cache_cleanup, memoization_cache_evict, memoization_cache_set_size
+from .lang.compute_with import LoopAlignStrategy
 from .lang.gpu_schedule import MemoryType
 from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
@@ -48,7 +49,7 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "AsyncWarning",
-           "set_auto_vectorize", "TailStrategy",
+           "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",

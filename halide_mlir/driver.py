@@ -22,6 +22,7 @@ import weakref
 from dataclasses import dataclass
 
 from .analysis.bounds import Bounded, Region, infer_bounds, input_buffer
+from .analysis.compute_with import check_compute_with
 from .analysis.legality import check_schedules
 from .analysis.warnings import print_schedule_warnings
 from .analysis import memoize
@@ -114,6 +115,7 @@ def front_end(func: Func, memoized: bool = False) -> Pipeline:
     place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
     memoize.warn_async(pipeline)         # async_/ring_buffer run synchronously; hoist_storage is not applied
+    check_compute_with(pipeline)         # compute_with: Halide's rules and messages
     print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
     step("placement")

@@ -75,3 +75,8 @@ class StridedReadWarning(SlowPathWarning):
 class UnsafeCacheWarning(SlowPathWarning):
     """The disk cache's directory is not private (another user owns it, or group or others can write it): the
     cache is not used, so nothing compiled is loaded from it (every process compiles again)."""
+
+
+class ComputeWithWarning(SlowPathWarning):
+    """A ``compute_with`` whose loops can't be fused yet (their extents or splits differ, so an alignment would be
+    needed): the stages run in their own loop nests. Same values; the locality the fusion was for is lost."""

@@ -92,6 +92,7 @@ class StagePlan:
 class PipelinePlan:
     bounded: Bounded
     stages: list[StagePlan]   # realization order
+    fusions: list = field(default_factory=list)  # compute_with's fused loops (analysis/compute_with.py)
 
     def of(self, func: Func) -> StagePlan:
         return next(p for p in self.stages if p.stage.func is func)
@@ -149,7 +150,8 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
                           and s.compute.func is plan.func and (tile is None or s.func not in tile.computed)]
         for f in tile.computed if tile is not None else ():
             plans[f].in_tiles = True
-    return PipelinePlan(bounded, ordered)
+    from .compute_with import plan_compute_with
+    return PipelinePlan(bounded, ordered, plan_compute_with(ordered))
 
 
 def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: dict, auto_vector: bool) -> StagePlan:

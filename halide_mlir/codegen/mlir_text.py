@@ -70,6 +70,11 @@ def out_block_arg(k: int) -> str:
     return "%o" if k == 0 else f"%o{k}"
 
 
+def update_loop_attr(stage_name: str, update: int, loop_name: str) -> str:
+    """The attribute naming a loop of a scatter's or scan's explicit loops (codegen/updates.py)."""
+    return f"hl.loop = {mlir_string(f'{stage_name}.s{update + 1}.{loop_name}')}"
+
+
 def loop_attr(stage_name: str, loop_name: str) -> str:
     """The attribute naming a loop the payload spells out (codegen/tiled.py), matched by the transform script."""
     return f"hl.loop = {mlir_string(f'{stage_name}.s0.{loop_name}')}"

@@ -16,7 +16,7 @@ from ..analysis.loop_schedule import LoopSchedule, unroll_what
 from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import HalideError, InternalError
 from ..lang.schedule import LoopKind
-from .mlir_text import loop_attr, mlir_string
+from .mlir_text import loop_attr, mlir_string, update_loop_attr
 
 HEADER = "module attributes {transform.with_named_sequence} {"
 _LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
@@ -52,6 +52,7 @@ class ScriptBuilder:
         self.libraries: dict[str, str] = {}
         self.unrolls: list = []
         self.unroll_lines: list[str] = []  # the body of UNROLL_SEQUENCE
+        self.loop_handles: dict = {}       # (stage, loop name) -> the loop a stage's tiling made
 
     def fresh(self, prefix="h") -> str:
         self.n += 1
@@ -200,6 +201,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
             continue
         op, loop = sb.tile(op, list(t.tile_sizes), t.loop.kind == LoopKind.PARALLEL, t.interchange)
         loop = fuse_at(t.loop.name, loop, also=t.also)
+        sb.loop_handles[(schedule.name, t.loop.name)] = loop   # (compute_with fuses it: fuse_siblings)
         last_loop = loop
         if t.loop.kind == LoopKind.UNROLLED:
             unrolled.append((loop, t.trip, t.unroll_what))
@@ -299,6 +301,36 @@ class FuseAt:
                                   f"'{self.consumer.stage.name}', which has no such loop")
 
 
+def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
+    """A scatter's or scan's unrolled loops, tagged by the payload (the serial loops; a parallel nest warns)."""
+    if any(l.kind == LoopKind.PARALLEL for l in u.loops) or any(len(l.parts) > 1 for l in u.loops):
+        return
+    for loop in u.loops:
+        if loop.kind == LoopKind.UNROLLED:
+            h = sb.fresh("loop")
+            sb.emit(f"{h} = transform.structured.match ops{{[\"scf.for\"]}} attributes "
+                    f"{{{update_loop_attr(stage.name, u.update.index, loop.name)}}} in %root : ({ANY}) -> {ANY}")
+            sb.unroll(h, loop.extent, unroll_what(stage.name, loop, u.directives))
+
+
+def fuse_siblings(sb: ScriptBuilder, fusions: list) -> None:
+    """compute_with: the child's loops fused into the parent's, outermost first (analysis/compute_with.py). The
+    fused loop replaces both; the inner loops of each are then siblings in its body."""
+    if fusions:   # fuse_sibling wants the same SSA values as bounds: one constant for both loops
+        fn = sb.fresh("fn")
+        sb.emit(f"{fn} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        sb.emit(f"transform.apply_cse to {fn} : {ANY}")
+    for f in fusions:
+        # the loop later in the payload is the source: the fused loop goes there, where the operands of both are
+        # defined (the earlier one's body runs first in it)
+        first, second = sorted((f.child, f.parent), key=lambda p: p.index)
+        for name in f.levels:
+            target, source = sb.loop_handles[(first.name, name)], sb.loop_handles[(second.name, name)]
+            fused = sb.fresh("fused")
+            sb.emit(f"{fused} = transform.loop.fuse_sibling {target} into {source} : ({ANY}, {ANY}) -> {ANY}")
+            sb.loop_handles[(first.name, name)] = sb.loop_handles[(second.name, name)] = fused
+
+
 def build_transform(plan: PipelinePlan) -> str:
     """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
     into a consumer's loop is scheduled through the handle of its fused copies)."""
@@ -323,12 +355,14 @@ def build_transform(plan: PipelinePlan) -> str:
             for loop, trip, what in unrolled:
                 sb.unroll(loop, trip, what)
         for u in stage.updates:
-            if not u.reduction:
-                continue  # explicit loops in the payload; codegen/updates.py refuses schedules for them
+            if not u.reduction:  # explicit loops in the payload (codegen/updates.py): only the unrolls are left
+                unroll_update_loops(sb, stage, u)
+                continue
             op = fused.get((stage.func, u.update.index))
             if op is None and u.directives:
                 op = sb.match_stage(stage.name, u.update.index)
             schedule_stage(sb, u.schedule, op, FuseAt(sb, stage, [], fused), u.compound)
+    fuse_siblings(sb, plan.fusions)
     sb.flush_unrolls()
     sb.cleanup()
     return sb.text()

@@ -20,7 +20,8 @@ from ..lang.types import Int
 from ..lang.traversal import walk
 from . import trace
 from .body import BodyEmitter
-from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type
+from .vector_updates import can_vectorize, emit_vector_body
+from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type, update_loop_attr
 
 
 def _plain_dims(map_text: str) -> list[int]:
@@ -205,15 +206,21 @@ def emit_loops(pb, stage, up, current: list) -> list:
     func = stage.func
     region = b.region(func)
     nest, span, over = _loop_nest(stage, up, region, b.rvar_range)
-    lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in (LoopKind.VECTORIZED, LoopKind.UNROLLED)]
+    par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
+    n_r = len(u.rvars)
+    # a vectorized pure Var loop: its lanes are independent (codegen/vector_updates.py); unrolled loops are
+    # tagged for the script's unroll (any loop: unrolling keeps the order)
+    lane_loop = next((l for l in nest if l[2] == LoopKind.VECTORIZED), None)
+    if lane_loop is not None and (par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1])):
+        lane_loop = None
+    serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
+    lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
         # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
         site = next((d.site for d in u.schedule.directives if d.args and d.args[0] == lanes[0][0]), None)
         warnings.warn(f"{site}: update {u.index} of Func '{stage.name}' writes data-dependent or shifted "
                       f"coordinates (a scatter, a scan or a fixed row), so its {lanes[0][1]} loop "
                       f"'{lanes[0][0]}' runs as a serial scalar loop", SerialUpdateWarning, stacklevel=2)
-    par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
-    n_r = len(u.rvars)
     dim_of = {r.name(): i for i, r in enumerate(u.rvars)} | {v: n_r + d for d, v in enumerate(stage.vars)}
     if par is not None:
         return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of)
@@ -232,7 +239,8 @@ def emit_loops(pb, stage, up, current: list) -> list:
     acc = list(current)
     ivs: dict = {}
     results = []
-    for name, ext, _, _, _ in nest:
+    loops = [l for l in nest if l is not lane_loop]
+    for name, ext, _, _, _ in loops:
         iv, res, ub = pb.fresh("iv"), pb.fresh("t"), pb.fresh("c")
         its = [pb.fresh("acc") for _ in range(m)]
         lines.append(f"{ub} = arith.constant {ext} : index {loc}")
@@ -244,8 +252,12 @@ def emit_loops(pb, stage, up, current: list) -> list:
         acc = its
 
     body: list[str] = []
-    em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda em_, e: pb.emit_extract(
-        em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
+    if lane_loop is not None:
+        new = emit_vector_body(pb, body, loc, u, loops, lane_loop, span, over, dim_of, ivs, acc, region, ttypes, func)
+        cond = em = None
+    else:
+        em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda em_, e: pb.emit_extract(
+            em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
     if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
@@ -255,12 +267,13 @@ def emit_loops(pb, stage, up, current: list) -> list:
         body.append(f"scf.yield {', '.join(acc)} : {types_txt} {loc}")
         body.append(f"}} {loc}")
         new = results_of(new)
-    else:
+    elif em is not None:
         new = _insert(pb, em, u, acc, region, ttypes, loc, func)
     lines.extend(body)
-    for res in reversed(results):
+    for res, (name, _, kind, _, _) in reversed(list(zip(results, loops))):
         lines.append(f"scf.yield {', '.join(new)} : {types_txt} {loc}")
-        lines.append(f"}} {loc}")
+        tag = f" {{{update_loop_attr(pb.name_of(func), u.index, name)}}}" if kind == LoopKind.UNROLLED else ""
+        lines.append(f"}}{tag} {loc}")
         new = results_of(res)
     return new
 

@@ -406,6 +406,11 @@ class Func(GpuScheduleMixin):
             raise HalideError(f"{user_site()}: Func '{self._name}' can't be computed at one of its own loops")
         return self._set_compute(LoopLevel(LevelKind.AT, func, _var_name(var), capture_site()))
 
+    def compute_with(self, stage, var, align=None) -> "Func":
+        """Computed in the loop nest of ``stage`` down to its loop ``var`` (lang/compute_with.py)."""
+        from .compute_with import compute_with
+        return compute_with(self, stage, var, align)
+
     def store_root(self) -> "Func":
         self._schedule.store = LoopLevel.root()
         self._schedule.padded_copy = ()

@@ -149,6 +149,8 @@ class FuncSchedule:
     async_: bool = False
     hoist_storage: LoopLevel | None = None
     ring_buffer: object = None      # the extent Expr, or None
+    # compute_with(stage, var, align): lang/compute_with.py ComputeWith, or None
+    compute_with: object = None
 
     def key(self) -> tuple:
         def level(l):
@@ -159,4 +161,5 @@ class FuncSchedule:
                 self.atomic, self.atomic_override,
                 tuple(sorted((v, f.factor) for v, f in self.folds.items())),
                 None if self.memoize is None else str(self.memoize.eviction_key), self.async_,
-                level(self.hoist_storage), str(self.ring_buffer))
+                level(self.hoist_storage), str(self.ring_buffer),
+                self.compute_with.key() if self.compute_with is not None else None)

@@ -8,7 +8,7 @@ from .source import user_site
 
 NOT_SUPPORTED = (
     "add_trace_tag", "align_bounds", "align_extent", "align_storage", "allow_race_conditions", "always_partition",
-    "always_partition_all", "bound_extent", "bound_storage", "compute_with", "hexagon",
+    "always_partition_all", "bound_extent", "bound_storage", "hexagon",
     "never_partition", "never_partition_all", "partition", "prefetch",
 )
 

@@ -1,0 +1,118 @@
+"""``compute_with`` against real Halide 21: two consumers of one producer computed in one loop nest (fused with
+``transform.loop.fuse_sibling``), with vectorized and parallel loops, an odd size, every LoopAlignStrategy; stages
+of different extents (an alignment: not fused yet, ComputeWithWarning, same values); Halide's errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+from oracle import realize_raises_both, run_both
+
+IMG = np.random.default_rng(16).integers(0, 256, (19, 37)).astype(np.uint8)
+
+
+def _pipeline(hl, schedule, align=None, shift=0):
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.Buffer(IMG, "input")
+    prod = hl.Func("prod")
+    prod[x, y] = hl.i32(inp[x, y]) * 3 + 1
+    f, g, out = hl.Func("f"), hl.Func("g"), hl.Func("out")
+    f[x, y] = prod[x, y] + prod[x + 1, y]
+    g[x, y] = prod[x, y] * 2 - prod[x + 2, y]
+    out[x, y] = f[x, y] + g[x + shift, y] * 5
+    prod.compute_root()
+    f.compute_root()
+    g.compute_root()
+    if schedule == "vectorized":
+        f.vectorize(x, 8)
+        g.vectorize(x, 8)
+    elif schedule == "parallel":
+        for h in (f, g):
+            h.parallel(y).vectorize(x, 4)
+    elif schedule == "tiled":
+        xo, xi = hl.Var("xo"), hl.Var("xi")
+        for h in (f, g):
+            h.split(x, xo, xi, 8).vectorize(xi)
+    var = x if schedule == "tiled_xo" else y
+    if schedule == "tiled_xo":
+        xo, xi = hl.Var("xo"), hl.Var("xi")
+        for h in (f, g):
+            h.split(x, xo, xi, 8).vectorize(xi)
+        var = xo
+    if align is None:
+        g.compute_with(f, var)
+    else:
+        g.compute_with(f, var, getattr(hl.LoopAlignStrategy, align))
+    return out
+
+
+def _fused(fn):
+    import halide_mlir as hl
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hl.ComputeWithWarning)
+        return fn()
+
+
+@pytest.mark.parametrize("schedule", ["vectorized", "parallel", "tiled", "tiled_xo"])
+@pytest.mark.parametrize("align", [None, "AlignStart", "AlignEnd", "NoAlign", "Auto"])
+def test_two_consumers_of_one_producer(schedule, align):
+    if align not in (None, "AlignEnd") and schedule != "vectorized":
+        pytest.skip("every strategy once; the schedules with the default")
+    if schedule == "tiled_xo":   # fused at xo: y is fused, xo not yet (a warning)
+        import halide_mlir
+        with pytest.warns(halide_mlir.ComputeWithWarning):
+            run_both(lambda hl: _pipeline(hl, schedule, align), [IMG.shape[1] - 3, IMG.shape[0]])
+        return
+    _fused(lambda: run_both(lambda hl: _pipeline(hl, schedule, align), [IMG.shape[1] - 3, IMG.shape[0]]))
+
+
+def test_fused_loop_in_script():
+    import halide_mlir as hl
+    out = _pipeline(hl, "parallel")
+    script = out.transform_script([30, 19])
+    assert script.count("transform.loop.fuse_sibling") == 1
+    with pytest.warns(hl.ComputeWithWarning, match="only the outermost loop 'y' is fused"):
+        out = _pipeline(hl, "tiled_xo")
+        assert out.transform_script([30, 19]).count("transform.loop.fuse_sibling") == 1
+
+
+@pytest.mark.parametrize("align", ["AlignStart", "AlignEnd", "NoAlign"])
+def test_different_extents(align):              # g is needed over 2 more columns than f: an alignment
+    import halide_mlir as hl
+    with pytest.warns(hl.ComputeWithWarning, match="regions differ"):
+        run_both(lambda h: _pipeline(h, "vectorized", align, shift=2), [IMG.shape[1] - 5, IMG.shape[0]])
+
+
+def _bad(case):
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        prod, f, g, out = hl.Func("prod"), hl.Func("f"), hl.Func("g"), hl.Func("out")
+        prod[x, y] = x + 2 * y
+        f[x, y] = prod[x, y] * 2
+        g[x, y] = prod[x, y] + 7
+        out[x, y] = f[x, y] + g[x, y]
+        prod.compute_root()
+        f.compute_root()
+        g.compute_root()
+        if case == "level":
+            g.compute_at(out, y)
+            g.compute_with(f, y)
+        elif case == "novar":
+            g.compute_with(f, hl.Var("z"))
+        elif case == "dependency":
+            g.compute_with(prod, y)
+        elif case == "self":
+            f.compute_with(f, y)
+        return out
+    return build
+
+
+@pytest.mark.parametrize("case, message", [
+    ("level", r"the compute levels of f\S*\.s0 \(computed at \.__root\) and g\S*\.s0 \(out\S*\.y\) do not match"),
+    ("novar", r"cannot find z in f\S*\.s0"),
+    ("dependency", r"there is dependency between prod\S* and g"),
+    ("self", r"Cannot schedule f\S* to be computed with f\S*\.s0\.y")])
+def test_errors_as_halide(case, message):
+    ref, ours = realize_raises_both(_bad(case), [6, 5])
+    import re
+    assert re.search(message, ref) and re.search(message, ours), (ref, ours)
