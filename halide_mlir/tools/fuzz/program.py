@@ -47,6 +47,7 @@ class Program:
 def draw_program(draw) -> Program:
     import hypothesis.strategies as st
     g = PipelineGen(draw, st)
+    g.gpu = g.integer(0, 7) == 7  # GPU schedules: compiled to PTX, values from the kernels run on the host
     inputs = g.inputs()
     n = g.integer(1, 4)
     prev = [g.choice(inputs)] if len(inputs) == 1 or not g.flag() else list(inputs)
@@ -56,6 +57,8 @@ def draw_program(draw) -> Program:
         prev = [src]
     out = f"f{n - 1}"
     sg = ScheduleGen(draw, st, g.funcs, g.order)
+    if g.gpu:
+        return Program(g.inputs_spec, g.alg, sg.gpu_schedules(out), out, " ".join(g.kinds), ["GPU = True"])
     sched = sg.schedules(out)
     return Program(g.inputs_spec, g.alg, sched, out, " ".join(g.kinds), sg.header)
 

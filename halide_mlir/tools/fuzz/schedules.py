@@ -360,6 +360,71 @@ class ScheduleGen(Draws):
         decl = self.params + [f'{v} = hl.Var("{v}")' for v in vars_] + [f'{v} = hl.RVar("{v}")' for v in self.rvars]
         return decl + body
 
+    # --- GPU schedules (issue 18) -------------------------------------------------------------------------------
+    def kernel(self, f: str, a0: str, a1: str, vars_: dict):
+        """One Func's own kernel: gpu_tile (2-D, or 1-D plus gpu_blocks), gpu_blocks/gpu_threads, or split +
+        gpu(). Returns its lines and its innermost block and thread loops (where producers may be computed)."""
+        nv = lambda b: _new_var(vars_, f, b)   # noqa: E731
+        tx, ty = self.choice([8, 16, 4, 32, 2, 1]), self.choice([8, 4, 16, 1, 2, 32])
+        tail = self.choice([None, None, "GuardWithIf", "RoundUp", "ShiftInwards"])
+        tl = "" if tail is None else f", hl.TailStrategy.{tail}"
+        form = self.choice(["tile2", "tile1", "blocks", "gpu"])
+        if form == "blocks":
+            return [f"{f}.gpu_blocks({a1}).gpu_threads({a0})"], a1, a0
+        xo, xi = nv("bx"), nv("tx")
+        if form == "tile1":
+            return [f"{f}.gpu_tile({a0}, {xo}, {xi}, {tx}{tl})", f"{f}.gpu_blocks({a1})"], xo, xi
+        yo, yi = nv("by"), nv("ty")
+        if form == "tile2":
+            return [f"{f}.gpu_tile({a0}, {a1}, {xo}, {yo}, {xi}, {yi}, {tx}, {ty}{tl})"], xo, xi
+        return [f"{f}.split({a0}, {xo}, {xi}, {tx}{tl})", f"{f}.split({a1}, {yo}, {yi}, {ty}{tl})",
+                f"{f}.reorder({xi}, {yi}, {xo}, {yo})", f"{f}.gpu({xo}, {yo}, {xi}, {yi})"], xo, xi
+
+    def gpu_schedules(self, output: str) -> list:
+        """Every Func computed somewhere gets a GPU schedule (halide_mlir runs no stage of a GPU pipeline on the
+        host): its own kernel at the root, or computed at a kernel's innermost block loop (shared memory, with
+        gpu_threads perhaps) or innermost thread loop (registers)."""
+        vars_, body, kern = {}, [], {}
+        users = collections.defaultdict(list)
+        for f in self.order:
+            for u in self.funcs[f].uses:
+                users[u].append(f)
+        level = {}
+        for f in reversed(self.order):
+            info = self.funcs[f]
+            bc = info.kind == "bc"
+            a0, a1 = (f"{f}.args()[0]", f"{f}.args()[1]") if bc else ("x", "y")
+            cons = sorted({c for c in users[f] if level.get(c) != "inline"})
+            inl = [c for c in users[f] if level.get(c) == "inline"]
+            opts = ["inline", "root"]
+            if len(cons) == 1 and not inl and cons[0] in kern:
+                opts += ["block", "thread"]
+            lv = "root" if f == output else self.choice(opts if not bc or self.rare() else ["inline"])
+            level[f] = lv
+            if bc and lv == "inline" and self.flag():
+                # ours computes an implicitly inline boundary condition read by a tiled consumer at the root (a
+                # padded copy), which a GPU pipeline refuses; the explicit compute_inline keeps it inline
+                body.append(f"{f}.compute_inline()")
+            if lv == "root":
+                if f != output:
+                    body.append(f"{f}.compute_root()")
+                lines, b, t = self.kernel(f, a0, a1, vars_)
+                body += lines
+                kern[f] = (b, t)
+            elif lv == "block":
+                c = cons[0]
+                body.append(f"{f}.compute_at({c}, {kern[c][0]})")
+                if self.flag():
+                    body.append(f"{f}.gpu_threads({a0}, {a1})" if self.flag() else f"{f}.gpu_threads({a0})")
+                if self.flag():
+                    body.append(f"{f}.store_in(hl.MemoryType.GPUShared)")
+            elif lv == "thread":
+                c = cons[0]
+                body.append(f"{f}.compute_at({c}, {kern[c][1]})")
+                if self.flag():
+                    body.append(f"{f}.store_in(hl.MemoryType.Register)")
+        return [f'{v} = hl.Var("{v}")' for v in vars_] + body
+
 
 def _new_var(vars_, fname, base):
     code, k = f"{fname}_{base}", 2
