@@ -98,10 +98,14 @@ def test_generator_covers_pipelines_and_schedules():
             kinds[k.split(":")[1]] += 1
             kinds[k.split(":")[2]] += 1
         text = "\n".join(prog.algorithm + prog.schedule)
+        calls[".in_(f"] += any(".in_(f" in l for l in prog.schedule)   # a wrapper for one consumer
         for word in ("compute_root", "compute_at", "store_at", "store_root", "compute_inline", ".split(", ".tile(",
                      ".reorder(", ".vectorize(", ".unroll(", ".parallel(", ".update(0).", "TailStrategy",
                      "outermost", "repeat_edge", "constant_exterior", "mirror_image", "hl.sum(", "hl.maximum(",
-                     "hl.minimum(", "+= ", "hl.clamp(", " - 2,", "hl.RDom"):
+                     "hl.minimum(", "+= ", "hl.clamp(", " - 2,", "hl.RDom",
+                     # issue 16's directives, issue 18's GPU schedules
+                     ".in_()", ".clone_in(", ".specialize(p0", ".rfactor(", ".atomic()", ".fold_storage(", ".gpu_tile(",
+                     ".gpu_blocks(", ".gpu_threads(", ".gpu(", "hl.MemoryType.", "hl.RVar("):
             calls[word] += word in text
 
     collect()

@@ -8,6 +8,8 @@ mark when the fix lands.
 """
 import textwrap
 
+import pytest
+
 
 from halide_mlir.tools import fuzz
 
@@ -392,4 +394,89 @@ def test_producer_read_only_by_a_producer_at_an_inner_loop_of_a_fused_consumer()
                 f0.compute_at(f1, x)
                 b0.compute_at(f1, y)
             return f2
+        """)
+
+
+# Issue 16/18's directives in the fuzzer (`python -m halide_mlir.tools.fuzz --examples 2000 --seed 1`, example 212,
+# schedule reduced by `fuzz.reduce_schedule`): a global wrapper of a boundary condition computed at the innermost
+# loop of a tile makes ours fall back to scalar code (AutoVectorizeWarning, an error under the fuzzer's rules).
+@pytest.mark.xfail(strict=True, reason="wrapper of a boundary condition at a tile's inner loop: scalar fallback")
+def test_wrapper_of_boundary_condition_at_inner_tile_loop():
+    check_case("""
+        IN0 = np.random.default_rng(1).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            r0 = hl.RDom([(0, 1), (-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Int(16), 0)
+            f0[x, y] += hl.cast(hl.Int(16), b0[x + r0.x, y + r0.y])
+            r1 = hl.RDom([(-2, 2), (-1, 2)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Int(16), f0[x - 2, y - 1])
+            f1[x, y] = hl.max(f1[x, y], hl.cast(hl.Int(16), f0[x + r1.x, y + r1.y]))
+            f2 = hl.Func("f2")
+            f2[x, y] = (f1[x + 1, y - 2] + hl.cast(hl.Int(16), b0[x + 2, y + 2])
+                        + hl.cast(hl.Int(16), b0[x + 1, y - 2]) + hl.cast(hl.Int(16), b0[x + 1, y + 2]))
+            if schedule:
+                xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+                f2.tile(x, y, xo, yo, xi, yi, 2, 13)
+                b0.in_().compute_at(f2, xi)
+            return f2
+        """)
+
+
+# Same run, example 126 (and 3 more): vectorizing the rfactor intermediate's update along a pure Var other than the
+# factored one: "Attempted to vectorize, but failed" (InternalError).
+@pytest.mark.xfail(strict=True, reason="rfactor intermediate: vectorize(x) of its update fails in MLIR")
+def test_rfactor_intermediate_update_vectorized_along_x():
+    check_case("""
+        IN1 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in1 = hl.Buffer(IN1, "in1")
+            b1 = hl.BoundaryConditions.mirror_image(in1)
+            r0 = hl.RDom([(0, 3)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(8), 0)
+            f0[x, y] += hl.cast(hl.UInt(8), b1[x + r0.x, y])
+            if schedule:
+                u = hl.Var("u")
+                rxo, rxi = hl.RVar("rxo"), hl.RVar("rxi")
+                f0.update(0).split(r0.x, rxo, rxi, 3)
+                intm = f0.update(0).rfactor(rxi, u)
+                intm.update(0).vectorize(x, 16)
+            return f0
+        """)
+
+
+# GPU schedules in the fuzzer (no GPU here: PTX compiled, values from driver_gpu.realize_on_host). A producer
+# computed at the thread loop of gpu_blocks(y).gpu_threads(x) (x not split): "LLVM Translation failed for
+# operation: builtin.unrealized_conversion_cast" (a memref descriptor left in the kernel) when lowering to PTX.
+@pytest.mark.xfail(strict=True, reason="GPU: compute_at an unsplit gpu_threads loop fails to lower to PTX")
+def test_gpu_compute_at_unsplit_thread_loop():
+    check_case("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+        GPU = True
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = b0[x + 1, y]
+            f1 = hl.Func("f1")
+            f1[x, y] = f0[x, y]
+            if schedule:
+                f1.gpu_blocks(y).gpu_threads(x)
+                f0.compute_at(f1, x)
+                b0.compute_inline()
+            return f1
         """)

@@ -74,7 +74,8 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
         for l in prog.schedule:
             for op in ("compute_root", "compute_at", "store_at", "store_root", "compute_inline", "split", "tile",
                        "reorder", "vectorize", "unroll", "parallel", "update(0)", "TailStrategy", "outermost",
-                       "fold_storage"):
+                       "fold_storage", ".in_()", ".in_(f", ".clone_in(", ".specialize(", ".rfactor(", ".atomic(",
+                       "gpu_tile", "gpu_blocks", "gpu_threads", "store_in"):
                 if op in l:
                     sched_ops[op] += 1
 

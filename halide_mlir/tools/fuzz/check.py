@@ -75,11 +75,42 @@ def _run_one(hl, ns, schedule: bool) -> Run:
             warnings.simplefilter("ignore")
             if hasattr(hl, "AutoVectorizeWarning"):  # ours fell back to scalar code: a bug to report
                 warnings.simplefilter("error", hl.AutoVectorizeWarning)
-            f = ns["build"](hl, schedule)
-            out = f.realize([W, H])
-            return Run(output=np.array(np.asarray(out), copy=True))
+            return Run(output=realize_case(hl, ns, schedule))
     except Exception as e:  # noqa: BLE001 -- classified by the caller
         return _error(hl, e)
+
+
+def realize_case(hl, ns: dict, schedule: bool = True) -> np.ndarray:
+    """The output of the example whose module namespace is ``ns`` under ``hl`` (real Halide or halide_mlir)."""
+    ns.get("PARAMS", {}).clear()
+    f = ns["build"](hl, schedule)
+    if ns.get("GPU") and schedule:
+        return _run_gpu(hl, ns, f)
+    # one realize per drawn value of the Params (PARAM_VALUES: name -> values), so that every branch of a
+    # specialization runs in the same compiled pipeline; the outputs are stacked
+    values = ns.get("PARAM_VALUES") or {}
+    outs = []
+    for i in range(max((len(v) for v in values.values()), default=1)):
+        for name, vals in values.items():
+            if name in ns.get("PARAMS", {}):   # declared under `if schedule:` only
+                ns["PARAMS"][name].set(vals[i])
+        outs.append(np.array(np.asarray(f.realize([W, H])), copy=True))
+    return outs[0] if len(outs) == 1 else np.stack(outs)
+
+
+def _run_gpu(hl, ns, f):
+    """A GPU schedule (GPU = True in the source): there is no GPU here. Ours compiles the kernels to PTX and
+    computes the values with the kernels' code run on the host (driver_gpu.realize_on_host); real Halide compiles
+    for host-cuda (so that it accepts or rejects the schedule) and its values are those of the unscheduled
+    pipeline (a schedule never changes them)."""
+    if hl.__name__ == "halide_mlir":
+        from halide_mlir import driver_gpu
+        from halide_mlir.runtime.realize import output_buffers
+        _, region = output_buffers(f, [W, H])
+        driver_gpu.compile_pipeline(f, region, hl.Target("host-cuda")).ptx()
+        return np.array(np.asarray(driver_gpu.realize_on_host(f, [W, H])), copy=True)
+    f.compile_jit(hl.Target("host-cuda"))
+    return np.array(np.asarray(ns["build"](hl, False).realize([W, H])), copy=True)
 
 
 def ours():
@@ -278,12 +309,13 @@ def reproducer(source: str, outcome: Outcome | None = None) -> str:
         if __name__ == "__main__":
             import halide
             import halide_mlir
-            expected = np.asarray(build(halide).realize([W, H]))
-            got = np.asarray(build(halide_mlir).realize([W, H]))
-            unscheduled = np.asarray(build(halide_mlir, schedule=False).realize([W, H]))
+            from halide_mlir.tools.fuzz.check import realize_case  # Params realized per value, GPU on the host
+            expected = realize_case(halide, globals())
+            got = realize_case(halide_mlir, globals())
+            unscheduled = realize_case(halide_mlir, globals(), schedule=False)
             for name, a in (("halide", expected), ("ours", got), ("ours unscheduled", unscheduled)):
                 print(name, a.dtype, a.shape)
-                print(a[:4, :8])
+                print(a[..., :4, :8])
             close = np.allclose if expected.dtype.kind == "f" else np.array_equal
             kw = dict(rtol={RTOL}, atol={ATOL}) if expected.dtype.kind == "f" else {{}}
             print("ours == halide:", close(got, expected, **kw), "  unscheduled == halide:",

@@ -99,6 +99,7 @@ class PipelineGen(Draws):
         self.funcs: dict[str, FuncInfo] = {}
         self.order: list[str] = []
         self.kinds: list[str] = []
+        self.gpu = False          # draw a GPU pipeline (set by program.py)
         self.strided = False      # one stage may read at 2x / 3x (downsampling); more would grow regions 2^k
 
     # --- inputs -------------------------------------------------------------------------------------------------
@@ -189,7 +190,8 @@ class PipelineGen(Draws):
 
     def stage(self, i: int, prev: list[Source], inputs: list[Source]) -> Source:
         name = f"f{i}"
-        kind = self.choice(["point", "stencil", "sum", "max", "hist"])
+        # a GPU pipeline: pure definitions only (updates are not supported on the GPU yet, docs/gpu.md)
+        kind = self.choice(["point", "stencil"] if self.gpu else ["point", "stencil", "sum", "max", "hist"])
         srcs = list(prev)
         if i > 0 and self.flag():
             srcs.append(self.choice(inputs))

@@ -18,6 +18,7 @@ class Program:
     schedule: list      # lines of build() under `if schedule:`
     output: str
     description: str    # one line: stage kinds and types
+    header: list = dataclasses.field(default_factory=list)  # module-level lines (Param values, GPU = True)
 
     def source(self) -> str:
         out = ["import numpy as np", "", f"W, H = {W}, {H}", ""]
@@ -30,6 +31,8 @@ class Program:
                 info = np.iinfo(dtype)
                 out.append(f"{arr} = np.random.default_rng({seed}).integers({info.min}, {info.max}, {shape}, "
                            f"endpoint=True).astype(np.{dtype})")
+        if self.header:
+            out += [""] + self.header
         out += ["", "", "def build(hl, schedule=True):"]
         body = ['x, y = hl.Var("x"), hl.Var("y")']
         body += self.algorithm
@@ -44,6 +47,7 @@ class Program:
 def draw_program(draw) -> Program:
     import hypothesis.strategies as st
     g = PipelineGen(draw, st)
+    g.gpu = g.integer(0, 7) == 7  # GPU schedules: compiled to PTX, values from the kernels run on the host
     inputs = g.inputs()
     n = g.integer(1, 4)
     prev = [g.choice(inputs)] if len(inputs) == 1 or not g.flag() else list(inputs)
@@ -52,8 +56,11 @@ def draw_program(draw) -> Program:
         src = g.stage(i, prev, inputs)
         prev = [src]
     out = f"f{n - 1}"
-    sched = ScheduleGen(draw, st, g.funcs, g.order).schedules(out)
-    return Program(g.inputs_spec, g.alg, sched, out, " ".join(g.kinds))
+    sg = ScheduleGen(draw, st, g.funcs, g.order)
+    if g.gpu:
+        return Program(g.inputs_spec, g.alg, sg.gpu_schedules(out), out, " ".join(g.kinds), ["GPU = True"])
+    sched = sg.schedules(out)
+    return Program(g.inputs_spec, g.alg, sched, out, " ".join(g.kinds), sg.header)
 
 
 def programs():

@@ -28,6 +28,10 @@ class ScheduleGen(Draws):
         self.funcs = funcs
         self.order = order
         self.in_update = False
+        self.vec = None          # the loop stage_schedule vectorized last
+        self.header = []         # module-level lines (the values of the Params)
+        self.params = []         # lines declaring the Params (under `if schedule:`)
+        self.rvars = {}          # RVars split off RVars (code -> name)
 
     def factor(self):
         return self.choice([2, 4, 8, 3, 5, 16, 7, 1, 13, 32, 64, 10])
@@ -136,6 +140,117 @@ class ScheduleGen(Draws):
                     k = self.choice([4, 2, 8, 3])
                     lines.append(f"{obj}.parallel({l[1]}, {k}{self.tail()})")
                     loops.insert(loops.index(l), (l[1] + "_task", None, False, k))
+        self.vec = vec
+        return lines
+
+    # --- the directives of issue 16 -----------------------------------------------------------------------------
+    def rare(self, n=3) -> bool:
+        """True once in n + 1 draws (False is the simpler choice: shrinking drops the directive)."""
+        return self.d(self.st.integers(0, n)) == n
+
+    def param(self) -> str:
+        """The Param specializations test: one Int(32) Param p0 with two values, so both branches run (check.py
+        realizes once per value)."""
+        if not self.params:
+            self.params = ['p0 = hl.Param(hl.Int(32), "p0", PARAM_VALUES["p0"][0])', 'PARAMS["p0"] = p0']
+            self.p_values = (self.integer(0, 9), self.integer(0, 9))
+            self.header = [f'PARAM_VALUES = {{"p0": {self.p_values}}}', "PARAMS = {}"]
+        return "p0"
+
+    def specialize(self, obj: str, loops: list) -> list:
+        """``obj.specialize(cond)`` with loop directives that keep every loop a producer may be computed at (a
+        specialization can't move a compute_at): vectorize the innermost loop by a factor, parallel, unroll."""
+        p = self.param()
+        lo, hi = sorted(self.p_values)
+        k = self.integer(lo, hi)  # the two values on either side, when they differ
+        conds = [f"{p} > {k}", f"{p} >= {k}", f"{p} == {k}", f"{p} % 2 == 0"]
+        cond = self.choice(conds) if lo < hi else f"{p} == {k}"
+        sp = f"{obj}.specialize({cond})"
+        lines = []
+        inner = loops[0]
+        if inner[1] is not None and not inner[2] and inner[1] != self.vec and self.flag():
+            lines.append(f"{sp}.vectorize({inner[1]}, {self.choice([8, 4, 16, 3])})")
+        cands = [l for l in reversed(loops[1:]) if not l[2] and l[1] is not None and l[1] != self.vec]
+        if cands and (not lines or self.flag()):
+            lines.append(f"{sp}.parallel({cands[0][1]})")
+        if not lines:
+            lines.append(f"{sp}.unroll({inner[1]}, 2)" if inner[1] is not None else sp)
+        if self.rare():  # nested: a second condition inside the first
+            lines.append(f"{sp}.specialize({self.choice(conds)})")
+        return lines
+
+    def new_rvar(self, code):
+        k, name = 2, code
+        while name in self.rvars:
+            name, k = f"{code}{k}", k + 1
+        self.rvars[name] = name
+        return name
+
+    def rfactor(self, f: str, ul: list, pure: tuple, new_var) -> list:
+        """``f.update(0).rfactor(rv, u)`` (after a split of rv, perhaps) and a schedule of the intermediate:
+        computed at the root or at f's outermost loop, its update parallel or vectorized along u."""
+        obj = f"{f}.update(0)"
+        rv = [l for l in ul if l[2]]
+        lines = []
+        name, code, _, ext = self.choice(rv)
+        if ext is not None and ext > 2 and self.flag():
+            o, i_ = self.new_rvar(f"{f}_{code[-1]}o"), self.new_rvar(f"{f}_{code[-1]}i")
+            lines.append(f"{obj}.split({code}, {o}, {i_}, {self.choice([4, 2, 3, 8])})")
+            code = self.choice([o, i_])
+        u = new_var("u")
+        intm = f"{f}_intm"
+        lines.append(f"{intm} = {obj}.rfactor({code}, {u})")
+        if self.flag():
+            lines.append(f"{intm}.compute_root()")
+        else:
+            lines.append(f"{intm}.compute_at({f}, hl.Var.outermost())")
+        how = self.choice(["none", "parallel", "vectorize", "both"])
+        if how in ("parallel", "both"):
+            lines.append(f"{intm}.update(0).parallel({u})")
+        if how in ("vectorize", "both"):
+            lines.append(f"{intm}.update(0).vectorize({'x' if how == 'both' else u}, {self.choice([8, 4, 16])})")
+        if self.flag():
+            lines.append(f"{intm}.vectorize(x, {self.choice([8, 4])})")
+        if "y" in pure and self.flag():
+            lines.append(f"{obj}.parallel(y)")
+        return lines
+
+    def atomic(self, f: str, ul: list) -> list:
+        """``f.update(0).atomic()`` with a parallel (or vectorized) RVar loop: racing read-modify-writes."""
+        obj = f"{f}.update(0)"
+        rv = [l for l in ul if l[2]]
+        name, code, _, ext = rv[-1] if self.flag() else self.choice(rv)
+        lines = [f"{obj}.atomic({'override_associativity_test=True' if self.rare(7) else ''})"]
+        if ext is not None and ext > 4 and self.flag():
+            o, i_ = self.new_rvar(f"{f}_{code[-1]}o"), self.new_rvar(f"{f}_{code[-1]}i")
+            lines.append(f"{obj}.split({code}, {o}, {i_}, {self.choice([4, 8, 5])})")
+            lines.append(f"{obj}.parallel({o})")
+            if self.rare():
+                lines.append(f"{obj}.vectorize({i_})")
+        elif self.rare(4):
+            lines.append(f"{obj}.vectorize({code}{', 8' if ext is None or ext > 8 else ''})")
+        else:
+            lines.append(f"{obj}.parallel({code})")
+        return lines
+
+    def wrapper(self, f: str, info: FuncInfo, c: str, direct: bool, loops_c: list, vars_: dict) -> list:
+        """A wrapper of f (``f.in_(c)``, ``f.in_()``, ``f.clone_in(c)``) computed at the root or at a loop of
+        its consumer c, with a loop schedule of its own."""
+        kind = self.choice(["in_", "in_c", "clone"] if direct else ["in_"])
+        w = f"{f}_w"
+        lines = [f"{w} = " + {"in_": f"{f}.in_()", "in_c": f"{f}.in_({c})", "clone": f"{f}.clone_in({c})"}[kind]]
+        k = self.choice(list(range(len(loops_c) + 1)))
+        if k == len(loops_c):
+            lines.append(f"{w}.compute_root()")
+        else:
+            lines.append(f"{w}.compute_at({c}, {loops_c[k][2]})")
+        if self.flag():
+            if info.kind == "bc" or kind != "clone":
+                a0, a1 = f"{w}.args()[0]", f"{w}.args()[1]"
+            else:
+                a0, a1 = "x", "y"
+            loops = [("_0", a0, False, None), ("_1", a1, False, None)]
+            lines += self.stage_schedule(w, w, loops, (a0, a1), vars_)
         return lines
 
     def schedules(self, output: str) -> list:
@@ -212,15 +327,108 @@ class ScheduleGen(Draws):
             else:
                 loops = [("x", "x", False, None), ("y", "y", False, None)]
                 pure = ("x", "y")
+            self.vec = None
             if self.flag() or f == output:
                 body += [l for l in self.stage_schedule(f, f, loops, pure, vars_) if l]
+            if info.kind != "bc" and self.rare(5):
+                body += self.specialize(f, loops)
             offered += [(0, l[0], l[1]) for l in loops if l[1] is not None]
             if info.update_loops:
                 ul = list(info.update_loops)
-                if self.flag():
+                how = self.choice(["none", "loops", "rfactor", "atomic"])
+                if how == "loops":
+                    self.vec = None
                     body += [l for l in self.stage_schedule(f"{f}.update(0)", f + "u", ul, info.pure_in_update,
                                                             vars_) if l]
-                offered += [(1, l[0], l[1]) for l in ul if l[1] is not None]
+                    if self.rare(5):
+                        body += self.specialize(f"{f}.update(0)", ul)
+                    offered += [(1, l[0], l[1]) for l in ul if l[1] is not None]
+                elif how == "rfactor":   # f's update loops change: none offered to compute_at
+                    body += self.rfactor(f, ul, info.pure_in_update, lambda b, f=f: _new_var(vars_, f, b))
+                elif how == "atomic":
+                    body += self.atomic(f, ul)
+                    offered += [(1, l[0], l[1]) for l in ul if l[1] is not None and not l[2]]
+                else:
+                    offered += [(1, l[0], l[1]) for l in ul if l[1] is not None]
             loops_of[f] = offered
-        decl = [f'{v} = hl.Var("{v}")' for v in vars_]
+        # wrappers, drawn last: between a Func computed inline or at the root and its one consumer
+        for f in self.order:
+            cons = consumers(f)
+            if f == output or level[f] not in ("inline", "root") or len(cons) != 1 or not self.rare(4):
+                continue
+            body += self.wrapper(f, self.funcs[f], cons[0], cons[0] in users[f], loops_of[cons[0]], vars_)
+        decl = self.params + [f'{v} = hl.Var("{v}")' for v in vars_] + [f'{v} = hl.RVar("{v}")' for v in self.rvars]
         return decl + body
+
+    # --- GPU schedules (issue 18) -------------------------------------------------------------------------------
+    def kernel(self, f: str, a0: str, a1: str, vars_: dict):
+        """One Func's own kernel: gpu_tile (2-D, or 1-D plus gpu_blocks), gpu_blocks/gpu_threads, or split +
+        gpu(). Returns its lines and its innermost block and thread loops (where producers may be computed)."""
+        nv = lambda b: _new_var(vars_, f, b)   # noqa: E731
+        tx, ty = self.choice([8, 16, 4, 32, 2, 1]), self.choice([8, 4, 16, 1, 2, 32])
+        tail = self.choice([None, None, "GuardWithIf", "RoundUp", "ShiftInwards"])
+        tl = "" if tail is None else f", hl.TailStrategy.{tail}"
+        form = self.choice(["tile2", "tile1", "blocks", "gpu"])
+        if form == "blocks":
+            return [f"{f}.gpu_blocks({a1}).gpu_threads({a0})"], a1, a0
+        xo, xi = nv("bx"), nv("tx")
+        if form == "tile1":
+            return [f"{f}.gpu_tile({a0}, {xo}, {xi}, {tx}{tl})", f"{f}.gpu_blocks({a1})"], xo, xi
+        yo, yi = nv("by"), nv("ty")
+        if form == "tile2":
+            return [f"{f}.gpu_tile({a0}, {a1}, {xo}, {yo}, {xi}, {yi}, {tx}, {ty}{tl})"], xo, xi
+        return [f"{f}.split({a0}, {xo}, {xi}, {tx}{tl})", f"{f}.split({a1}, {yo}, {yi}, {ty}{tl})",
+                f"{f}.reorder({xi}, {yi}, {xo}, {yo})", f"{f}.gpu({xo}, {yo}, {xi}, {yi})"], xo, xi
+
+    def gpu_schedules(self, output: str) -> list:
+        """Every Func computed somewhere gets a GPU schedule (halide_mlir runs no stage of a GPU pipeline on the
+        host): its own kernel at the root, or computed at a kernel's innermost block loop (shared memory, with
+        gpu_threads perhaps) or innermost thread loop (registers)."""
+        vars_, body, kern = {}, [], {}
+        users = collections.defaultdict(list)
+        for f in self.order:
+            for u in self.funcs[f].uses:
+                users[u].append(f)
+        level = {}
+        for f in reversed(self.order):
+            info = self.funcs[f]
+            bc = info.kind == "bc"
+            a0, a1 = (f"{f}.args()[0]", f"{f}.args()[1]") if bc else ("x", "y")
+            cons = sorted({c for c in users[f] if level.get(c) != "inline"})
+            inl = [c for c in users[f] if level.get(c) == "inline"]
+            opts = ["inline", "root"]
+            if len(cons) == 1 and not inl and cons[0] in kern:
+                opts += ["block", "thread"]
+            lv = "root" if f == output else self.choice(opts if not bc or self.rare() else ["inline"])
+            level[f] = lv
+            if bc and lv == "inline" and self.flag():
+                # ours computes an implicitly inline boundary condition read by a tiled consumer at the root (a
+                # padded copy), which a GPU pipeline refuses; the explicit compute_inline keeps it inline
+                body.append(f"{f}.compute_inline()")
+            if lv == "root":
+                if f != output:
+                    body.append(f"{f}.compute_root()")
+                lines, b, t = self.kernel(f, a0, a1, vars_)
+                body += lines
+                kern[f] = (b, t)
+            elif lv == "block":
+                c = cons[0]
+                body.append(f"{f}.compute_at({c}, {kern[c][0]})")
+                if self.flag():
+                    body.append(f"{f}.gpu_threads({a0}, {a1})" if self.flag() else f"{f}.gpu_threads({a0})")
+                if self.flag():
+                    body.append(f"{f}.store_in(hl.MemoryType.GPUShared)")
+            elif lv == "thread":
+                c = cons[0]
+                body.append(f"{f}.compute_at({c}, {kern[c][1]})")
+                if self.flag():
+                    body.append(f"{f}.store_in(hl.MemoryType.Register)")
+        return [f'{v} = hl.Var("{v}")' for v in vars_] + body
+
+
+def _new_var(vars_, fname, base):
+    code, k = f"{fname}_{base}", 2
+    while code in vars_:
+        code, k = f"{fname}_{base}{k}", k + 1
+    vars_[code] = code
+    return code
