@@ -211,7 +211,8 @@ def emit_loops(pb, stage, up, current: list) -> list:
     # a vectorized pure Var loop: its lanes are independent (codegen/vector_updates.py); unrolled loops are
     # tagged for the script's unroll (any loop: unrolling keeps the order)
     lane_loop = next((l for l in nest if l[2] == LoopKind.VECTORIZED), None)
-    if lane_loop is not None and (par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1])):
+    if lane_loop is not None and (par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1])
+                                  or split_guards(nest)):
         lane_loop = None
     serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
@@ -278,6 +279,22 @@ def emit_loops(pb, stage, up, current: list) -> list:
     return new
 
 
+def split_guards(nest) -> list:
+    """(the loops of one dim finer than a loop of stride s, s) wherever those finer loops reach s or past it: a
+    split of a split's inner loop by a factor that does not divide it (``unroll(yi, 4)`` of a ``yi`` of 2).
+    Halide guards each split by its parent's extent -- the stride of the loop it splits off -- so the points
+    where tiles overlap are skipped, not updated twice (a scatter's ``+=`` would count them twice)."""
+    # (a loop of one iteration is skipped on both sides: a factor above its parent's extent makes a one-iteration
+    # outer loop whose stride says nothing of the tree; among the others, a finer stride is a split inside)
+    loops = [(name, e, d, st) for name, e, _, d, st in nest if e > 1]
+    out = []
+    for _, _, d, s in loops:
+        finer = [(name, e, st) for name, e, dd, st in loops if dd == d and st < s]
+        if sum((e - 1) * st for _, e, st in finer) >= s:
+            out.append(([(name, st) for name, _, st in finer], s))
+    return out
+
+
 def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, func):
     """The emitter of the loop body (each dim's coordinate: its min plus sum(iv * stride) of its loops) and
     the condition under which the update runs there (RDom.where, split guards), or None."""
@@ -309,6 +326,14 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
 
     em = BodyEmitter(body, pb.fresh, loc, leaf)
     conds = [em.op(f"arith.cmpi slt, {coord(dim)}, {em.const(span[dim][1], Int(32))} : i32") for dim in sorted(over)]
+    for finer, s in split_guards(nest):
+        sub = None
+        for name, st in finer:
+            t = em.op(f"arith.index_cast {ivs[name]} : index to i32", "x")
+            if st != 1:
+                t = em.op(f"arith.muli {t}, {em.const(st, Int(32))} : i32", "x")
+            sub = t if sub is None else em.op(f"arith.addi {sub}, {t} : i32", "x")
+        conds.append(em.op(f"arith.cmpi slt, {sub}, {em.const(s, Int(32))} : i32"))
     conds += [em.emit(p) for p in u.predicates]
     cond = None
     for c in conds:

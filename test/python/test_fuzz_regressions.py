@@ -480,3 +480,30 @@ def test_gpu_compute_at_unsplit_thread_loop():
                 b0.compute_inline()
             return f1
         """)
+
+
+# Found by test_fuzz.py (derandomized CI examples) once scatter loops followed their schedule. A scatter update's
+# y split by 2, then unroll(yi, 4) (a split of yi by 4 > its extent): the unrolled lanes reached into the next
+# tile's rows and each of those rows was updated twice. Halide guards each split by its parent's extent.
+def test_scatter_update_nested_split_overshooting_its_parent():
+    check_case("""
+        IN0 = np.random.default_rng(0).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            r0 = hl.RDom([(0, W)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Float(32), 0)
+            f0[hl.clamp((r0.x * 7 + 3) % 37, 0, W - 1), y] += hl.cast(hl.Float(32), b0[r0.x, y])
+            f1 = hl.Func("f1")
+            f1[x, y] = f0[x, y]
+            if schedule:
+                yo, yi = hl.Var("yo"), hl.Var("yi")
+                f0.compute_root()
+                f0.update(0).split(y, yo, yi, 2)
+                f0.update(0).unroll(yi, 4)
+            return f1
+    """)
