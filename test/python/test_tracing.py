@@ -7,6 +7,7 @@ numbers a repeated Func name (``f$1``) for the rest of the process.
 from __future__ import annotations
 
 import itertools
+import uuid
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ import halide_mlir
 halide = pytest.importorskip("halide")
 
 _ids = itertools.count()
+# Halide numbers a repeated Func name per process (ts4, then ts4$1 in pipeline ts4_1): names unique to this run
+_RUN = uuid.uuid4().hex[:6]
 
 
 def lines_of(capsys, program, *args) -> list[str]:
@@ -42,7 +45,7 @@ def test_print_formats(capsys):
                         hl.i8(-3), hl.u64(2**63 + 5), hl.i64(-2**40), hl.f32(1e20), hl.f32(float("inf")),
                         hl.f32(1e-7), x < 1, hl.u16(x) * 1000)
         f.realize([3])
-    lines = same_lines(capsys, program, f"pf{next(_ids)}")
+    lines = same_lines(capsys, program, f"pf{next(_ids)}_{_RUN}")
     assert lines[0].startswith("0 is what the 1 and 3.141500 saw -2.500000 -3 9223372036854775813")
 
 
@@ -52,7 +55,7 @@ def test_print_returns_first_value(capsys):
         f = hl.Func(name)
         f[x] = hl.print(x * 2, "<- doubled") + 1
         return np.asarray(f.realize([4]))
-    name = f"pr{next(_ids)}"
+    name = f"pr{next(_ids)}_{_RUN}"
     theirs = program(halide, name)
     ours = program(halide_mlir, name)
     np.testing.assert_array_equal(ours, theirs)
@@ -65,14 +68,14 @@ def test_print_when(capsys):
         f = hl.Func(name)
         f[x, y] = hl.print_when((x == y) | (x == 3), hl.cast(hl.UInt(8), x * y), "is result at", x, y)
         f.realize([5, 4])
-    assert len(same_lines(capsys, program, f"pw{next(_ids)}")) == 7
+    assert len(same_lines(capsys, program, f"pw{next(_ids)}_{_RUN}")) == 7
 
 
 def test_print_into_redirected_stdout():
     import contextlib
     import io
     x = halide_mlir.Var("x")
-    f = halide_mlir.Func(f"rd{next(_ids)}")
+    f = halide_mlir.Func(f"rd{next(_ids)}_{_RUN}")
     f[x] = halide_mlir.print_when(x == 3, hl_u8(x * x), "is result at", x)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -113,7 +116,7 @@ def test_trace_stores_in_loop_order(capsys, schedule):
             xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
             g.tile(x, y, xo, yo, xi, yi, 4, 2).vectorize(xi)
         g.realize([8, 4])
-    lines = same_lines(capsys, program, f"ts{next(_ids)}")
+    lines = same_lines(capsys, program, f"ts{next(_ids)}_{_RUN}")
     assert lines[0].startswith("Begin pipeline") and lines[-1].startswith("End pipeline")
 
 
@@ -124,7 +127,7 @@ def test_trace_tuple_and_types(capsys):
         k[x] = (hl.u8(x), hl.f32(x) / 3, hl.f64(x) * 0.25, hl.i16(-x), x > 1)
         k.trace_stores()
         k.realize([3])
-    same_lines(capsys, program, f"tt{next(_ids)}")
+    same_lines(capsys, program, f"tt{next(_ids)}_{_RUN}")
 
 
 def test_trace_loads_and_realizations(capsys):
@@ -137,7 +140,7 @@ def test_trace_loads_and_realizations(capsys):
         f.trace_realizations().trace_stores().trace_loads()
         g.trace_realizations()
         g.realize([2, 2])
-    same_lines(capsys, program, f"tl{next(_ids)}")
+    same_lines(capsys, program, f"tl{next(_ids)}_{_RUN}")
 
 
 def test_trace_update_definitions(capsys):
@@ -151,7 +154,7 @@ def test_trace_update_definitions(capsys):
         g.trace_loads()
         g.trace_stores()
         g.realize([4, 4])
-    same_lines(capsys, program, f"tu{next(_ids)}")
+    same_lines(capsys, program, f"tu{next(_ids)}_{_RUN}")
 
 
 def test_trace_reduction(capsys):
@@ -163,7 +166,7 @@ def test_trace_reduction(capsys):
         f[x] += r.x * x
         f.trace_stores()
         f.realize([3])
-    same_lines(capsys, program, f"tr{next(_ids)}")
+    same_lines(capsys, program, f"tr{next(_ids)}_{_RUN}")
 
 
 def test_trace_compute_at(capsys):
@@ -177,13 +180,13 @@ def test_trace_compute_at(capsys):
         p.trace_stores()
         c.trace_stores()
         c.realize([3, 3])
-    same_lines(capsys, program, f"tc{next(_ids)}")
+    same_lines(capsys, program, f"tc{next(_ids)}_{_RUN}")
 
 
 def test_trace_realizations_at_a_loop_refused():
     hl = halide_mlir
     x, y = hl.Var("x"), hl.Var("y")
-    p, c = hl.Func(f"ra{next(_ids)}"), hl.Func(f"rb{next(_ids)}")
+    p, c = hl.Func(f"ra{next(_ids)}_{_RUN}"), hl.Func(f"rb{next(_ids)}_{_RUN}")
     p[x, y] = x * y
     c[x, y] = p[x, y + 1]
     p.compute_at(c, y).trace_realizations()
