@@ -26,7 +26,7 @@ from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS
                           get_host_target, get_jit_target_from_environment, get_target_from_environment,
                           host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
-from .lang.schedule import TailStrategy
+from .lang.schedule import Partition, PrefetchBoundStrategy, TailStrategy
 from .lang.gpu_schedule import MemoryType
 from .lang.types import BFloat, Bool, Float, Handle, Int, Type, TypeCode, UInt
 from .lang.var import Var
@@ -45,7 +45,7 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning",
-           "set_auto_vectorize", "TailStrategy",
+           "set_auto_vectorize", "TailStrategy", "Partition", "PrefetchBoundStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",

@@ -20,6 +20,7 @@ from ..lang.schedule import DirectiveKind, LevelKind
 from .loop_nest import covered_extents, loop_position, stage_loops
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
+from .small_directives import scheduled_extent
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.expr import Expr
@@ -209,6 +210,9 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
                                   f" (bound set at {d.site})")
             if not output:
                 mins[dim], extents[dim] = lo, ext
+        elif d.kind in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN) and d.args[0] in stage.vars and not output:
+            dim = stage.vars.index(d.args[0])   # (Halide applies neither to an output: lang/small_directives.py)
+            mins[dim], extents[dim] = scheduled_extent(stage, d, mins[dim], extents[dim])
         elif (d.kind == DirectiveKind.SPLIT and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
               and d.args[0] in stage.vars):
             dim = stage.vars.index(d.args[0])

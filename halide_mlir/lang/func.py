@@ -16,6 +16,7 @@ from .random import lower_random, next_tag
 from .source import capture_site, user_site
 from .types import Int, Type
 from .debugging import install as install_tracing
+from .small_directives import install as install_small_directives
 from .unsupported import install as install_unsupported
 from .var import Var
 
@@ -759,5 +760,6 @@ class SpecializedStage(Stage):
         return f"<halide_mlir.Stage '{self._name}' specialized on {self._condition}>"
 
 
+install_small_directives(Func)  # partition, align_*, bound_*, hoist_storage, prefetch... (lang/small_directives.py)
 install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
 install_tracing(Func)  # trace_stores/trace_loads/trace_realizations (lang/debugging.py)

@@ -39,6 +39,11 @@ class DirectiveKind(_Kind):
     GPU_BLOCKS = "gpu_blocks"     # (var, ...): the loops run as GPU blocks (analysis/gpu.py)
     GPU_THREADS = "gpu_threads"   # (var, ...): the loops run as GPU threads
     GPU_SINGLE = "gpu_single_thread"  # (): the stage runs on one GPU thread
+    # lang/small_directives.py
+    PARTITION = "partition"       # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
+    BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
+    ALIGN = "align"               # (var, modulus, remainder or None): align_bounds / align_extent
+    PREFETCH = "prefetch"         # (callee, at, from, offset, strategy): codegen/prefetch.py
 
 
 class LoopKind(_Kind):
@@ -66,6 +71,20 @@ generation = [0]
 
 def touch() -> None:
     generation[0] = next(_generation)
+
+
+class Partition(enum.Enum):
+    """Halide's loop partition policy of a loop (``partition(var, policy)``)."""
+    Auto = "Auto"
+    Never = "Never"
+    Always = "Always"
+
+
+class PrefetchBoundStrategy(enum.Enum):
+    """What ``prefetch`` does where the prefetched region leaves the buffer (Halide's names)."""
+    Clamp = "Clamp"
+    GuardWithIf = "GuardWithIf"
+    NonFaulting = "NonFaulting"
 
 
 class TailStrategy(enum.Enum):
@@ -144,6 +163,10 @@ class FuncSchedule:
     atomic_override: bool = False
     # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
     folds: dict = field(default_factory=dict)
+    # align_storage / bound_storage: var name -> (alignment or None, bound or None) (lang/small_directives.py)
+    storage: dict = field(default_factory=dict)
+    hoist: LoopLevel | None = None   # hoist_storage / hoist_storage_root
+    race: bool = False               # allow_race_conditions(): parallel RVar loops without atomic()
 
     def key(self) -> tuple:
         def level(l):
@@ -152,4 +175,5 @@ class FuncSchedule:
                 tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
                 tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
                 self.atomic, self.atomic_override,
-                tuple(sorted((v, f.factor) for v, f in self.folds.items())))
+                tuple(sorted((v, f.factor) for v, f in self.folds.items())),
+                tuple(sorted(self.storage.items())), level(self.hoist), self.race)

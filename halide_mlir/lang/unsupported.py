@@ -6,12 +6,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .source import user_site
 
-NOT_SUPPORTED = (
-    "add_trace_tag", "align_bounds", "align_extent", "align_storage", "allow_race_conditions", "always_partition",
-    "always_partition_all", "async_", "bound_extent", "bound_storage", "compute_with", "hexagon",
-    "hoist_storage", "hoist_storage_root", "memoize", "never_partition", "never_partition_all", "partition",
-    "prefetch", "ring_buffer",
-)
+NOT_SUPPORTED = ("add_trace_tag", "async_", "compute_with", "hexagon", "memoize", "ring_buffer")
 
 
 def _refuse(name: str):
