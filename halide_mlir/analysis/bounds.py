@@ -210,9 +210,11 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
                                   f" (bound set at {d.site})")
             if not output:
                 mins[dim], extents[dim] = lo, ext
-        elif d.kind in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN) and d.args[0] in stage.vars and not output:
-            dim = stage.vars.index(d.args[0])   # (Halide applies neither to an output: lang/small_directives.py)
-            mins[dim], extents[dim] = scheduled_extent(stage, d, mins[dim], extents[dim])
+        elif d.kind in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN) and d.args[0] in stage.vars:
+            dim = stage.vars.index(d.args[0])
+            lo, ext = scheduled_extent(stage, d, mins[dim], extents[dim])   # (checks an output's bound_extent)
+            if not output:   # an output's region is its buffer's
+                mins[dim], extents[dim] = lo, ext
         elif (d.kind == DirectiveKind.SPLIT and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
               and d.args[0] in stage.vars):
             dim = stage.vars.index(d.args[0])

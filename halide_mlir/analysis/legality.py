@@ -10,7 +10,7 @@ from ..lang.traversal import walk
 from .loop_nest import definition_loop_names, loop_position, update_loops
 from .placement import computed_inside
 from .pipeline import Pipeline
-from .small_directives import check_hoist_storage, check_prefetches, check_update_partitions
+from .small_directives import check_hoist_storage, check_update_partitions
 from .warnings import _funcs
 
 
@@ -45,8 +45,7 @@ def _check_update_loops(stage, u) -> None:
 def check_schedules(pipeline: Pipeline) -> None:
     stages = {s.func: s for s in pipeline.stages}
     funcs = _funcs(pipeline.output)
-    check_hoist_storage(pipeline, funcs)   # hoist_storage, prefetch, partition: analysis/small_directives.py
-    check_prefetches(pipeline, funcs)
+    check_hoist_storage(pipeline, funcs)   # hoist_storage, partition: analysis/small_directives.py
     for s in pipeline.stages:
         check_update_partitions(s)
         for u in s.updates:

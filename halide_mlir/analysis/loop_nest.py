@@ -149,9 +149,8 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
             if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
                 loops[i] = replace(loops[i], constant=True, exact=True, extent=a[2])
-        elif k in (DirectiveKind.PARTITION, DirectiveKind.PREFETCH):  # loops named by analysis/small_directives.py
-            for v in (a[0],) if k == DirectiveKind.PARTITION else a[1:3]:
-                _find(loops, v, stage_name, d)
+        elif k == DirectiveKind.PARTITION:  # the loop's policy: analysis/small_directives.py
+            _find(loops, a[0], stage_name, d)
         elif k in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN):  # the region (analysis/bounds.py)
             pass
         elif k in GPU_DIRECTIVES:   # the loop stays; analysis/gpu.py maps it to GPU blocks or threads

@@ -1,7 +1,6 @@
 """What the smaller directives of lang/small_directives.py do, where they need the pipeline: the region that
 ``bound_extent``/``align_bounds``/``align_extent`` give (used by bounds.py), the loop partition policy of each
-dimension (used by plan.py ``partition``), Halide's checks of ``hoist_storage`` and ``bound_storage``, and the
-stage's prefetches (codegen/prefetch.py)."""
+dimension (used by plan.py ``partition``), and Halide's checks of ``hoist_storage`` and ``bound_storage``."""
 from __future__ import annotations
 
 import warnings
@@ -56,23 +55,29 @@ def partition_policies(stage_name: str, vars_: list, extents, directives) -> dic
 
 
 def check_always(stage, values, pieces) -> None:
-    """Halide's error for ``Partition.Always`` on a loop with nothing to partition (no boundary clamp along it);
-    where the loop has clamps of its own but is computed in one piece here, a PartitionWarning (clamps read
-    through a padded copy are partitioned in the copy)."""
-    policies = partition_policies(stage.name, stage.vars, None, stage.directives)
-    if Partition.Always not in policies.values():
+    """Halide's error for ``Partition.Always`` on a loop with nothing to partition: no boundary clamp along its
+    dimension, and not the outer loop of a split whose tail is guarded (GuardWithIf, or a vectorize's split,
+    whose tail Halide partitions off). Where the loop has clamps of its own but is computed in one piece here, a
+    PartitionWarning (clamps read through a padded copy are partitioned in the copy)."""
+    always = [d.args[0] for d in stage.directives if d.kind == DirectiveKind.PARTITION and
+              d.args[1] == Partition.Always]
+    if not always:
         return
+    loops = {l.name: l for l in stage_loops(stage.name, stage.vars, None, stage.directives)}
+    vectorized = {d.args[0] for d in stage.directives if d.kind == DirectiveKind.VECTORIZE}
+    guarded = {d.args[1] for d in stage.directives if d.kind == DirectiveKind.SPLIT and
+               ((d.args[4] is None and d.args[2] in vectorized) or getattr(d.args[4], "name", "") == "GuardWithIf")}
     clamped, direct = clamped_vars(stage, values), clamped_vars(stage, values, copies=False)
     cut = {d for d in range(len(stage.vars)) if pieces and len({p[0][d] for p in pieces}) > 1}
-    for dim, p in sorted(policies.items()):
-        if p != Partition.Always:
+    for name in dict.fromkeys(always):
+        if name not in loops:
             continue
-        var = stage.vars[dim]
-        if var not in clamped:
-            raise HalideError(f"Loop Partition Policy is set to Always for {stage.name}.s0.{var}, but no loop "
-                              f"partitioning was performed.")
-        if dim not in cut and var in direct and pieces is None:
-            warnings.warn(f"Func '{stage.name}': Partition.Always on {var}: halide_mlir computes this stage in one "
+        var = stage.vars[loops[name].dim]
+        if var not in clamped and name not in guarded:
+            raise HalideError(f"Loop Partition Policy is set to Always for {stage.name}.s0.{loops[name].path}, but "
+                              f"no loop partitioning was performed.")
+        if var in direct and loops[name].dim not in cut and pieces is None:
+            warnings.warn(f"Func '{stage.name}': Partition.Always on {name}: halide_mlir computes this stage in one "
                           f"piece (its boundary conditions stay clamps; same values)", PartitionWarning, stacklevel=2)
 
 
@@ -201,18 +206,3 @@ def check_storage_bounds(plan) -> None:
             if extents[d] > bound:
                 raise HalideError(f"The explicit allocation bound ({bound}) of dimension {v} of {sp.name} is too "
                                   f"small to store the required region ({extents[d]}).")
-
-
-# --- prefetch ---------------------------------------------------------------------------------------------------
-
-def check_prefetches(pipeline, funcs) -> None:
-    """Halide refuses a prefetch of a Func or image the stage does not read (an inline Func's prefetch is
-    dropped with Halide's warning in codegen/prefetch.py: it is never in memory)."""
-    for s in pipeline.stages:
-        d0 = s.func._definition()
-        reads = [n.value for e in [*d0.values, *(x for u in s.func.updates() for x in (*u.args, *u.values))]
-                 for n in walk(e) if n.kind == "call"]
-        for d in [*s.directives, *(d for u in s.updates for d in u.schedule.directives)]:
-            if d.kind == DirectiveKind.PREFETCH and not any(r is d.args[0] for r in reads):
-                raise HalideError(f"Func '{s.name}' prefetches '{d.args[0].name()}' at {d.args[1]}{_at(d)}, but "
-                                  f"does not read it")

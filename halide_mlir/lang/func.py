@@ -760,6 +760,6 @@ class SpecializedStage(Stage):
         return f"<halide_mlir.Stage '{self._name}' specialized on {self._condition}>"
 
 
-install_small_directives(Func)  # partition, align_*, bound_*, hoist_storage, prefetch... (lang/small_directives.py)
+install_small_directives(Func)  # partition, align_*, bound_*, hoist_storage... (lang/small_directives.py)
 install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
 install_tracing(Func)  # trace_stores/trace_loads/trace_realizations (lang/debugging.py)

@@ -43,7 +43,6 @@ class DirectiveKind(_Kind):
     PARTITION = "partition"       # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
     BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
     ALIGN = "align"               # (var, modulus, remainder or None): align_bounds / align_extent
-    PREFETCH = "prefetch"         # (callee, at, from, offset, strategy): codegen/prefetch.py
 
 
 class LoopKind(_Kind):
@@ -81,7 +80,8 @@ class Partition(enum.Enum):
 
 
 class PrefetchBoundStrategy(enum.Enum):
-    """What ``prefetch`` does where the prefetched region leaves the buffer (Halide's names)."""
+    """What Halide's ``prefetch`` does where the prefetched region leaves the buffer (prefetch itself is not
+    supported yet: lang/unsupported.py)."""
     Clamp = "Clamp"
     GuardWithIf = "GuardWithIf"
     NonFaulting = "NonFaulting"

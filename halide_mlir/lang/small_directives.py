@@ -1,17 +1,19 @@
 """Halide's smaller scheduling directives, recorded as data: loop partitioning (``partition`` and friends), the
-bound/align family, storage alignment and bounds, ``hoist_storage``, ``prefetch`` and ``allow_race_conditions``.
+bound/align family, storage alignment and bounds, ``hoist_storage`` and ``allow_race_conditions``.
 
 Arguments are checked here as Halide's bindings and ``Func.cpp`` check them (same messages); what they do is in
 analysis/small_directives.py (checks that need the pipeline), analysis/bounds.py (regions), analysis/plan.py
-(partitioning) and codegen/prefetch.py. docs/directives.md says how each maps.
+(partitioning), codegen/updates.py (races). docs/directives.md says how each maps.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..error import HalideError, HalideTypeError
+from ..error import HalideError, HalideTypeError, StorageWarning
 from .expr import Expr
-from .schedule import DirectiveKind, LevelKind, LoopLevel, OUTERMOST, Partition, PrefetchBoundStrategy, touch
+from .schedule import DirectiveKind, LevelKind, LoopLevel, OUTERMOST, Partition, touch
 from .source import capture_site, user_site
 
 
@@ -153,6 +155,9 @@ def align_storage(self, dim, alignment):
     if a <= 0:
         raise HalideError(f"{user_site()}: align_storage of Func '{self._name}' in {name}: the alignment must be "
                           f"positive, got {a}")
+    # the storage layout of an intermediate is bufferization's (dense, in dimension order): rows are not padded
+    warnings.warn(f"{user_site()}: Func '{self._name}': align_storage is not applied; its rows stay unpadded (same "
+                  "values)", StorageWarning, stacklevel=2)
     old = self._schedule.storage.get(name, (None, None))
     self._schedule.storage[name] = (a, old[1])
     touch()
@@ -191,27 +196,7 @@ def hoist_storage_root(self):
     return self
 
 
-# --- prefetch and races --------------------------------------------------------------------------------------------
-
-def prefetch(self, func, at, from_, offset=1, strategy=PrefetchBoundStrategy.GuardWithIf):
-    """``prefetch(f_or_image, at, from, offset=1, strategy=GuardWithIf)``: at each iteration of loop ``at``,
-    prefetch the region of ``func`` that iteration ``from + offset`` of loop ``from`` reads."""
-    from .buffer import Buffer
-    from .func import Func, _var_name
-    from .param import ImageParam
-    if not isinstance(func, (Func, ImageParam, Buffer)):
-        raise HalideTypeError(f"{user_site()}: prefetch takes a Func or an ImageParam to prefetch, got {func!r}")
-    if not isinstance(strategy, PrefetchBoundStrategy):
-        raise HalideTypeError(f"{user_site()}: prefetch strategy must be a hl.PrefetchBoundStrategy, got "
-                              f"{strategy!r}")
-    at_name, from_name = _var_name(at), _var_name(from_)
-    for n in (at_name, from_name):
-        if n not in _stage_dims(self):
-            raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {n} to prefetch "
-                              f"at.\nVars: {' '.join(_stage_dims(self))}")
-    return self._directive(DirectiveKind.PREFETCH, func, at_name, from_name, _int(offset, "prefetch offset"),
-                           strategy)
-
+# --- races ----------------------------------------------------------------------------------------------------
 
 def allow_race_conditions(self):
     self._stage_schedule().race = True
@@ -221,7 +206,7 @@ def allow_race_conditions(self):
 
 NAMES = ("partition", "never_partition", "always_partition", "never_partition_all", "always_partition_all",
          "bound_extent", "align_bounds", "align_extent", "align_storage", "bound_storage", "hoist_storage",
-         "hoist_storage_root", "prefetch", "allow_race_conditions")
+         "hoist_storage_root", "allow_race_conditions")
 
 
 def install(cls: type) -> None:

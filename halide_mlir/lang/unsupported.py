@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .source import user_site
 
-NOT_SUPPORTED = ("add_trace_tag", "async_", "compute_with", "hexagon", "memoize", "ring_buffer")
+NOT_SUPPORTED = ("add_trace_tag", "async_", "compute_with", "hexagon", "memoize", "prefetch", "ring_buffer")
 
 
 def _refuse(name: str):

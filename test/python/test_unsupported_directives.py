@@ -9,8 +9,7 @@ import halide_mlir as hl
 x, y = hl.Var("x"), hl.Var("y")
 
 
-@pytest.mark.parametrize("name", ["compute_with", "memoize", "async_", "hoist_storage",
-                                  "prefetch", "partition", "bound_extent", "align_storage"])
+@pytest.mark.parametrize("name", ["compute_with", "memoize", "async_", "prefetch", "ring_buffer"])
 def test_a_directive_not_supported_yet_is_refused(name):
     f = hl.Func("refused")
     f[x, y] = x + y
