@@ -27,7 +27,7 @@ from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS
                           get_host_target, get_jit_target_from_environment, get_target_from_environment,
                           host_supports_target_device, target_feature_for_device_api)
 from .lang.rdom import RDom, Range, RVar
-from .lang.schedule import TailStrategy
+from .lang.schedule import Partition, PrefetchBoundStrategy, TailStrategy
 from .lang.memoize import EvictionKey
 from .runtime.memo import memoization_cache_cleanup, memoization_cache_evict, memoization_cache_set_size
 from .lang.compute_with import LoopAlignStrategy
@@ -49,7 +49,8 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "AsyncWarning",
-           "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
+           "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy", "Partition",
+           "PrefetchBoundStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",
            "get_jit_target_from_environment", "get_target_from_environment", "load_plugin", "Func", "FuncRef", "Tuple",

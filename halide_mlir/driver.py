@@ -114,7 +114,7 @@ def front_end(func: Func, memoized: bool = False) -> Pipeline:
     step("pipeline")
     place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
     check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
-    memoize.warn_async(pipeline)         # async_/ring_buffer run synchronously; hoist_storage is not applied
+    memoize.warn_async(pipeline)         # async_/ring_buffer run synchronously (same values)
     check_compute_with(pipeline)         # compute_with: Halide's rules and messages
     print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
     hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root

@@ -20,6 +20,7 @@ from ..lang.schedule import DirectiveKind, LevelKind
 from .loop_nest import covered_extents, loop_position, stage_loops
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
+from .small_directives import scheduled_extent
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.expr import Expr
@@ -208,6 +209,11 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
                                   f"not cover required region (from {mins[dim]} to {mins[dim] + extents[dim] - 1})"
                                   f" (bound set at {d.site})")
             if not output:
+                mins[dim], extents[dim] = lo, ext
+        elif d.kind in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN) and d.args[0] in stage.vars:
+            dim = stage.vars.index(d.args[0])
+            lo, ext = scheduled_extent(stage, d, mins[dim], extents[dim])   # (checks an output's bound_extent)
+            if not output:   # an output's region is its buffer's
                 mins[dim], extents[dim] = lo, ext
         elif (d.kind == DirectiveKind.SPLIT and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
               and d.args[0] in stage.vars):

@@ -127,7 +127,8 @@ def plan_kernels(plan: PipelinePlan) -> list[KernelPlan]:
 
 def _check_directives(sp: StagePlan) -> None:
     for d in sp.directives:
-        if d.kind not in (*GPU_DIRECTIVES, DirectiveKind.SPLIT, DirectiveKind.REORDER, DirectiveKind.BOUND):
+        if d.kind not in (*GPU_DIRECTIVES, DirectiveKind.SPLIT, DirectiveKind.REORDER, DirectiveKind.BOUND,
+                          DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN, DirectiveKind.PARTITION):
             raise _refuse(sp, f"{d.kind} on a GPU stage")
 
 

@@ -10,6 +10,8 @@ from ..lang.traversal import walk
 from .loop_nest import definition_loop_names, loop_position, update_loops
 from .placement import computed_inside
 from .pipeline import Pipeline
+from .small_directives import check_hoist_storage, check_update_partitions
+from .warnings import _funcs
 
 
 def _all_loops(stage) -> str:
@@ -25,6 +27,8 @@ def _check_update_loops(stage, u) -> None:
     depend on each other through the Func's value. (RVar loops are the first dims: r.x, r.y, ...)"""
     for l in update_loops(stage, u):
         if l.kind in (LoopKind.PARALLEL, LoopKind.VECTORIZED) and any(dim < len(u.rvars) for dim, _ in l.parts):
+            if u.schedule.race and not u.schedule.atomic:   # allow_race_conditions(): plain stores, as Halide's
+                continue
             if u.schedule.atomic:  # atomic(): checked when scheduled (lang/rfactor.py check_atomic)
                 if len(u.values) > 1:
                     raise HalideError(f"In schedule for {stage.name}.update({u.index}): atomic() on a Tuple-valued "
@@ -40,7 +44,10 @@ def _check_update_loops(stage, u) -> None:
 
 def check_schedules(pipeline: Pipeline) -> None:
     stages = {s.func: s for s in pipeline.stages}
+    funcs = _funcs(pipeline.output)
+    check_hoist_storage(pipeline, funcs)   # hoist_storage, partition: analysis/small_directives.py
     for s in pipeline.stages:
+        check_update_partitions(s)
         for u in s.updates:
             _check_update_loops(s, u)
         sched = s.func.schedule()

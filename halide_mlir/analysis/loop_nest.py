@@ -149,6 +149,10 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
             if i is not None and len(loops[i].parts) == 1 and loops[i].stride == 1:
                 loops[i] = replace(loops[i], constant=True, exact=True, extent=a[2])
+        elif k == DirectiveKind.PARTITION:  # the loop's policy: analysis/small_directives.py
+            _find(loops, a[0], stage_name, d)
+        elif k in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN):  # the region (analysis/bounds.py)
+            pass
         elif k in GPU_DIRECTIVES:   # the loop stays; analysis/gpu.py maps it to GPU blocks or threads
             for v in a:
                 _find(loops, v, stage_name, d)

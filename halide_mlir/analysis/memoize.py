@@ -149,11 +149,11 @@ def cache_key(f: Func, region) -> tuple:
 
 
 def warn_async(pipeline) -> None:
-    """Halide's checks of hoist_storage and ring_buffer; async_ and ring_buffer run synchronously here, and
-    storage stays where the Func is computed: same values, with a warning that says so."""
+    """Halide's checks of ring_buffer (its hoist_storage level: lang/small_directives.py); async_ and ring_buffer
+    run synchronously here: same values, with a warning that says so."""
     for s in pipeline.stages:
         sch, name = s.func.schedule(), s.name
-        if sch.ring_buffer is not None and sch.hoist_storage is None:
+        if sch.ring_buffer is not None and sch.hoist is None:
             raise HalideError(f"Func \"{name}\" is scheduled with ring_buffer(), but has matching store_at and "
                               f"hoist_storage levels. Add an explicit hoist_storage directive to the schedule to fix "
                               f"the issue.")
@@ -162,14 +162,11 @@ def warn_async(pipeline) -> None:
             warnings.warn(AsyncWarning(
                 f"Func '{name}': {' and '.join(on)} run{'' if len(on) > 1 else 's'} synchronously in halide_mlir: "
                 f"it is computed before its consumer reads it, not beside it (same values)"), stacklevel=5)
-        if sch.hoist_storage is not None:
-            warnings.warn(StorageWarning(
-                f"Func '{name}': hoist_storage is not applied: its storage is allocated where it is computed "
-                f"(same values)"), stacklevel=5)
     for f in closure(pipeline.output):
         sch = f.schedule()
-        if sch.hoist_storage is not None and sch.compute.kind == LevelKind.INLINE and not f.has_update_definition():
-            root = sch.hoist_storage.kind == LevelKind.ROOT
+        if (sch.hoist is not None and sch.compute.kind == LevelKind.INLINE and not f.has_update_definition()
+                and f is not pipeline.output):   # (the output is computed at the root)
+            root = sch.hoist.kind == LevelKind.ROOT
             raise HalideError(f"Func \"{f.name()}\" is scheduled hoist_storage{'_root' if root else ''}(), but is "
                               f"inlined. Funcs that use hoist_storage_root must also call "
                               f"{'compute_root or compute_at' if root else 'compute_at'}.")

@@ -25,7 +25,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from ..lang.func import Func
-from ..lang.schedule import Directive, DirectiveKind, LevelKind, LoopKind, LoopLevel
+from ..lang.schedule import Directive, DirectiveKind, LevelKind, LoopKind, LoopLevel, Partition
 from ..lang.traversal import walk
 from . import tracing, vectorize
 from .affine import affine_form, linear_form
@@ -34,6 +34,7 @@ from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, is_reduction, resolve_buffer_dims
+from .small_directives import check_always, check_storage_bounds, partition_policies
 from .tiling import TilePlan, tile_plan
 
 if TYPE_CHECKING:  # annotations only
@@ -141,6 +142,7 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
         plans[stage.func] = _plan_stage(bounded, stage, index, names[index], plans, auto_vector and
                                         stage.func not in scalar_funcs)
     ordered = [plans[s.func] for s in p.stages]
+    check_storage_bounds(PipelinePlan(bounded, ordered))   # bound_storage (analysis/small_directives.py)
     for plan in ordered:  # (producers are planned after their consumers)
         tile = plan.tile
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so are the
@@ -189,6 +191,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     # the loops the script materializes run over one computation, or inside the payload's loops of a tile plan
     inner = per_computation if tile is None else tile.tile_sizes
     trips = loop_trips(stage_loops(name, stage.vars, inner, directives), inner)
+    check_always(stage, bounded.bodies[func], pieces)   # partition(v, Partition.Always): analysis/small_directives.py
     plan = StagePlan(stage, index, name, level, func.schedule().store, bounded.bodies[func], region, extents,
                      per_computation, directives, loops, trips, inside, tile, pieces)
     plan.trace_lanes = trace_lanes if prints else 1
@@ -351,11 +354,15 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
         inside[form[0]] = (max(a, old[0]), min(z, old[1]))
     if not inside:
         return None
+    never = {d for d, p in partition_policies(stage.name, stage.vars, None, stage.directives).items()
+             if p == Partition.Never}   # partition(v, Partition.Never): one piece along v, its clamps kept
+    if all(stage.vars.index(v) in never for v in inside):
+        return None
     cuts = []
-    for v, lo, ext in zip(stage.vars, region.mins, region.extents):
+    for d, (v, lo, ext) in enumerate(zip(stage.vars, region.mins, region.extents)):
         hi = lo + ext - 1
         parts = [(lo, ext)]
-        if v in inside and inside[v][0] <= inside[v][1]:
+        if v in inside and inside[v][0] <= inside[v][1] and d not in never:
             a, z = inside[v]
             pieces = [(lo, min(hi, a - 1)), (max(lo, a), min(hi, z)), (max(lo, z + 1), hi)]
             parts = [(p, q - p + 1) for p, q in pieces if q >= p]

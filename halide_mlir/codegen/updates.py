@@ -361,7 +361,8 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     shape = tuple(reversed(region.extents))
     types = func.output_types()
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
-    atomic = nest[par][3] < len(u.rvars)   # iterations of an RVar loop may hit the same point
+    # iterations of an RVar loop may hit the same point: atomic(), else allow_race_conditions(): plain stores
+    atomic = nest[par][3] < len(u.rvars) and u.schedule.atomic
     lines = pb.lines
     mems = []
     for t, cur in zip(types, current):

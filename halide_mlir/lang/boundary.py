@@ -40,7 +40,8 @@ def _bounds(source, bounds, what: str):
     bounds += [None] * (dims - len(bounds))
     out = []
     for b in bounds:
-        if b is None or (hasattr(b, "min") and b.min is None):
+        if b is None or (hasattr(b, "min") and b.min is None) or \
+                (isinstance(b, (tuple, list)) and any(isinstance(v, Expr) and not v.defined() for v in b)):
             out.append(None)
             continue
         lo, ext = (b.min, b.extent) if hasattr(b, "extent") else b
@@ -65,11 +66,11 @@ def _make(source, bounds, what: str, remap, outside=None) -> Func:
     return f
 
 
-def repeat_edge(source, bounds=None) -> Func:
-    return _make(source, bounds, "repeat_edge", lambda x, lo, ext: clamp(x, lo, lo + ext - 1))
+def repeat_edge(f, bounds=None) -> Func:
+    return _make(f, bounds, "repeat_edge", lambda x, lo, ext: clamp(x, lo, lo + ext - 1))
 
 
-def constant_exterior(source, value, bounds=None) -> Func:
+def constant_exterior(f, exterior, bounds=None) -> Func:
     def outside(args, bounds, inner):
         out = None
         for a, b in zip(args, bounds):
@@ -78,23 +79,23 @@ def constant_exterior(source, value, bounds=None) -> Func:
             lo, ext = b
             o = (a < lo) | (a >= lo + ext)
             out = o if out is None else out | o
-        v = to_expr(value)
+        v = to_expr(exterior)
         v = cast(inner.type, v) if v.type != inner.type else v
         return inner if out is None else select(out, v, inner)
-    return _make(source, bounds, "constant_exterior", lambda x, lo, ext: clamp(x, lo, lo + ext - 1), outside)
+    return _make(f, bounds, "constant_exterior", lambda x, lo, ext: clamp(x, lo, lo + ext - 1), outside)
 
 
-def repeat_image(source, bounds=None) -> Func:
-    return _make(source, bounds, "repeat_image", lambda x, lo, ext: (x - lo) % ext + lo)
+def repeat_image(f, bounds=None) -> Func:
+    return _make(f, bounds, "repeat_image", lambda x, lo, ext: (x - lo) % ext + lo)
 
 
-def mirror_image(source, bounds=None) -> Func:
+def mirror_image(f, bounds=None) -> Func:
     """Reflect across the edges, repeating the edge pixel: ... 2 1 0 | 0 1 2 ... w-1 | w-1 w-2 ..."""
     def remap(x, lo, ext):
         m = (x - lo) % (ext * 2)
         # the clamp changes no value; it lets bounds inference see the result stays inside the source
         return _inside(x, lo, ext, clamp(select(m < ext, m, ext * 2 - 1 - m), 0, ext - 1) + lo)
-    return _make(source, bounds, "mirror_image", remap)
+    return _make(f, bounds, "mirror_image", remap)
 
 
 def _inside(x, lo, ext, reflected):
@@ -104,13 +105,13 @@ def _inside(x, lo, ext, reflected):
     return select(x < lo, reflected, select(x < lo + ext, x, reflected))
 
 
-def mirror_interior(source, bounds=None) -> Func:
+def mirror_interior(f, bounds=None) -> Func:
     """Reflect across the edges without repeating them: ... 2 1 | 0 1 2 ... w-1 | w-2 ..."""
     def remap(x, lo, ext):
         period = hl_max_expr(ext * 2 - 2, 1)
         m = (x - lo) % period
         return _inside(x, lo, ext, clamp(select(m < ext, m, period - m), 0, ext - 1) + lo)
-    return _make(source, bounds, "mirror_interior", remap)
+    return _make(f, bounds, "mirror_interior", remap)
 
 
 def hl_max_expr(a, b) -> Expr:

@@ -85,11 +85,16 @@ class ExprOps:
         return logical_not(self)
 
 
+UNDEFINED = "undefined"   # the kind of hl.Expr()
+
+
 class Expr(ExprOps):
     __slots__ = ("kind", "_type", "args", "value", "site", "index")
 
-    def __init__(self, kind, type_: Type | None = None, args: tuple = (), value: Any = None):
-        if type_ is None:  # hl.Expr(v): the user's conversion of a number, Var, Param or Func call
+    def __init__(self, kind=UNDEFINED, type_: Type | None = None, args: tuple = (), value: Any = None):
+        if kind is UNDEFINED:  # hl.Expr(): Halide's undefined Expr (e.g. "no bound" in BoundaryConditions' bounds)
+            type_ = None
+        elif type_ is None:  # hl.Expr(v): the user's conversion of a number, Var, Param or Func call
             e = to_expr(kind)
             kind, type_, args, value = e.kind, e.type, e.args, e.value
         self.kind = kind
@@ -104,7 +109,7 @@ class Expr(ExprOps):
         return self._type  # callable: e.type() as in Halide (see Type.__call__)
 
     def defined(self) -> bool:
-        return True
+        return self.kind is not UNDEFINED
 
     def copy_with(self, args) -> "Expr":
         """The same node over new operands (keeps the source site and Tuple element)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..error import HalideError
 from .expr import Expr, to_expr
-from .schedule import LevelKind, LoopLevel, touch
+from .schedule import touch
 from .source import capture_site, user_site
 
 
@@ -47,22 +47,6 @@ def _async(self):
     return self
 
 
-def _hoist_storage(self, func, var):
-    from .func import Func, _var_name
-    if not isinstance(func, Func):
-        raise HalideError(f"{user_site()}: hoist_storage of Func '{self.name()}' takes a Func and a Var, "
-                          f"got {func!r}")
-    self._schedule.hoist_storage = LoopLevel(LevelKind.AT, func, _var_name(var), capture_site())
-    touch()
-    return self
-
-
-def _hoist_storage_root(self):
-    self._schedule.hoist_storage = LoopLevel.root()
-    touch()
-    return self
-
-
 def _ring_buffer(self, extent):
     e = to_expr(extent)
     if not (e.type.is_int() or e.type.is_uint()):
@@ -76,6 +60,4 @@ def _ring_buffer(self, extent):
 def install(cls: type) -> None:
     cls.memoize = _memoize
     cls.async_ = _async
-    cls.hoist_storage = _hoist_storage
-    cls.hoist_storage_root = _hoist_storage_root
     cls.ring_buffer = _ring_buffer

@@ -39,6 +39,10 @@ class DirectiveKind(_Kind):
     GPU_BLOCKS = "gpu_blocks"     # (var, ...): the loops run as GPU blocks (analysis/gpu.py)
     GPU_THREADS = "gpu_threads"   # (var, ...): the loops run as GPU threads
     GPU_SINGLE = "gpu_single_thread"  # (): the stage runs on one GPU thread
+    # lang/small_directives.py
+    PARTITION = "partition"       # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
+    BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
+    ALIGN = "align"               # (var, modulus, remainder or None): align_bounds / align_extent
 
 
 class LoopKind(_Kind):
@@ -66,6 +70,21 @@ generation = [0]
 
 def touch() -> None:
     generation[0] = next(_generation)
+
+
+class Partition(enum.Enum):
+    """Halide's loop partition policy of a loop (``partition(var, policy)``)."""
+    Auto = "Auto"
+    Never = "Never"
+    Always = "Always"
+
+
+class PrefetchBoundStrategy(enum.Enum):
+    """What Halide's ``prefetch`` does where the prefetched region leaves the buffer (prefetch itself is not
+    supported yet: lang/unsupported.py)."""
+    Clamp = "Clamp"
+    GuardWithIf = "GuardWithIf"
+    NonFaulting = "NonFaulting"
 
 
 class TailStrategy(enum.Enum):
@@ -144,13 +163,16 @@ class FuncSchedule:
     atomic_override: bool = False
     # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
     folds: dict = field(default_factory=dict)
-    # memoize(eviction_key), async_(), hoist_storage(...), ring_buffer(extent): lang/memoize.py, analysis/memoize.py
+    # memoize(eviction_key), async_(), ring_buffer(extent): lang/memoize.py, analysis/memoize.py
     memoize: object = None          # None, or a Memoize (its eviction key Expr or None)
     async_: bool = False
-    hoist_storage: LoopLevel | None = None
     ring_buffer: object = None      # the extent Expr, or None
     # compute_with(stage, var, align): lang/compute_with.py ComputeWith, or None
     compute_with: object = None
+    # align_storage / bound_storage: var name -> (alignment or None, bound or None) (lang/small_directives.py)
+    storage: dict = field(default_factory=dict)
+    hoist: LoopLevel | None = None   # hoist_storage / hoist_storage_root
+    race: bool = False               # allow_race_conditions(): parallel RVar loops without atomic()
 
     def key(self) -> tuple:
         def level(l):
@@ -161,5 +183,6 @@ class FuncSchedule:
                 self.atomic, self.atomic_override,
                 tuple(sorted((v, f.factor) for v, f in self.folds.items())),
                 None if self.memoize is None else str(self.memoize.eviction_key), self.async_,
-                level(self.hoist_storage), str(self.ring_buffer),
-                self.compute_with.key() if self.compute_with is not None else None)
+                str(self.ring_buffer),
+                self.compute_with.key() if self.compute_with is not None else None,
+                tuple(sorted(self.storage.items())), level(self.hoist), self.race)

@@ -6,11 +6,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .source import user_site
 
-NOT_SUPPORTED = (
-    "add_trace_tag", "align_bounds", "align_extent", "align_storage", "allow_race_conditions", "always_partition",
-    "always_partition_all", "bound_extent", "bound_storage", "hexagon",
-    "never_partition", "never_partition_all", "partition", "prefetch",
-)
+NOT_SUPPORTED = ("add_trace_tag", "hexagon", "prefetch")
 
 
 def _refuse(name: str):

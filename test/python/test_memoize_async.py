@@ -1,5 +1,5 @@
 """memoize() (results cached across realizes, keyed as Halide keys them), async_/ring_buffer (synchronous, with
-an AsyncWarning) and hoist_storage (StorageWarning): values against real Halide 21 (lang/memoize.py,
+an AsyncWarning) with hoist_storage (lang/small_directives.py): values against real Halide 21 (lang/memoize.py,
 analysis/memoize.py, runtime/memo.py)."""
 import warnings
 

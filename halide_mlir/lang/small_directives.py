@@ -1,0 +1,215 @@
+"""Halide's smaller scheduling directives, recorded as data: loop partitioning (``partition`` and friends), the
+bound/align family, storage alignment and bounds, ``hoist_storage`` and ``allow_race_conditions``.
+
+Arguments are checked here as Halide's bindings and ``Func.cpp`` check them (same messages); what they do is in
+analysis/small_directives.py (checks that need the pipeline), analysis/bounds.py (regions), analysis/plan.py
+(partitioning), codegen/updates.py (races). docs/directives.md says how each maps.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..error import HalideError, HalideTypeError, StorageWarning
+from .expr import Expr
+from .schedule import DirectiveKind, LevelKind, LoopLevel, OUTERMOST, Partition, touch
+from .source import capture_site, user_site
+
+
+def _int(v, what: str) -> int:
+    """A constant int32 argument (Halide takes an Expr; a non-constant one is not supported here)."""
+    if isinstance(v, Expr) and v.kind == "const" and not v.type.is_float():
+        v = v.value
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        if isinstance(v, (float, np.floating)) or (isinstance(v, Expr) and v.type.is_float()):
+            raise HalideError(f"{user_site()}: Can't represent {what} as int32")
+        raise HalideError(f"{user_site()}: {what} must be a constant integer here, got {v!r}")
+    return int(v)
+
+
+def _func_only(self, method: str):
+    from .func import Stage
+    if isinstance(self, Stage):
+        raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func '{self._name}'")
+
+
+def _pure_arg(self, var, message: str) -> str:
+    from .func import _var_name
+    name = _var_name(var)
+    if name not in [v.name() for v in self.args()]:
+        raise HalideError(f"{user_site()}: {message.format(v=name, f=self._name)}")
+    return name
+
+
+def _stage_dims(self) -> list[str]:
+    """The loop names a stage's schedule can name (Halide's ``dims``): its Vars, its RVars, and every Var its
+    splits and fuses made (stage_loops checks, when compiling, that the loop still exists)."""
+    from .func import Stage
+    if isinstance(self, Stage) and self._index >= 0:
+        d = self._func._update(self._index)
+        names = [r.name() for r in d.rvars()] + [a.value.name() for a in d.args if a.kind == "var"]
+    else:
+        func = self._func if isinstance(self, Stage) else self
+        names = [v.name() for v in func.args()]
+    for d in self._stage_schedule().directives:
+        if d.kind == DirectiveKind.SPLIT:
+            names += [d.args[1], d.args[2]]
+        elif d.kind == DirectiveKind.FUSE:
+            names.append(d.args[2])
+    return list(dict.fromkeys(names))
+
+
+# --- loop partitioning ---------------------------------------------------------------------------------------
+
+def partition(self, var, partition_policy):
+    from .func import _var_name
+    if not isinstance(partition_policy, Partition):
+        raise HalideTypeError(f"{user_site()}: partition() takes a Var or RVar and a hl.Partition, got "
+                              f"{partition_policy!r}")
+    name = _var_name(var)
+    if name not in _stage_dims(self):
+        raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to set loop "
+                          f"partition policy.\nVars: {' '.join(_stage_dims(self))} {OUTERMOST}")
+    return self._directive(DirectiveKind.PARTITION, name, partition_policy)
+
+
+def never_partition(self, vars_):
+    for v in _var_list(vars_):
+        partition(self, v, Partition.Never)
+    return self
+
+
+def always_partition(self, vars_):
+    for v in _var_list(vars_):
+        partition(self, v, Partition.Always)
+    return self
+
+
+def never_partition_all(self):
+    for v in _stage_dims(self):
+        partition(self, v, Partition.Never)
+    return self
+
+
+def always_partition_all(self):
+    for v in _stage_dims(self):
+        partition(self, v, Partition.Always)
+    return self
+
+
+def _var_list(vars_) -> list:
+    return list(vars_) if isinstance(vars_, (list, tuple)) else [vars_]
+
+
+# --- the computed region ---------------------------------------------------------------------------------------
+
+def bound_extent(self, var, extent):
+    _func_only(self, "bound_extent")
+    name = _pure_arg(self, var, "Can't bound variable {v} of function {f} because {v} is not one of the pure "
+                                "variables of {f}.")
+    ext = _int(extent, "extent")
+    if ext <= 0:
+        raise HalideError(f"{user_site()}: bound_extent of Func '{self._name}' in {name} must be positive, got {ext}")
+    return self._directive(DirectiveKind.BOUND_EXTENT, name, ext)
+
+
+def align_bounds(self, var, modulus, remainder=0):
+    _func_only(self, "align_bounds")
+    m, r = _int(modulus, "modulus"), _int(remainder, "remainder")
+    name = _pure_arg(self, var, "Can't align bounds of variable {v} of function {f} because {v} is not one of "
+                                "the pure variables of {f}.")
+    if m <= 0:   # Halide computes garbage bounds then (a division by a non-positive modulus)
+        raise HalideError(f"{user_site()}: align_bounds of Func '{self._name}' in {name}: the modulus must be "
+                          f"positive, got {m}")
+    return self._directive(DirectiveKind.ALIGN, name, m, r % m)   # Halide reduces the remainder
+
+
+def align_extent(self, var, modulus):
+    _func_only(self, "align_extent")
+    m = _int(modulus, "modulus")
+    name = _pure_arg(self, var, "Can't align extent of variable {v} of function {f} because {v} is not one of "
+                                "the pure variables of {f}.")
+    if m <= 0:
+        raise HalideError(f"{user_site()}: align_extent of Func '{self._name}' in {name}: the modulus must be "
+                          f"positive, got {m}")
+    return self._directive(DirectiveKind.ALIGN, name, m, None)
+
+
+# --- storage -----------------------------------------------------------------------------------------------------
+
+def _storage_var(self, var, what: str) -> str:
+    from .func import _var_name
+    name = _var_name(var)
+    names = [v.name() for v in self.args()]
+    if name not in names:
+        raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to {what}.\n"
+                          f"Vars: {' '.join(names)}")
+    return name
+
+
+def align_storage(self, dim, alignment):
+    _func_only(self, "align_storage")
+    name = _storage_var(self, dim, "align the storage of")
+    a = _int(alignment, "alignment")
+    if a <= 0:
+        raise HalideError(f"{user_site()}: align_storage of Func '{self._name}' in {name}: the alignment must be "
+                          f"positive, got {a}")
+    # the storage layout of an intermediate is bufferization's (dense, in dimension order): rows are not padded
+    warnings.warn(f"{user_site()}: Func '{self._name}': align_storage is not applied; its rows stay unpadded (same "
+                  "values)", StorageWarning, stacklevel=2)
+    old = self._schedule.storage.get(name, (None, None))
+    self._schedule.storage[name] = (a, old[1])
+    touch()
+    return self
+
+
+def bound_storage(self, dim, bound):
+    _func_only(self, "bound_storage")
+    name = _storage_var(self, dim, "bound the storage of")
+    b = _int(bound, "bound")
+    old = self._schedule.storage.get(name, (None, None))
+    self._schedule.storage[name] = (old[0], b)
+    touch()
+    return self
+
+
+def hoist_storage(self, *args):
+    """``hoist_storage(f, var)`` or ``hoist_storage(loop_level)``."""
+    from .func import Func, _var_name
+    _func_only(self, "hoist_storage")
+    if len(args) == 1 and isinstance(args[0], LoopLevel):
+        level = args[0]
+    elif len(args) == 2 and isinstance(args[0], Func):
+        level = LoopLevel(LevelKind.AT, args[0], _var_name(args[1]), capture_site())
+    else:
+        raise HalideTypeError(f"{user_site()}: hoist_storage takes (Func, Var or RVar) or a LoopLevel, got {args!r}")
+    self._schedule.hoist = level
+    touch()
+    return self
+
+
+def hoist_storage_root(self):
+    _func_only(self, "hoist_storage_root")
+    self._schedule.hoist = LoopLevel.root()
+    touch()
+    return self
+
+
+# --- races ----------------------------------------------------------------------------------------------------
+
+def allow_race_conditions(self):
+    self._stage_schedule().race = True
+    touch()
+    return self
+
+
+NAMES = ("partition", "never_partition", "always_partition", "never_partition_all", "always_partition_all",
+         "bound_extent", "align_bounds", "align_extent", "align_storage", "bound_storage", "hoist_storage",
+         "hoist_storage_root", "allow_race_conditions")
+
+
+def install(cls: type) -> None:
+    g = globals()
+    for name in NAMES:
+        setattr(cls, name, g[name])
