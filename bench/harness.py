@@ -110,12 +110,22 @@ def _vm_kib(field: str) -> int:
     return -1
 
 
+def _malloc_trim() -> None:
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def peak_rss_delta_mib(fn):
     """Peak resident memory one steady-state realize adds to the process (MiB): the kernel's high-water mark is
     reset (``/proc/self/clear_refs``, Linux), then read after the call. Memory an allocator keeps from an earlier
-    realize is not counted again; None where the kernel does not offer the reset."""
+    realize is returned to the kernel first (glibc's ``malloc_trim``), so it counts again; None where the kernel
+    does not offer the reset."""
     try:
         time.sleep(SETTLE_S)
+        _malloc_trim()
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
         before = _vm_kib("VmRSS")
@@ -335,7 +345,8 @@ def section(info: dict, results: list[dict]) -> str:
     ratios = [r["ratio"] for r in results if r["status"] == "ok" and "ratio" in r]
     g = geomean(ratios)
     lines = [
-        ("## Halide's apps, " if info.get("suite") == "apps" else "## ") + f"threads = {info['threads']}" + (" (all cores)" if info["threads"] == info["cores"] else ""),
+        ("## Halide's apps, " if info.get("suite") == "apps" else "## ") + f"threads = {info['threads']}"
+        + (" (all cores)" if info["threads"] == info["cores"] else ""),
         "",
         f"- machine: {info['cpu']}, {info['cores']} cores{', AVX-512' if info['avx512'] else ''}; "
         f"HL_NUM_THREADS={info['threads']}",
