@@ -368,10 +368,7 @@ def nl_means_build(hl, ins):
     weights ``exp(-d / sigma^2 / patch^2)``, a weighted sum over the search area. The app's CPU schedule without
     ``hoist_storage`` (halide_mlir refuses it: ``d`` and ``blur_d_y`` are allocated per tile, where the app hoists
     them to the row of tiles); ``exp`` instead of ``fast_exp`` (halide_mlir has none); the sum's zero pure
-    definition is written out; the three inline ``sum``s (over channels and the patch) are written out as pure
-    sums of their terms (the same values): with ``hl.sum``, halide_mlir rejects the schedule (it does not place
-    the anonymous reductions inside the tile ``d`` is computed in, as Halide does; see
-    test/python/test_bench_apps_repro.py)."""
+    definition is written out."""
     patch, search, sigma, vec = 7, 7, 0.12, F32_VEC
     inp = hl.Buffer(ins["input"], "input")
     x, y, c, dx, dy, tx, ty = _vars(hl, "x y c dx dy tx ty")
@@ -379,11 +376,11 @@ def nl_means_build(hl, ins):
     clamped = hl.BoundaryConditions.repeat_edge(inp)
     dc, d, blur_d_y, blur_d, wgt = (hl.Func(n) for n in ("dc", "d", "blur_d_y", "blur_d", "w"))
     dc[x, y, dx, dy, c] = hl.pow(clamped[x, y, c] - clamped[x + dx, y + dy, c], 2)
-    # the app's inline sums over RDoms, written out term by term (the same adds in the same order)
-    d[x, y, dx, dy] = dc[x, y, dx, dy, 0] + dc[x, y, dx, dy, 1] + dc[x, y, dx, dy, 2]
-    half = patch // 2
-    blur_d_y[x, y, dx, dy] = _sum(d[x, y + i, dx, dy] for i in range(-half, half + 1))
-    blur_d[x, y, dx, dy] = _sum(blur_d_y[x + i, y, dx, dy] for i in range(-half, half + 1))
+    channels = hl.RDom([hl.Range(0, 3)])
+    d[x, y, dx, dy] = hl.sum(dc[x, y, dx, dy, channels.x])
+    pd = hl.RDom([hl.Range(-(patch // 2), patch)])
+    blur_d_y[x, y, dx, dy] = hl.sum(d[x, y + pd.x, dx, dy])
+    blur_d[x, y, dx, dy] = hl.sum(blur_d_y[x + pd.x, y, dx, dy])
     wgt[x, y, dx, dy] = hl.exp(blur_d[x, y, dx, dy] * inv_sigma_sq)
     cwa = hl.Func("clamped_with_alpha")
     cwa[x, y, c] = hl.mux(c, [clamped[x, y, 0], clamped[x, y, 1], clamped[x, y, 2], hl.f32(1)])
@@ -405,14 +402,6 @@ def nl_means_build(hl, ins):
 
 def nl_means_flops(ins, sizes):
     return 49.0 * 26 * sizes[0] * sizes[1]
-
-
-def _sum(terms):
-    terms = iter(terms)
-    e = next(terms)
-    for t in terms:
-        e = e + t
-    return e
 
 
 # ---------------------------------------------------------------- stencil chain -------------------------------

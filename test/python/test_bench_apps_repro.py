@@ -1,6 +1,6 @@
 """Minimal reproducers of the halide_mlir bugs that Halide's apps in bench/apps.py ran into (issue 20's broader
-suite). Each builds the same program with Halide (the oracle) and halide_mlir and compares; they are xfail until
-fixed (strict: a fix shows up as XPASS), the reason naming the app and the failure."""
+suite). Each builds the same program with Halide (the oracle) and halide_mlir and compares; those not fixed yet
+are xfail (strict: a fix shows up as XPASS), the reason naming the app and the failure."""
 import numpy as np
 import pytest
 
@@ -15,11 +15,10 @@ def _both(build, sizes):
     np.testing.assert_allclose(got, ref, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, raises=halide_mlir.HalideError,
-                   reason="nl_means: an inline reduction (hl.sum) of a Func computed at a tile loop is not placed "
-                          "inside that loop (Halide computes it at its consumer's innermost loop), so a valid "
-                          "schedule is refused: \"Func 'd' is computed at out.tx, but it is used by Func 'sum'\"")
 def test_inline_sum_of_producer_computed_at_tile():
+    """nl_means: an inline reduction (``hl.sum``) of a Func computed at a tile's loop, its consumer computed at
+    that loop too, was left at the root and the valid schedule refused ("Func 'd' is computed at out.tx, but it
+    is used by Func 'sum'"); it is now computed at its consumer's level (analysis/placement.py)."""
     data = np.random.default_rng(0).random((40, 64), dtype=np.float32)
 
     def build(hl):
