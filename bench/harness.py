@@ -16,6 +16,12 @@ Per benchmark:
 5. roofline: bytes = every input read once + the output written once, over the measured copy bandwidth; FLOPs
    (float pipelines) over the measured FMA peak; the bound is the larger of the two times; "% roof" = bound / time.
 
+6. peak memory: what one more realize adds to the process's resident high-water mark, for each implementation
+   (``peak_rss_delta_mib``).
+
+``--suite apps`` runs Halide's apps of ``bench/apps.py`` instead of ``bench/suite.py``; their results go to
+sections and JSON files of their own (``apps-threads=N``).
+
 Ratios use the best times. A schedule halide_mlir rejects with HalideError is listed as "unsupported: <message>";
 a benchmark needing something halide_mlir does not have (``requires``) is listed as skipped.
 """
