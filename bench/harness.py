@@ -16,6 +16,12 @@ Per benchmark:
 5. roofline: bytes = every input read once + the output written once, over the measured copy bandwidth; FLOPs
    (float pipelines) over the measured FMA peak; the bound is the larger of the two times; "% roof" = bound / time.
 
+6. peak memory: what one more realize adds to the process's resident high-water mark, for each implementation
+   (``peak_rss_delta_mib``).
+
+``--suite apps`` runs Halide's apps of ``bench/apps.py`` instead of ``bench/suite.py``; their results go to
+sections and JSON files of their own (``apps-threads=N``).
+
 Ratios use the best times. A schedule halide_mlir rejects with HalideError is listed as "unsupported: <message>";
 a benchmark needing something halide_mlir does not have (``requires``) is listed as skipped.
 """
@@ -40,7 +46,12 @@ from halide_mlir.runtime import jit
 from halide_mlir.runtime.memory import aligned_empty
 
 from . import machine
-from .suite import BENCHMARKS, BY_NAME
+from .apps import APP_BENCHMARKS
+from .suite import BENCHMARKS
+
+SUITES = {"core": BENCHMARKS, "apps": APP_BENCHMARKS}
+SUITES["all"] = BENCHMARKS + APP_BENCHMARKS
+BY_NAME = {b.name: b for b in SUITES["all"]}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMOKE_SCALE = 1 / 16
@@ -50,7 +61,10 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--threads", default="all", help="1, N, or all (sets HL_NUM_THREADS before compiling)")
     p.add_argument("--smoke", action="store_true", help="tiny sizes, 2 rounds, no files unless --out (for CI)")
-    p.add_argument("--only", default=None, help="comma-separated benchmark names")
+    p.add_argument("--suite", default="core", choices=sorted(SUITES),
+                   help="core: bench/suite.py (the default); apps: Halide's apps of bench/apps.py, written to "
+                        "their own sections of RESULTS.md; all: both")
+    p.add_argument("--only", default=None, help="comma-separated benchmark names (of any suite)")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 15; 2 with --smoke)")
     p.add_argument("--out", default=None, help="directory for RESULTS.md, ratios.png and the JSON results "
                                                "(default: bench/; with --smoke: none)")
@@ -92,6 +106,39 @@ def compare(b, ref: np.ndarray, got: np.ndarray) -> tuple[bool, str]:
     err = np.abs(g64 - r64) / (np.abs(r64) + atol)
     worst = float(np.nanmax(err)) if err.size else 0.0
     return ok, f"max err {worst:.1e} (rel, atol {b.atol_rel:g}*max)"
+
+
+def _vm_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def _malloc_trim() -> None:
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def peak_rss_delta_mib(fn):
+    """Peak resident memory one steady-state realize adds to the process (MiB): the kernel's high-water mark is
+    reset (``/proc/self/clear_refs``, Linux), then read after the call. Memory an allocator keeps from an earlier
+    realize is returned to the kernel first (glibc's ``malloc_trim``), so it counts again; None where the kernel
+    does not offer the reset."""
+    try:
+        time.sleep(SETTLE_S)
+        _malloc_trim()
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        before = _vm_kib("VmRSS")
+        fn()
+        return max(0, _vm_kib("VmHWM") - before) / 1024
+    except OSError:
+        return None
 
 
 SETTLE_S = 0.005  # > our OpenMP workers' spin (runtime/openmp.py) and Halide's thread pool's
@@ -233,6 +280,7 @@ def run_benchmark(b, halide, ours, scale: float, rounds: int, bw_gbs: float, pea
     res["ratio"] = res["ours_best_ms"] / res["halide_best_ms"]
     res["frac_halide"] = res["roofline_ms"] / res["halide_best_ms"]
     res["frac_ours"] = res["roofline_ms"] / res["ours_best_ms"]
+    res["halide_peak_mib"], res["ours_peak_mib"] = peak_rss_delta_mib(run_h), peak_rss_delta_mib(run_o)
     # check again after timing: a pipeline must give the same answer every call
     ok2, why2 = compare(b, np.asarray(hout), np.asarray(oout))
     if not (ok and ok2):
@@ -255,13 +303,21 @@ def _pct(v):
     return "" if v is None else f"{100 * v:.0f}%"
 
 
+def _mib(r):
+    h, o = r.get("halide_peak_mib"), r.get("ours_peak_mib")
+    return "" if h is None or o is None else f"{h:.1f} / {o:.1f}"
+
+
 def table(results: list[dict]) -> str:
     head = ("| benchmark | Halide ms best / med | ours ms best / med | ours/Halide | compile Halide ms | "
             "compile ours ms (cold / disk cache) | roofline ms (bound) | % roof Halide | % roof ours | outputs |")
-    rows = [head, "|" + "---|" * 10]
+    memory = any(r.get("halide_peak_mib") is not None for r in results)
+    if memory:
+        head += " peak RSS delta MiB Halide / ours |"
+    rows = [head, "|" + "---|" * (11 if memory else 10)]
     for r in results:
         if r["status"] == "skipped":
-            rows.append(f"| {r['name']} | | | | | | | | | skipped: {r['message']} |")
+            rows.append(f"| {r['name']} | | | | | | | | | skipped: {r['message']} |" + (" |" if memory else ""))
             continue
         h = f"{_ms(r.get('halide_best_ms'))} / {_ms(r.get('halide_median_ms'))}" if "halide_best_ms" in r else ""
         o = f"{_ms(r.get('ours_best_ms'))} / {_ms(r.get('ours_median_ms'))}" if "ours_best_ms" in r else ""
@@ -275,7 +331,7 @@ def table(results: list[dict]) -> str:
             if "ours_compile_ms" in r else ""
         rows.append(f"| {r['name']} | {h} | {o} | {ratio} | {_ms(r.get('halide_compile_ms'))} | "
                     f"{compile_ours} | {roof} | {_pct(r.get('frac_halide'))} | "
-                    f"{_pct(r.get('frac_ours'))} | {outputs} |")
+                    f"{_pct(r.get('frac_ours'))} | {outputs} |" + (f" {_mib(r)} |" if memory else ""))
     return "\n".join(rows)
 
 
@@ -295,7 +351,8 @@ def section(info: dict, results: list[dict]) -> str:
     ratios = [r["ratio"] for r in results if r["status"] == "ok" and "ratio" in r]
     g = geomean(ratios)
     lines = [
-        f"## threads = {info['threads']}" + (" (all cores)" if info["threads"] == info["cores"] else ""),
+        ("## Halide's apps, " if info.get("suite") == "apps" else "## ") + f"threads = {info['threads']}"
+        + (" (all cores)" if info["threads"] == info["cores"] else ""),
         "",
         f"- machine: {info['cpu']}, {info['cores']} cores{', AVX-512' if info['avx512'] else ''}; "
         f"HL_NUM_THREADS={info['threads']}",
@@ -330,8 +387,9 @@ Timings are never test assertions.
 
 def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
     os.makedirs(out_dir, exist_ok=True)
-    tag = f"threads={info['threads']}"
-    with open(os.path.join(out_dir, f"results-threads{info['threads']}.json"), "w") as f:
+    apps = "apps-" if info.get("suite") == "apps" else ""
+    tag = f"{apps}threads={info['threads']}"
+    with open(os.path.join(out_dir, f"results-{apps}threads{info['threads']}.json"), "w") as f:
         json.dump({"machine": info, "results": [{k: v for k, v in r.items() if k != "traceback"}
                                                 for r in results]}, f, indent=1)
     path = os.path.join(out_dir, "RESULTS.md")
@@ -344,7 +402,7 @@ def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
     if blocks:
         found = {n: re.search(rf"<!-- begin threads={n} -->.*?<!-- end threads={n} -->", text, re.S).group(0)
                  for n in blocks}
-        head = text[:text.index("<!-- begin threads=")]
+        head = text[:text.index("<!-- begin ")]
         # the studies' sections (bench/study.py) follow the thread sections and are kept as they are
         others = [m.group(0) for m in re.finditer(r"<!-- begin (?!threads=)(\S+) -->.*?<!-- end \1 -->", text, re.S)]
         text = head.rstrip("\n") + "\n\n" + "\n\n".join(
@@ -408,10 +466,10 @@ def write_chart(out_dir: str) -> str:
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:
-        for b in BENCHMARKS:
+        for b in SUITES["all"]:
             print(f"{b.name:20s} {b.description}" + (f"   [requires {', '.join(b.requires)}]" if b.requires else ""))
         return 0
-    selected = BENCHMARKS
+    selected = SUITES[args.suite]
     if args.only:
         wanted = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in wanted if n not in BY_NAME]
@@ -419,6 +477,8 @@ def main(argv=None) -> int:
             print(f"unknown benchmark(s) {unknown}; known: {', '.join(BY_NAME)}", file=sys.stderr)
             return 2
         selected = [BY_NAME[n] for n in wanted]
+    # the apps' results go to their own sections and JSON files, so a run of them leaves the core suite's alone
+    suite = "apps" if all(getattr(b, "group", "core") == "apps" for b in selected) else "core"
     threads = (os.cpu_count() or 1) if args.threads == "all" else int(args.threads)
     # Both Halide's runtime and halide_mlir's compiler read HL_NUM_THREADS: set it before importing either.
     os.environ["HL_NUM_THREADS"] = str(threads)
@@ -436,7 +496,7 @@ def main(argv=None) -> int:
     import halide_mlir
 
     info = machine.describe(threads)
-    info.update(rounds=rounds, smoke=args.smoke, revision=git_revision())
+    info.update(rounds=rounds, smoke=args.smoke, revision=git_revision(), suite=suite)
     print(f"{info['cpu']}, {info['cores']} cores, HL_NUM_THREADS={threads}, {rounds} rounds"
           f"{', smoke sizes' if args.smoke else ''}", flush=True)
     # machine measurements first: the FMA-peak pipeline is compiled with Halide before any MLIR engine exists

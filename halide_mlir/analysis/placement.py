@@ -23,7 +23,8 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
     """A Func with update definitions can't be inlined: Halide computes an unscheduled one (``hl.sum(...)``)
     inside the innermost loop of its consumer. Ours is computed at the root, which gives the same values --
     unless one of its producers is computed at a loop of that consumer: then it is computed at that loop
-    (the deepest such), after those producers, as in Halide. (Through chains of them: a reduction read by a
+    (the deepest such), after those producers, as in Halide; or, where such a producer is computed at a loop
+    that encloses the consumer, at the consumer's own level. (Through chains of them: a reduction read by a
     reduction goes to the loop of the first consumer that is not one.)"""
     def inline_reduction(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.kind == LevelKind.INLINE and len(s.consumers) == 1
@@ -38,6 +39,13 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
               and p.compute.func is consumer.func and loop_position(consumer, p.compute.var) is not None]
         if at:
             s.compute = LoopLevel(LevelKind.AT, consumer.func, max(at, key=lambda v: loop_position(consumer, v)))
+        elif consumer.compute.at_loop() and any(
+                p.compute.at_loop() and computed_inside(pipeline, consumer, pipeline.stage(p.compute.func),
+                                                        loop_position(pipeline.stage(p.compute.func), p.compute.var))
+                for p in pipeline.stages if s in p.consumers):
+            # a producer is computed at a loop around the consumer (both at a tile's loop, say): at the root
+            # the reduction would be outside that loop, so it goes where its consumer is, just before it
+            s.compute = consumer.compute
 
 
 def hoist_from_loops(pipeline: Pipeline) -> None:

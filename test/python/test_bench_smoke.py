@@ -40,3 +40,23 @@ def test_study_smoke(study):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "| blur_u8 |" in proc.stdout and "| matmul |" in proc.stdout and "geomean" in proc.stdout, proc.stdout
     assert " ok " in proc.stdout and "mismatch" not in proc.stdout, proc.stdout
+
+
+def test_bench_apps_smoke(tmp_path):
+    """Halide's apps (bench/apps.py, ``--suite apps``) at tiny sizes: the ones halide_mlir runs agree with Halide,
+    and their results go to their own section and JSON file. camera_pipe and stencil_chain are left out (their
+    compile takes minutes here), max_filter and nl_means too (halide_mlir bugs, test_bench_apps_repro.py)."""
+    env = python_env()
+    names = ["bilateral_grid", "interpolate", "iir_blur"]
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--threads", "1", "--no-chart",
+                           "--only", ",".join(names), "--out", str(tmp_path)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads((tmp_path / "results-apps-threads1.json").read_text())
+    results = {r["name"]: r for r in data["results"]}
+    assert set(results) == set(names)
+    for r in results.values():
+        assert r["status"] == "ok", r
+        assert r["agree"], r
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "<!-- begin apps-threads=1 -->" in text and "| iir_blur |" in text and "peak RSS delta" in text
