@@ -9,6 +9,10 @@ caches cleared between compiles) and the best CPU time of each phase is printed,
   lower     the lowering pass pipeline to the LLVM dialect (runtime/jit.py lower)
   llvm      ExecutionEngine: translation, LLVM -O3, machine code
 
+``--vs-halide`` instead compares whole cold compiles with Halide's: each benchmark, each of ``--reps`` rounds, in a
+fresh process (both libraries warmed up on a trivial pipeline first, as ``python -m bench`` does): Halide's
+``compile_jit()`` and our first ``realize`` minus a steady one, wall and CPU ms, best of the rounds.
+
 ``--passes`` adds one table of CPU ms per MLIR pass (each pass run in its own PassManager). CPU time rather than
 wall time: the machine is shared, and a compile is single-threaded. The first compile of a process also pays for
 importing MLIR (~100 ms), which is not counted here; ``python -m bench`` shows it in its first benchmark.
@@ -111,6 +115,81 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
     return best, best_passes
 
 
+def _first_minus_steady(realize) -> tuple[float, float]:
+    """(wall, CPU) seconds of the first call less the best of three more."""
+    w, c = time.perf_counter(), time.process_time()
+    realize()
+    first_w, first_c = time.perf_counter() - w, time.process_time() - c
+    steady_w = steady_c = float("inf")
+    for _ in range(3):
+        w, c = time.perf_counter(), time.process_time()
+        realize()
+        steady_w, steady_c = min(steady_w, time.perf_counter() - w), min(steady_c, time.process_time() - c)
+    return first_w - steady_w, first_c - steady_c
+
+
+def _child(name: str) -> None:
+    """One round of --vs-halide, in a fresh process: prints a JSON line of times in ms."""
+    import json
+    import warnings
+    warnings.filterwarnings("ignore")
+    import halide
+    import halide_mlir
+
+    from bench.harness import _warm_up
+    from bench.suite import BY_NAME
+    for hl in (halide, halide_mlir):
+        _warm_up(hl)
+    b = BY_NAME[name]
+    ins = b.inputs(1.0)
+    out = {}
+    f, sizes = b.build(halide, ins)
+    w, c = time.perf_counter(), time.process_time()
+    f.compile_jit()
+    out["halide_wall"], out["halide_cpu"] = (time.perf_counter() - w) * 1e3, (time.process_time() - c) * 1e3
+    first_w, first_c = _first_minus_steady(lambda: f.realize(sizes))
+    out["halide_first_run_wall"], out["halide_first_run_cpu"] = first_w * 1e3, first_c * 1e3
+    from halide_mlir import driver
+    inner = driver.compile
+
+    def timed(*a, **k):
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            return inner(*a, **k)
+        finally:
+            out["ours_compile_wall"] = (time.perf_counter() - w) * 1e3
+            out["ours_compile_cpu"] = (time.process_time() - c) * 1e3
+    driver.compile = timed
+    f, sizes = b.build(halide_mlir, ins)
+    first_w, first_c = _first_minus_steady(lambda: f.realize(sizes))
+    out["ours_wall"], out["ours_cpu"] = first_w * 1e3, first_c * 1e3
+    print(json.dumps(out))
+
+
+def vs_halide(names: list[str], reps: int) -> None:
+    import json
+    import subprocess
+    print(f"{'benchmark':20s} {'Halide wall':>12s} {'ours wall':>10s} {'ratio':>6s} {'Halide CPU':>11s} "
+          f"{'ours CPU':>9s} {'ratio':>6s}   (ms, best of {reps} fresh processes)", flush=True)
+    for name in names:
+        best: dict = {}
+        for _ in range(reps):
+            r = subprocess.run([sys.executable, "-m", "bench.compile_time", "--child", name], capture_output=True,
+                               text=True, env={**os.environ, "HALIDE_MLIR_CACHE": "0"})
+            if r.returncode:
+                print(f"{name}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
+                break
+            for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items():
+                best[k] = min(best.get(k, v), v)
+        if best:
+            print(f"{name:20s} {best['halide_wall']:12.1f} {best['ours_wall']:10.1f} "
+                  f"{best['ours_wall'] / best['halide_wall']:6.2f} {best['halide_cpu']:11.1f} {best['ours_cpu']:9.1f} "
+                  f"{best['ours_cpu'] / best['halide_cpu']:6.2f}   (ours driver.compile "
+                  f"{best['ours_compile_wall']:.1f} wall / {best['ours_compile_cpu']:.1f} CPU; "
+                  f"Halide's first realize - steady "
+                  f"{best['halide_first_run_wall']:.1f} / {best['halide_first_run_cpu']:.1f})", flush=True)
+
+
 def main(argv=None) -> int:
     from bench.suite import BENCHMARKS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -118,10 +197,18 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", default="2")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--passes", action="store_true", help="also CPU ms per MLIR pass")
+    ap.add_argument("--vs-halide", action="store_true", help="whole cold compiles against Halide's compile_jit")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     os.environ["HL_NUM_THREADS"] = args.threads
+    if args.child:
+        _child(args.child)
+        return 0
     names = args.only.split(",") if args.only else \
         [b.name for b in BENCHMARKS if not b.missing(__import__("halide_mlir"))]
+    if args.vs_halide:
+        vs_halide(names, args.reps)
+        return 0
     rows, pass_rows = {}, {}
     for name in names:
         try:

@@ -13,9 +13,10 @@ the Python bindings' library does not even link the patterns. So the approximati
   results that overflow or are denormal round once, correctly.
 * log: x = 2^k m with m in [sqrt(1/2), sqrt(2)) from the bits (denormals scaled by 2^23 first), log(1 + f) by a
   degree-9 polynomial in f = m - 1 (Cephes' logf coefficients), plus k ln2 in two parts.
-* pow: exp(y log|x|) in float64 (log by the atanh series, exp by Taylor to degree 8), rounded to float32 once: a
-  float32 exp(y log x) loses up to ~2^7 ulp to the rounding of y log x (Halide's own pow does, measured 124 ulp),
-  this one stays within 1 ulp. The signs and special cases are C's ``powf``'s.
+* pow: exp(y log|x|) with y log|x| carried in two float32 parts (log's terms summed with their rounding errors, the
+  product's error from an FMA): a plain float32 exp(y log x) loses up to ~2^7 ulp to the rounding of y log x
+  (Halide's own pow does, measured 124 ulp), this one stays within ~1.5 ulp. The signs and special cases are C's
+  ``powf``'s.
 
 Special values are libm's (numpy's): exp(inf) = inf, exp(nan) = nan, log(0) = -inf, log(x < 0) = nan, log(inf) = inf,
 pow's C99 table (Halide's own approximations return 0 for exp(inf) and exp(nan), 88.7 for log(inf), flush denormal
@@ -251,33 +252,30 @@ def _pow_f32(b: _Emitter, x: str, y: str) -> str:
     # y ln|x| = t + tl: the product's rounding error (an FMA) and ln's low part carried into e^t (1 + tl); a
     # plain float32 exp(y log x) loses up to ~2^7 ulp there (Halide's pow: 124 ulp measured)
     hi, lo = _log_f32_parts(b, ax)
+    inf, zero, one = b.const(math.inf, "f32"), b.const(0.0, "f32"), b.const(1.0, "f32")
+    # ln 0 = -inf, and ln inf = inf, ln nan = nan (|x| itself): then e^(y ln|x|) is already C's powf for |x| = 0,
+    # inf, nan and y = +-inf (tl below is then nan or huge, and bounded). Fewer selects than fixing each case
+    # after the fact (pow's special cases were a third of its time)
+    hi = b.select(b.cmpf("uge", ax, inf), ax, hi)
+    hi = b.select(b.cmpf("oeq", ax, zero), b.const(-math.inf, "f32"), hi)
     t = b.op(f"arith.mulf {y}, {hi}", "f32")
     tl = b.add(b.op(f"math.fma {y}, {hi}, {b.un('arith.negf', t)}", "f32"), b.mul(y, lo))
     e = _exp_f32(b, t)
     # tl matters only when tiny; where e^t is 0 or inf, tl can be huge or nan (inf - inf): bounded, 0 and inf stay
     tl = b.bin("maxnumf", b.bin("minnumf", tl, b.const(0.5, "f32"), "f32"), b.const(-0.5, "f32"), "f32")
-    inf = b.const(math.inf, "f32")
     r = b.select(b.cmpf("oeq", e, inf), e, b.add(b.mul(e, tl), e))
-    zero, one = b.const(0.0, "f32"), b.const(1.0, "f32")
-    y_neg = b.cmpf("olt", y, zero)
-    # |x| = 0, inf: 0 or inf by the sign of y; |x| = 1 with y = +-inf: 1
-    r = b.select(b.cmpf("oeq", ax, zero), b.select(y_neg, inf, zero), r)
-    r = b.select(b.cmpf("oeq", ax, inf), b.select(y_neg, zero, inf), r)
-    y_inf = b.cmpf("oeq", b.un("math.absf", y), inf)
-    r = b.select(b.bin("andi", b.cmpf("oeq", ax, one), y_inf, "i1"), one, r)
-    # negative x (sign bit, so -0 too): odd integer y flips the sign, a non-integer y gives nan (finite x < 0)
+    # pow(|x|, y) = 1 for |x| = 1 (y = +-inf or nan too) and y = 0 (x = nan too)
+    r = b.select(b.bin("ori", b.cmpf("oeq", ax, one), b.cmpf("oeq", y, zero), "i1"), one, r)
+    # negative x (sign bit, so -0 too): odd integer y flips the sign, a non-integer y gives nan (finite x < 0;
+    # pow(-1, nan) too)
     y_int = b.cmpf("oeq", b.un("math.roundeven", y), y)
     half = b.mul(y, b.const(0.5, "f32"))
     y_odd = b.bin("andi", y_int, b.cmpf("une", b.un("math.roundeven", half), half), "i1")
     x_sign = b.cmpi("slt", b.bitcast(x, "f32", "i32"), b.const(0, "i32"))
     r = b.select(b.bin("andi", x_sign, y_odd, "i1"), b.un("arith.negf", r), r)
-    finite_neg = b.bin("andi", b.cmpf("olt", x, zero), b.cmpf("one", x, b.const(-math.inf, "f32")), "i1")
+    finite_neg = b.bin("andi", b.cmpf("olt", x, zero), b.cmpf("one", ax, inf), "i1")
     y_frac = b.bin("xori", y_int, b.const(True, "i1"), "i1")
-    nan = b.const(math.nan, "f32")
-    r = b.select(b.bin("andi", finite_neg, y_frac, "i1"), nan, r)
-    r = b.select(b.bin("ori", b.cmpf("uno", x, x), b.cmpf("uno", y, y), "i1"), nan, r)
-    # pow(x, 0) = pow(1, y) = 1, even for nan
-    return b.select(b.bin("ori", b.cmpf("oeq", y, zero), b.cmpf("oeq", x, one), "i1"), one, r)
+    return b.select(b.bin("andi", finite_neg, y_frac, "i1"), b.const(math.nan, "f32"), r)
 
 
 _APPROXIMATIONS = {"math.exp": (1, _exp_f32), "math.log": (1, _log_f32), "math.powf": (2, _pow_f32)}

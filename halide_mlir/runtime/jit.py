@@ -268,6 +268,9 @@ def new_context():
     from mlir import ir
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = False
+    # A pipeline is one function: MLIR's pass thread pool has nothing to run in parallel, and its hand-offs cost
+    # 2-4 ms CPU per compile (harris, unsharp, conv_layer)
+    ctx.enable_multithreading(False)
     return ctx
 
 
