@@ -1,7 +1,7 @@
 """halide_mlir: Halide's Python API, compiled through upstream MLIR (linalg on tensors + transform dialect)."""
 from .error import (AutoVectorizeWarning, HalideError, HalideTypeError, InternalError, ParallelAsLanesWarning,
                     SerialUpdateWarning, SlowPathWarning, StorageWarning, StridedReadWarning, UnrollWarning,
-                    AsyncWarning, ComputeWithWarning)
+                    AsyncWarning, ComputeAtWarning, ComputeWithWarning)
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
 from .lang.expr import Expr
@@ -49,7 +49,8 @@ _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 __all__ = ["fast_cos", "fast_exp", "fast_inverse", "fast_inverse_sqrt", "fast_log", "fast_pow", "fast_sin",
            "HalideError", "InternalError", "SlowPathWarning", "AutoVectorizeWarning", "UnrollWarning",
            "ParallelAsLanesWarning", "SerialUpdateWarning", "StorageWarning", "StridedReadWarning", "AsyncWarning",
-           "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy", "Partition",
+           "ComputeAtWarning", "ComputeWithWarning", "set_auto_vectorize", "TailStrategy", "LoopAlignStrategy",
+           "Partition",
            "PrefetchBoundStrategy",
            "autotune", "BoundaryConditions", "argmax", "argmin", "maximum", "minimum", "product", "sum", "Buffer",
            "Expr", "Pipeline", "Target", "AutoschedulerParams", "AutoSchedulerResults", "get_host_target",

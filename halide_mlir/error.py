@@ -77,6 +77,12 @@ class UnsafeCacheWarning(SlowPathWarning):
     cache is not used, so nothing compiled is loaded from it (every process compiles again)."""
 
 
+class ComputeAtWarning(SlowPathWarning):
+    """A Func scheduled ``compute_at`` a consumer's loop that is computed once at the root instead (codegen can't
+    put it in that loop yet: analysis/placement.py hoist_from_loops says which cases). Same values; the locality
+    the schedule asked for is lost."""
+
+
 class ComputeWithWarning(SlowPathWarning):
     """A ``compute_with`` whose loops can't be fused yet (their extents or splits differ, so an alignment would be
     needed): the stages run in their own loop nests. Same values; the locality the fusion was for is lost."""

@@ -7,7 +7,10 @@ Everything after placement reads ``Stage.compute`` (through the StagePlan), neve
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
+
+from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
@@ -65,13 +68,29 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
     def at_a_loop(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.at_loop()
 
-    hoisted = [s for s in pipeline.stages if at_a_loop(s) and (not all(is_reduction(s, u) for u in s.updates)
-                                                              or pipeline.stage(s.compute.func).updates
-                                                              or any(gathers(c, s.func) for c in s.consumers))]
+    def why(s: Stage) -> str | None:
+        if not all(is_reduction(s, u) for u in s.updates):
+            return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
+        if pipeline.stage(s.compute.func).updates:
+            return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
+        readers = [c.name for c in s.consumers if gathers(c, s.func)]
+        if readers:
+            return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
+        return None
+
+    reasons = {s.name: r for s in pipeline.stages if at_a_loop(s) and (r := why(s)) is not None}
+    hoisted = [s for s in pipeline.stages if s.name in reasons]
     for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
+            fed = next(c.name for c in s.consumers if c in hoisted)
+            reasons[s.name] = f"a Func it feeds ('{fed}') is computed at the root"
             hoisted.append(s)
     for s in hoisted:
+        at = s.compute
+        # a slow path, not a silent one: the schedule's locality is lost (the values are the same)
+        warnings.warn(ComputeAtWarning(
+            f"{at.site}: " * (at.site is not None) + f"Func '{s.name}' is scheduled compute_at({at.func.name()}, "
+            f"{at.var}) but computed once at the root: {reasons[s.name]} (same values)"), stacklevel=5)
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
 
 

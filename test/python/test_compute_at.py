@@ -430,3 +430,20 @@ def test_blur_sliding_window_parallel_race_is_an_error():
         by.parallel(y)
         return by.realize([37, 19])
     raises_both(program)
+
+
+def test_a_compute_at_computed_at_the_root_says_so():
+    """A producer codegen can't put in its consumer's loop (here: read at x // 2, not a slice) is computed once
+    at the root, with a ComputeAtWarning naming it and why: a slow path, never a silent one. Same values."""
+    import halide_mlir as hl
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.Buffer(np.arange(64 * 32, dtype=np.float32).reshape(32, 64), "inp")
+    g, f = hl.Func("g_at"), hl.Func("f_at")
+    g[x, y] = inp[x, y] * 2
+    f[x, y] = g[x // 2, y] + g[x, y]
+    g.compute_at(f, y)
+    with pytest.warns(hl.ComputeAtWarning, match=r"Func 'g_at' is scheduled compute_at\(f_at, y\) but computed once "
+                                                 r"at the root: 'f_at' reads it at coordinates that are not a slice"):
+        out = np.asarray(f.realize([32, 16]))
+    a = np.arange(64 * 32, dtype=np.float32).reshape(32, 64)[:16] * 2
+    assert np.array_equal(out, a[:, np.arange(32) // 2] + a[:, :32])
