@@ -48,6 +48,9 @@ class OutputFileType(enum.Enum):
 
 
 class StmtOutputFormat(enum.Enum):
+    """Halide's names are ``Text`` and ``HTML``; the lower-case ones stay as aliases."""
+    Text = "text"
+    HTML = "html"
     text = "text"
     html = "html"
 
@@ -148,5 +151,5 @@ compile_to_bitcode = compile_to_one(OutputFileType.bitcode)
 
 
 def compile_to_lowered_stmt(f, filename, args, fmt=StmtOutputFormat.text, target=None) -> None:
-    html_fmt = str(getattr(fmt, "name", fmt)).split(".")[-1] == "html"
+    html_fmt = str(getattr(fmt, "name", fmt)).split(".")[-1].lower() == "html"
     compile_to(f, {OutputFileType.stmt_html if html_fmt else OutputFileType.stmt: filename}, args, "", target)

@@ -186,8 +186,11 @@ class ImageParam:
         e.site = capture_site()
         return e
 
-    def __repr__(self) -> str:
-        return f"<halide_mlir.ImageParam '{self._name}' {self._type} {self._dims}-D>"
+    def __repr__(self) -> str:   # Halide's text
+        kind = type(self).__name__
+        if not self._defined:
+            return f"<halide.{kind} {kind}()>"
+        return f"<halide.{kind} '{self._name}', dims: {self._dims}, type: {self._type}>"
 
 
 def _install_tracing() -> None:
