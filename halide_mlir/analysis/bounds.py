@@ -205,7 +205,8 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
             lo, ext = d.args[1], d.args[2]
             if mins[dim] < lo or mins[dim] + extents[dim] > lo + ext:
                 raise HalideError(f"Error: Bounds given for {stage.name} in {d.args[0]} (from {lo} to "
-                                  f"{lo + ext - 1}) do not cover required region (from {mins[dim]} to {mins[dim] + extents[dim] - 1})"
+                                  f"{lo + ext - 1}) do not cover required region (from {mins[dim]} to "
+                                  f"{mins[dim] + extents[dim] - 1})"
                                   f" (bound set at {d.site})")
             if not output:
                 mins[dim], extents[dim] = lo, ext
