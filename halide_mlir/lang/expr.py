@@ -96,7 +96,10 @@ class ExprOps:
 class Expr(ExprOps):
     __slots__ = ("kind", "_type", "args", "value", "site", "index")
 
-    def __init__(self, kind, type_: Type | None = None, args: tuple = (), value: Any = None):
+    def __init__(self, kind=None, type_: Type | None = None, args: tuple = (), value: Any = None):
+        if kind is None:   # hl.Expr(): Halide's undefined Expr (e.g. to drop a Dimension constraint)
+            self.kind, self._type, self.args, self.value, self.site, self.index = "undefined", None, (), None, None, 0
+            return
         if type_ is None:  # hl.Expr(v): the user's conversion of a number, Var, Param or Func call
             e = to_expr(kind)
             kind, type_, args, value = e.kind, e.type, e.args, e.value

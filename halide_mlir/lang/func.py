@@ -678,8 +678,28 @@ class Func(GpuScheduleMixin):
         check_compilable(target, f"compile_jit of Func '{self._name}'")
         _driver().check_target(_driver().front_end(self), target)
 
-    def infer_input_bounds(self, sizes) -> None:
-        raise HalideError("infer_input_bounds is not supported yet")
+    def infer_input_bounds(self, sizes=None, target=None, **kwargs) -> None:
+        """Give every ImageParam without a buffer one covering what a realize over ``sizes`` (or into the
+        Buffer ``dst``, a bounds query included) reads, constraints applied (lang/constraints.py)."""
+        from .constraints import infer_input_bounds
+        infer_input_bounds(self, kwargs.pop("dst", kwargs.pop("sizes", sizes)))
+
+    def output_buffer(self):
+        """The OutputImageParam of the buffer a realize writes (``dim(i).set_bounds(...)`` constrains it)."""
+        if self.num_values() > 1:
+            raise HalideError(f"{user_site()}: Error: Can't call Func::output_buffer on Func \"{self._name}\" "
+                              f"because it returns a Tuple.")
+        return self.output_buffers()[0]
+
+    def output_buffers(self) -> list:
+        from .param import FuncOutput
+        if not self.defined():
+            raise HalideError(f"{user_site()}: Error: Can't access output buffer(s) of undefined Func "
+                              f"\"{self._name}\".")
+        outs = self.__dict__.get("_output_params")
+        if outs is None:
+            outs = self._output_params = [FuncOutput(self, k) for k in range(self.num_values())]
+        return list(outs)
 
     def compile_to_mlir(self, sizes, mins=None) -> str:
         return _driver().stages(self, sizes, mins).payload
