@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ..error import HalideError
-from ..lang.param import ImageParam
 from ..lang.schedule import FuncSchedule
 from .interval import halide_div
 

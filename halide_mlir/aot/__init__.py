@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import html
 import os
+import re
 import shutil
 
 from ..error import HalideError
@@ -69,8 +70,9 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
     """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
-    func = _output_func(f) if not (hasattr(f, "outputs") and len(f.outputs()) > 1) else f.outputs()[0]
-    fn_name = fn_name or func.name()
+    from ..lang.pipeline import Pipeline
+    func = _output_func(f) if not (isinstance(f, Pipeline) and len(f.outputs()) > 1) else f.outputs()[0]
+    fn_name = fn_name or re.sub(r"\W", "_", func.name())   # (a Func named twice is f$1: not a C name)
     kinds = {}
     for kind, path in dict(outputs).items():
         kind = kind if isinstance(kind, OutputFileType) else OutputFileType(str(kind).split(".")[-1])
