@@ -491,7 +491,8 @@ _FUNC_ATTR = re.compile(r'(hl\.(?:func|update_of|kernel|loop) = ")([^".]*)')
 def _canonical_func_names(payload: str, transform: str) -> tuple[str, str]:
     """The texts with each stage's name (``hl.func``, ``hl.update_of``, ...) replaced by its order of first use:
     Func names are unique per process (a rebuilt pipeline's ``f`` is ``f$1``), and a rebuilt pipeline must find
-    its engine and disk entry. (Names are only labels there; a consistent renaming keeps which op each transform line matches.)"""
+    its engine and disk entry. (Names are only labels there; a consistent renaming keeps which op each
+    transform line matches.)"""
     names: dict[str, str] = {}
 
     def sub(m):
