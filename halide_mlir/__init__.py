@@ -21,7 +21,7 @@ from .lang.fast_math import (fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt
                              fast_sin)
 from .lang.debugging import print_ as print, print_when  # noqa: F401,A004  (Halide's names; print stays out of __all__)
 from .lang.inline_reductions import argmax, argmin, maximum, minimum, product, sum
-from .lang.param import ImageParam, Param
+from .lang.param import Dimension, ImageParam, OutputImageParam, Param
 from .lang.pipeline import (AutoSchedulerResults, AutoschedulerParams, Pipeline, load_plugin)
 from .lang.target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS, TargetProcessorTune,
                           get_host_target, get_jit_target_from_environment, get_target_from_environment,
@@ -69,7 +69,7 @@ __all__ += ["FuncTupleElementRef", "lambda_func", "random_float", "random_int", 
             "TargetArch", "TargetFeature", "TargetOS", "TargetProcessorTune", "host_supports_target_device",
             "target_feature_for_device_api", "BFloat", "Handle", "TypeCode",
             "Parameter", "deserialize_parameters", "deserialize_pipeline", "serialize_pipeline", "MemoryType",
-            "print_when"]
+            "print_when", "Dimension", "OutputImageParam"]
 
 # the Generator framework (issue 17)
 __all__ += ["Generator", "GeneratorContext", "GeneratorParam", "InputBuffer", "InputScalar", "OutputBuffer",

@@ -41,6 +41,7 @@ from .lang.source import user_site
 from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_environment
 from .runtime import jit, memo
 from .runtime.call import CallPlan
+from .lang.constraints import check_inputs as check_constraints
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
@@ -330,6 +331,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
+    check_constraints(p.inputs)          # dim(i).set_bounds/set_stride of the ImageParams (lang/constraints.py)
     if _gpu().uses_gpu(p):   # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         if 0 not in region.extents:

@@ -189,16 +189,23 @@ class OutputBuffer(Func):
 
     def _replacement(self, value, r: _Requirement):
         if value is None:
-            return Func(r.types if len(r.types) > 1 else r.types[0], r.dims, r.name)
+            return _output_func(r.types if len(r.types) > 1 else r.types[0], r.dims, r.name)
         _check(isinstance(value, (Buffer, Func)),
                f"Output {r.name} requires a Func or Buffer argument when using call(), but saw {value}")
         _check(value.defined(), f"Cannot set the value for {r.name} to an undefined value.")
         r.check([value.type()] if isinstance(value, Buffer) else value.output_types(), value.dimensions())
         if isinstance(value, Buffer):   # a Buffer compiled into the pipeline as this output
-            f = Func(r.types[0], r.dims, r.name)
+            f = _output_func(r.types[0], r.dims, r.name)
             f[tuple(_implicit(r.dims))] = value[tuple(_implicit(r.dims))]
             value = f
         return value
+
+
+def _output_func(types, dims, name) -> Func:
+    """An Output's Func keeps the Output's name (the C argument's) however often the Generator is built."""
+    f = Func(types, dims, name)
+    f._name = name
+    return f
 
 
 class OutputScalar(OutputBuffer):
@@ -209,11 +216,11 @@ class OutputScalar(OutputBuffer):
 
     def _replacement(self, value, r: _Requirement):
         if value is None:
-            return Func(r.types if len(r.types) > 1 else r.types[0], 0, r.name)
+            return _output_func(r.types if len(r.types) > 1 else r.types[0], 0, r.name)
         _check(isinstance(value, Expr),
                f"Output {r.name} requires an Expr argument when using call(), but saw {value}")
         r.check(value.type(), 0)
-        f = Func(value.type(), 0, r.name)
+        f = _output_func(value.type(), 0, r.name)
         f[()] = value
         return f
 

@@ -66,7 +66,7 @@ def input_buffer(holder: Buffer | ImageParam) -> Buffer:
     return holder.bound_buffer() if isinstance(holder, ImageParam) else holder
 
 
-def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
+def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = True) -> Bounded:
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
     bodies = {s.func: tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
     updates = {s.func: [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
@@ -119,7 +119,7 @@ def infer_bounds(pipeline: Pipeline, out_region: Region) -> Bounded:
                 readers.setdefault((n.value, d, "hi", iv.hi), (stage, n.site))
 
     for holder, buf in zip(pipeline.inputs, input_buffers):
-        if holder in required:  # (only read by updates over empty RDoms: not read at all)
+        if holder in required and check_inputs:  # (only read by updates over empty RDoms: not read at all)
             _check_input(holder, buf, required[holder], readers)
     _check_allocations(pipeline, regions)
     input_regions = {h: Region(tuple(int(iv.lo) for iv in required[h]),   # (finite: _check_input passed)
@@ -205,8 +205,9 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
             dim = stage.vars.index(d.args[0])
             lo, ext = d.args[1], d.args[2]
             if mins[dim] < lo or mins[dim] + extents[dim] > lo + ext:
-                raise HalideError(f"Bounds given for {stage.name} in {d.args[0]} (from {lo} to {lo + ext - 1}) do "
-                                  f"not cover required region (from {mins[dim]} to {mins[dim] + extents[dim] - 1})"
+                raise HalideError(f"Error: Bounds given for {stage.name} in {d.args[0]} (from {lo} to "
+                                  f"{lo + ext - 1}) do not cover required region (from {mins[dim]} to "
+                                  f"{mins[dim] + extents[dim] - 1})"
                                   f" (bound set at {d.site})")
             if not output:
                 mins[dim], extents[dim] = lo, ext

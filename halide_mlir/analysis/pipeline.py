@@ -294,7 +294,7 @@ def resolve_buffer_dims(e: Expr) -> Expr:
         if dim >= buf.dimensions():
             raise HalideError(f"ImageParam '{holder.name()}' has no dimension {dim}")
         d = buf.dim(dim)
-        return const(d.min() if field_ == "min" else d.extent(), e.type)
+        return const(d.min() if field_ == "min" else d.extent() if field_ == "extent" else d.stride(), e.type)
     return e.copy_with(tuple(resolve_buffer_dims(a) for a in e.args))
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ..error import HalideError
-from ..lang.param import ImageParam
 from ..lang.schedule import FuncSchedule
 from .interval import halide_div
 
@@ -26,11 +25,11 @@ def evaluate(e):
         return e.value.get()
     if k == "buffer_dim":
         holder, dim, what = e.value
-        buf = holder.bound_buffer() if isinstance(holder, ImageParam) else holder
+        buf = holder.bound_buffer() if hasattr(holder, "bound_buffer") else holder
         if dim >= buf.dimensions():
             raise HalideError(f"ImageParam '{holder.name()}' has no dimension {dim}")
         d = buf.dim(dim)
-        return d.min() if what == "min" else d.extent()
+        return d.min() if what == "min" else d.extent() if what == "extent" else d.stride()
     a = [evaluate(x) for x in e.args]
     if k == "cast":
         v = a[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import html
 import os
+import re
 import shutil
 
 from ..error import HalideError
@@ -48,6 +49,9 @@ class OutputFileType(enum.Enum):
 
 
 class StmtOutputFormat(enum.Enum):
+    """Halide's names are ``Text`` and ``HTML``; the lower-case ones stay as aliases."""
+    Text = "text"
+    HTML = "html"
     text = "text"
     html = "html"
 
@@ -66,8 +70,9 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
     """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
-    func = _output_func(f) if not (hasattr(f, "outputs") and len(f.outputs()) > 1) else f.outputs()[0]
-    fn_name = fn_name or func.name()
+    from ..lang.pipeline import Pipeline
+    func = _output_func(f) if not (isinstance(f, Pipeline) and len(f.outputs()) > 1) else f.outputs()[0]
+    fn_name = fn_name or re.sub(r"\W", "_", func.name())   # (a Func named twice is f$1: not a C name)
     kinds = {}
     for kind, path in dict(outputs).items():
         kind = kind if isinstance(kind, OutputFileType) else OutputFileType(str(kind).split(".")[-1])
@@ -148,5 +153,5 @@ compile_to_bitcode = compile_to_one(OutputFileType.bitcode)
 
 
 def compile_to_lowered_stmt(f, filename, args, fmt=StmtOutputFormat.text, target=None) -> None:
-    html_fmt = str(getattr(fmt, "name", fmt)).split(".")[-1] == "html"
+    html_fmt = str(getattr(fmt, "name", fmt)).split(".")[-1].lower() == "html"
     compile_to(f, {OutputFileType.stmt_html if html_fmt else OutputFileType.stmt: filename}, args, "", target)

@@ -481,6 +481,11 @@ class Buffer:
         b._no_host = True
         return b
 
+    def _set_shape(self, mins, extents) -> None:
+        """A bounds query's answer: a memoryless Buffer takes the shape asked of it (infer_input_bounds)."""
+        self._array = np.broadcast_to(np.zeros((), self._array.dtype), tuple(reversed([int(e) for e in extents])))
+        self._mins = [int(m) for m in mins]
+
     # --- elements --------------------------------------------------------------------------------
     def _numpy_index(self, coords) -> tuple:
         if len(coords) != self.dimensions():

@@ -23,6 +23,12 @@ FLOAT_MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh
               "floor", "ceil", "round", "trunc")
 
 
+def _pow(a, b):
+    """``a ** b`` is ``hl.pow(a, b)``, as in Halide's bindings."""
+    from .operators import pow as pow_
+    return pow_(a, b)
+
+
 class ExprOps:
     """Arithmetic operator overloads shared by everything that can stand in an Expr."""
 
@@ -41,6 +47,8 @@ class ExprOps:
     def __rfloordiv__(self, o): return floordiv(o, self)
     def __mod__(self, o): return binary("mod", self, o)
     def __rmod__(self, o): return binary("mod", o, self)
+    def __pow__(self, o): return _pow(self, o)
+    def __rpow__(self, o): return _pow(o, self)
     def __lshift__(self, o): return shift("shl", self, o)
     def __rlshift__(self, o): return shift("shl", o, self)
     def __rshift__(self, o): return shift("shr", self, o)

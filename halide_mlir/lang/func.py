@@ -33,11 +33,32 @@ def call_args(args, callee, dims: int) -> tuple:
     if len(exprs) != dims:
         raise HalideError(f"{user_site()}: '{callee.name()}' has {dims} dimensions but is called with "
                           f"{len(exprs)} arguments")
-    for i, e in enumerate(exprs):
-        if e.type.is_float():
-            raise HalideError(f"{user_site()}: argument {i} of the call to '{callee.name()}' is {e.type}; "
-                              f"Func and Buffer coordinates must be integers")
+    _check_int_args(exprs, callee)
     return tuple(cast(Int(32), e) for e in exprs)
+
+
+_name_counts: dict[str, int] = {}
+
+
+def unique_func_name(name: str) -> str:
+    """Halide's Func names are unique in a process: a name used before gets ``$n`` (``f``, ``f$1``, ``f$2``)."""
+    if name not in _name_counts:
+        _name_counts[name] = 0
+        return name
+    base = name.replace("$", "_")
+    while True:
+        _name_counts[base] = _name_counts.get(base, 0) + 1
+        candidate = f"{base}${_name_counts[base]}"
+        if candidate not in _name_counts:
+            _name_counts[candidate] = 0
+            return candidate
+
+
+def _check_int_args(exprs, callee) -> None:
+    for i, e in enumerate(exprs):
+        if e is not None and e.type.is_float():
+            raise HalideError(f"{user_site()}: Error: Implicit cast from {e.type} to int in argument {i + 1} in call "
+                              f"to \"{callee.name()}\" is not allowed. Use an explicit cast.")
 
 
 class FuncRef(ExprOps):
@@ -46,16 +67,26 @@ class FuncRef(ExprOps):
     def __init__(self, func: "Func", args: tuple):
         self.func, self.args = func, args
 
-    # f[x] += e: Python reads f[x], combines, then assigns; the assignment sees this marker
-    def __iadd__(self, e): return InPlace("add", self, e)
-    def __isub__(self, e): return InPlace("sub", self, e)
-    def __imul__(self, e): return InPlace("mul", self, e)
-    def __itruediv__(self, e): return InPlace("div", self, e)
+    # f[x] += e: Python reads f[x], combines, then assigns. On a Func with no definition yet the combination is
+    # Halide's unevaluated reference (an update with an implicit pure definition, made by the assignment);
+    # otherwise it is the Expr f[x] + e.
+    def _combine(self, op: str, e):
+        return InPlace(op, self, e) if not self.func.defined() else binary(op, self, e)
+
+    def __iadd__(self, e): return self._combine("add", e)
+    def __isub__(self, e): return self._combine("sub", e)
+    def __imul__(self, e): return self._combine("mul", e)
+    def __itruediv__(self, e): return self._combine("div", e)
+    def __add__(self, e): return self._combine("add", e)
+    def __sub__(self, e): return self._combine("sub", e)
+    def __mul__(self, e): return self._combine("mul", e)
+    def __truediv__(self, e): return self._combine("div", e)
 
     def _as_expr(self) -> Expr:
         f = self.func
         if not f.defined():
-            raise HalideError(f"{user_site()}: can't call Func '{f.name()}' because it has not yet been defined")
+            raise HalideError(f"{user_site()}: Error: Can't call Func \"{f.name()}\" because it has not yet been "
+                              f"defined.")
         if f.num_values() > 1:
             raise HalideError(f"{user_site()}: Func '{f.name()}' returns a Tuple of {f.num_values()} elements; "
                               f"use {f.name()}[...][i] to read one")
@@ -111,10 +142,25 @@ class Tuple:
 
 
 class InPlace:
-    """``f[args] op= e``, waiting for its assignment (an update; with an implicit pure definition if needed)."""
+    """``f[args] op= e`` (or ``f[args] op e``) on a Func with no definition, waiting for its assignment to the same
+    ``f[args]``: an update with an implicit pure definition. It has no operators, as in Halide."""
 
     def __init__(self, op: str, ref: FuncRef, e):
         self.op, self.ref, self.e = op, ref, e
+
+    def same_location(self, func, args) -> bool:
+        def same(a, b) -> bool:
+            if a is b:
+                return True
+            if isinstance(a, Var) and isinstance(b, Var):
+                return a.same_as(b)
+            return isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and int(a) == int(b)
+        return func is self.ref.func and len(args) == len(self.ref.args) and \
+            all(same(a, b) for a, b in zip(args, self.ref.args))
+
+
+# Python's TypeError for ``ref += 1`` names the type: Halide's tests match its class's full name
+InPlace.__name__ = "halide.halide_._UnevaluatedFuncRefExpr"
 
 
 class Definition:
@@ -169,7 +215,7 @@ class Func(GpuScheduleMixin):
         if name is not None and "." in name:
             raise HalideError(f"{user_site()}: Func name \"{name}\" is invalid. Func names may not contain the "
                               f"character '.', as it is used internally by Halide as a separator")
-        self._name = name if name is not None else f"f{next(_fresh)}"
+        self._name = unique_func_name(name) if name is not None else f"f{next(_fresh)}"
         self._pure: Definition | None = None
         self._updates: list[Definition] = []
         self._schedule = FuncSchedule()
@@ -187,12 +233,21 @@ class Func(GpuScheduleMixin):
     def __getitem__(self, args) -> FuncRef:
         if not isinstance(args, (tuple, list)):
             args = (args,)
+        # float coordinates are refused where they are written, as in Halide
+        _check_int_args([_as_expr_or_none(a) for a in args], self)
         return FuncRef(self, tuple(args))
 
     def __setitem__(self, args, value) -> None:
         if not isinstance(args, (tuple, list)):
             args = (args,)
         if isinstance(value, InPlace):
+            name = value.ref.func.name()
+            if not value.same_location(self, tuple(args)):
+                raise HalideError(f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
+                                  f"an update at a different location.")
+            if self._pure is not None:
+                raise HalideError(f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
+                                  f"an update when a pure definition already exists.")
             return self._define_in_place(tuple(args), value)
         if not isinstance(value, (tuple, list, Tuple)) and _is_sequence(value):
             value = tuple(value[i] for i in range(len(value)))  # Tuple values from any sequence, as Halide's
@@ -278,13 +333,15 @@ class Func(GpuScheduleMixin):
                 raise HalideError(f"{site}: Var '{a.name()}' appears twice on the left of Func '{self._name}'")
             vars_.append(a)
         declared = self._declared_types or ([self._declared_type] if self._declared_type is not None else None)
-        if declared is not None and [v.type for v in values] != declared:
-            raise HalideError(f"{site}: Func '{self._name}' was declared "
-                              f"{', '.join(map(str, declared))} but defined as "
-                              f"{', '.join(str(v.type) for v in values)}")
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
-            raise HalideError(f"{site}: Func '{self._name}' was declared with {self._declared_dims} dimensions "
-                              f"but defined with {len(vars_)}")
+            raise HalideError(f"{site}: Error: Func \"{self._name}\" is constrained to have exactly "
+                              f"{self._declared_dims} dimensions, but is defined with {len(vars_)} dimensions.")
+        if declared is not None and [v.type for v in values] != declared:
+            def types(ts):   # Halide's spelling: one type, or a parenthesized list
+                return str(ts[0]) if len(ts) == 1 else f"({', '.join(map(str, ts))})"
+            raise HalideError(f"{site}: Error: Func \"{self._name}\" is constrained to only hold values of type "
+                              f"{types(declared)} but is defined with values of type "
+                              f"{types([v.type for v in values])}.")
         unbound = [v for e in values for v in free_vars(e) if not any(v == a.name() for a in vars_)]
         if unbound:
             raise HalideError(f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
@@ -313,8 +370,20 @@ class Func(GpuScheduleMixin):
 
     def dimensions(self) -> int:
         if self._pure is None:
-            return self._declared_dims or 0
+            if self._declared_dims is None:
+                raise HalideError(f"{user_site()}: Error: Can't call Func::dimensions on Func \"{self._name}\" "
+                                  f"because it is undefined or has no dimension requirements.")
+            return self._declared_dims
         return len(self._pure.args)
+
+    def outputs(self) -> int:
+        """How many values the Func has (its Tuple size), as Halide's ``Func.outputs()``."""
+        if self._pure is None:
+            if self._declared_types is None and self._declared_type is None:
+                raise HalideError(f"{user_site()}: Error: Can't call Func::outputs on Func \"{self._name}\" "
+                                  f"because it is undefined or has no type requirements.")
+            return len(self._declared_types) if self._declared_types is not None else 1
+        return len(self._pure.values)
 
     def args(self) -> list[Var]:
         return list(self._definition().args)
@@ -339,7 +408,11 @@ class Func(GpuScheduleMixin):
                 return self._declared_type
             if self._declared_types is not None and len(self._declared_types) == 1:
                 return self._declared_types[0]
-            raise HalideError(f"Func '{self._name}' has no definition, so it has no type")
+            if self._declared_types is not None:
+                raise HalideError(f"{user_site()}: Error: Can't call Func::type on Func \"{self._name}\" "
+                                  f"because it returns a Tuple.")
+            raise HalideError(f"{user_site()}: Error: Can't call Func::type on Func \"{self._name}\" because it is "
+                              f"undefined or has no type requirements.")
         self._single("type")
         return self._pure.value.type
 
@@ -445,6 +518,8 @@ class Func(GpuScheduleMixin):
         return self._directive(DirectiveKind.FUSE, _var_name(inner), _var_name(outer), _var_name(fused))
 
     def tile(self, x, y, *rest) -> "Func":
+        if isinstance(x, (list, tuple)):   # tile(previous, outers, inners, factors[, tail]) / (previous, inners, ...)
+            return self._tile_vectors(x, (y, *rest))
         if len(rest) in (6, 7):  # tile(x, y, xo, yo, xi, yi, fx, fy[, tail])
             xo, yo, xi, yi, fx, fy, *tail = rest
         elif len(rest) in (4, 5):  # tile(x, y, xi, yi, fx, fy[, tail]): reuse x, y as the outer vars
@@ -457,6 +532,23 @@ class Func(GpuScheduleMixin):
         self.split(x, xo, xi, fx, t)
         self.split(y, yo, yi, fy, t)
         return self.reorder(xi, yi, xo, yo)
+
+    def _tile_vectors(self, previous, rest) -> "Func":
+        lists = [r for r in rest if isinstance(r, (list, tuple))]
+        tail = rest[len(lists)] if len(rest) > len(lists) else None
+        if len(lists) == 3:
+            outers, inners, factors = lists
+        elif len(lists) == 2:
+            inners, factors = lists
+            outers = previous
+        else:
+            raise HalideError(f"{user_site()}: tile takes (previous, outers, inners, factors[, tail]) or "
+                              f"(previous, inners, factors[, tail]) as lists")
+        if not len(previous) == len(outers) == len(inners) == len(factors):
+            raise HalideError(f"{user_site()}: Vectors passed to Stage::tile must all be the same length.")
+        for v, o, i, fct in zip(previous, outers, inners, factors):
+            self.split(v, o, i, fct, tail)
+        return self.reorder(*inners, *outers)
 
     def reorder(self, *vars_) -> "Func":
         if len(vars_) == 1 and isinstance(vars_[0], (list, tuple)):
@@ -593,8 +685,28 @@ class Func(GpuScheduleMixin):
         check_compilable(target, f"compile_jit of Func '{self._name}'")
         _driver().check_target(_driver().front_end(self), target)
 
-    def infer_input_bounds(self, sizes) -> None:
-        raise HalideError("infer_input_bounds is not supported yet")
+    def infer_input_bounds(self, sizes=None, target=None, **kwargs) -> None:
+        """Give every ImageParam without a buffer one covering what a realize over ``sizes`` (or into the
+        Buffer ``dst``, a bounds query included) reads, constraints applied (lang/constraints.py)."""
+        from .constraints import infer_input_bounds
+        infer_input_bounds(self, kwargs.pop("dst", kwargs.pop("sizes", sizes)))
+
+    def output_buffer(self):
+        """The OutputImageParam of the buffer a realize writes (``dim(i).set_bounds(...)`` constrains it)."""
+        if self.num_values() > 1:
+            raise HalideError(f"{user_site()}: Error: Can't call Func::output_buffer on Func \"{self._name}\" "
+                              f"because it returns a Tuple.")
+        return self.output_buffers()[0]
+
+    def output_buffers(self) -> list:
+        from .param import FuncOutput
+        if not self.defined():
+            raise HalideError(f"{user_site()}: Error: Can't access output buffer(s) of undefined Func "
+                              f"\"{self._name}\".")
+        outs = self.__dict__.get("_output_params")
+        if outs is None:
+            outs = self._output_params = [FuncOutput(self, k) for k in range(self.num_values())]
+        return list(outs)
 
     def compile_to_mlir(self, sizes, mins=None) -> str:
         return _driver().stages(self, sizes, mins).payload
@@ -659,6 +771,11 @@ def _lower_random_update(args, exprs, value, site):
     value = tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else \
         lower_random(value, free, tag)
     return exprs, value
+
+
+def _as_expr_or_none(a):
+    return a if isinstance(a, Expr) else a._as_expr() if isinstance(a, ExprOps) and not isinstance(a, FuncRef) \
+        else to_expr(a) if isinstance(a, float) else None
 
 
 def _is_sequence(v) -> bool:

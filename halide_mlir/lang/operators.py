@@ -126,7 +126,9 @@ sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, log, floor, ceil, 
 
 
 def pow(x, y) -> Expr:  # noqa: A001 - Halide's name
-    if isinstance(y, int) or (isinstance(y, Expr) and y.kind == "const" and not y.type.is_float()):
+    # (Halide's as_const_int: a Python int or a signed integer constant, not a uint one)
+    if isinstance(y, int) and not isinstance(y, bool) or (isinstance(y, Expr) and y.kind == "const"
+                                                          and y.type.is_int()):
         # Halide: a constant integer exponent is repeated multiplication in x's own type
         return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
     x = _float_arg(x)

@@ -50,6 +50,7 @@ class Pipeline:
         if not all(isinstance(f, Func) for f in outs):
             raise HalideError(f"{user_site()}: Pipeline takes a Func or a list of Funcs, got {outputs!r}")
         self._outputs = outs
+        self._requirements: list = []
 
     def defined(self) -> bool:
         return bool(self._outputs)
@@ -65,7 +66,32 @@ class Pipeline:
                               f"({', '.join(f.name() for f in self._outputs)}) is not supported yet (realize is)")
         return self._outputs[0]
 
+    def add_requirement(self, condition, *error_args) -> None:
+        """Checked before every realize (and Callable call): Halide's "Requirement Failed" when false."""
+        from ..aot.requirements import Requirement
+        self._requirements.append(Requirement(condition, list(error_args)))
+        self._halide_mlir_requirements = self._requirements   # (what the Callable and AOT paths read)
+
+    def _check_requirements(self) -> None:
+        for r in self._requirements:
+            if not r.holds():
+                raise HalideError(f"{user_site()}: Error: Requirement Failed: (false) {r.text()}".rstrip() + " ")
+
+    def get_func(self, index: int):
+        """The index-th Func of the pipeline in Halide's topological order (producers first)."""
+        from .pipeline_funcs import topological_funcs
+        order = topological_funcs(self._outputs)
+        if not isinstance(index, int) or not 0 <= index < len(order):
+            raise HalideError(f"{user_site()}: Pipeline.get_func({index!r}): the pipeline has {len(order)} Funcs")
+        return order[index]
+
+    def invalidate_cache(self) -> None:
+        """Drop compiled code: the next realize compiles again (from the disk cache where it has it)."""
+        from .schedule import touch
+        touch()
+
     def realize(self, *args, **kwargs):
+        self._check_requirements()
         if len(self._outputs) > 1:
             return self._realize_outputs(*args, **kwargs)
         return self._output().realize(*args, **kwargs)
@@ -104,7 +130,10 @@ class Pipeline:
         return f"<halide.Pipeline [{', '.join(f.name() for f in self._outputs)}]>"
 
     def compile_jit(self, target: Target | None = None) -> None:
-        self._output().compile_jit(target)
+        if not self._outputs:
+            raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
+        for f in self._outputs:
+            f.compile_jit(target)
 
     def print_loop_nest(self) -> None:
         self._output().print_loop_nest()

@@ -196,5 +196,8 @@ class RDom(ExprOps):
                               f"use r.x, r.y, ...")
         return self._vars[0]._as_expr()
 
-    def __repr__(self) -> str:
-        return f"<halide_mlir.RDom '{self._name}' {len(self._vars)}-D>"
+    def __repr__(self) -> str:   # Halide's text
+        if not self._defined:
+            return "<halide.RDom RDom()>"
+        lines = "".join(f"  {v.name()}({lo}, {ext})\n" for v, (lo, ext) in zip(self._vars, self._bounds))
+        return f"<halide.RDom RDom(\n{lines})>"

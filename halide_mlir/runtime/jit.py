@@ -466,7 +466,8 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
     # the unrolled loops' descriptions (for UnrollWarning) name fresh Vars and RDoms (v3, r0), numbered per
     # process: the same pipeline built again must still find its engine and its disk-cache entry
     transform_key = _UNROLL_DESCRIPTION.sub('""', transform)
-    key = (payload, transform_key, threads, runtime, vectorize_mode)
+    payload_key, transform_key = _canonical_func_names(payload, transform_key)
+    key = (payload_key, transform_key, threads, runtime, vectorize_mode)
     c = _engines.get(key)
     if c is None:
         with compile_lock:
@@ -476,7 +477,7 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
                 cache_key = None
                 if disk_cache.enabled():
                     passes = f"{BUFFERIZE}|{UNROLL_SEQUENCE}|{AFTER_BUFFERIZE}|{to_llvm(threads)}"
-                    cache_key = disk_cache.key(payload, transform_key, threads, arg_types,
+                    cache_key = disk_cache.key(payload_key, transform_key, threads, arg_types,
                                                f"{passes}|opt_level=3|vectorize={vectorize_mode}")
                 c = Compiled(payload, transform, arg_types, threads, lower_to_llvm, cache_key)
                 stats["built"] += 1
@@ -485,6 +486,21 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
     c.last_use = next(_clock)
     c.emit_warnings(transform)
     return c
+
+
+_FUNC_ATTR = re.compile(r'(hl\.(?:func|update_of|kernel|loop) = ")([^".]*)')
+
+
+def _canonical_func_names(payload: str, transform: str) -> tuple[str, str]:
+    """The texts with each stage's name (``hl.func``, ``hl.update_of``, ...) replaced by its order of first use:
+    Func names are unique per process (a rebuilt pipeline's ``f`` is ``f$1``), and a rebuilt pipeline must find
+    its engine and disk entry. (Names are only labels there; a consistent renaming keeps which op each
+    transform line matches.)"""
+    names: dict[str, str] = {}
+
+    def sub(m):
+        return m.group(1) + names.setdefault(m.group(2), f"s{len(names)}")
+    return _FUNC_ATTR.sub(sub, payload), _FUNC_ATTR.sub(sub, transform)
 
 
 def unroll_descriptions(transform: str) -> list[str]:

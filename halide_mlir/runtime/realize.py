@@ -69,8 +69,8 @@ def output_buffers(func, sizes):
                               f"given {len(given)} Buffers")
         for out, t in zip(given, types or []):
             if out.type() != t:
-                raise HalideError(f"{user_site()}: Func '{func.name()}' has type {t}, but the output buffer "
-                                  f"'{out.name()}' has type {out.type()}")
+                raise HalideError(f"{user_site()}: Error: Output buffer {func.name()} has type {t} but type of the "
+                                  f"buffer passed in is {out.type()}")
         first = given[0]
         for out in given[1:]:
             if out.extents() != first.extents() or out.mins() != first.mins():

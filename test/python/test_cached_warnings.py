@@ -23,7 +23,9 @@ UNROLL_LINE = unroll_here.__code__.co_firstlineno + 1
 
 def build(unroll=None):
     """test_unroll.py's unroll that does not happen: p's y loop runs 4 iterations, unrolled by 5 (where
-    ``unroll`` says, or here)."""
+    ``unroll`` says, or here). Each build names its Funcs as a fresh process would (p, not p$1)."""
+    from halide_mlir.lang import func
+    func._name_counts.clear()
     x, y, yo, yi = (hl.Var(v) for v in "x y yo yi".split())
     inp = hl.Buffer(IMG, "in0")
     p, q, c, out = hl.Func("p"), hl.Func("q"), hl.Func("c"), hl.Func("out")

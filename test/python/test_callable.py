@@ -1,5 +1,6 @@
 """``compile_to_callable`` / ``hl.Callable`` (Halide's python_bindings/test/correctness/callable.py, the parts that
 need no Generator): explicit arguments, buffers then params, outputs passed in; Halide's messages for bad calls."""
+import functools
 import numpy as np
 import pytest
 
@@ -29,6 +30,7 @@ def test_callable():
     assert p_int16.get() == 42 and p_float.get() == 1.0 and p_img.get() is None
 
 
+@functools.cache   # (built once: a second Func("simple_output") would be simple_output$1, as in Halide)
 def simple():
     x, y = hl.Var("x"), hl.Var("y")
     buffer_input = hl.ImageParam(hl.UInt(8), 2, "buffer_input")

@@ -21,6 +21,11 @@ B = np.random.default_rng(4).uniform(-1, 1, (80, 80)).astype(np.float32)
 IMG_U8 = np.random.default_rng(5).integers(0, 255, (29, 37), endpoint=True).astype(np.uint8)
 
 
+def fresh_names():
+    from halide_mlir.lang import func
+    func._name_counts.clear()
+
+
 def matmul_n(hl, n):
     """Halide's matrix_multiplication schedule (helpers.matmul): prod is computed per 4-row strip of a 32x32
     tile, so its y loop runs 4 times there, its update's x loop 2 vectors of 16."""
@@ -39,6 +44,7 @@ def unroll_factors(script: str) -> dict:
 def test_matmul_schedule_unrolls_the_fused_producer(n):
     ref, ours = run_both(lambda hl: matmul_n(hl, n), [n, n], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(ours, A[:n, :n] @ B[:n, :n], rtol=1e-4, atol=1e-4)
+    fresh_names()   # (a second build names its Funcs as the first did: p, not p$1)
     factors = unroll_factors(matmul_n(halide_mlir, n).transform_script([n, n]))
     assert factors["Func 'prod': unrolled loop 'y'"] == 4
     assert factors["Func 'prod.update(0)': unrolled loop 'y'"] == 4
@@ -62,6 +68,7 @@ def test_unroll_of_a_producer_computed_inside_a_fused_consumer():
         return out
 
     run_both(build, [37, 24])
+    fresh_names()   # (a second build names its Funcs as the first did: p, not p$1)
     factors = unroll_factors(build(halide_mlir).transform_script([37, 24]))
     assert factors["Func 'p': unrolled loop 'y'"] == 10
 
@@ -106,5 +113,6 @@ def test_unroll_by_more_than_the_loop_runs():
         return f
 
     run_both(build, [37, 23])
+    fresh_names()   # (a second build names its Funcs as the first did: p, not p$1)
     factors = unroll_factors(build(halide_mlir).transform_script([37, 23]))
     assert list(factors.values()) == [2], factors
