@@ -130,8 +130,29 @@ def front_end(func: Func, memoized: bool = False) -> Pipeline:
 
 # --- the whole order -----------------------------------------------------------------------------------------
 
+class StageTexts:
+    """The stages by name (tests and lit's Inputs/hl_stage.py), from ``text(step)``; ``ASSEMBLY``: the step
+    whose text is the machine code (CPU assembly, or a GPU pipeline's PTX)."""
+    ASSEMBLY = "asm"
+
+    def text(self, step: str) -> str:
+        raise NotImplementedError
+
+    def scheduled(self) -> str:
+        return self.text("scheduled")
+
+    def bufferized(self) -> str:
+        return self.text("bufferized")
+
+    def lowered(self) -> str:
+        return self.text("lowered")
+
+    def assembly(self) -> str:
+        return self.text(self.ASSEMBLY)
+
+
 @dataclass
-class Compilation:
+class Compilation(StageTexts):
     """One pipeline at one output region, compiled as far as text: the later steps run on demand."""
     plan: PipelinePlan
     payload: str
@@ -156,21 +177,8 @@ class Compilation:
             raise HalideError("the ptx step needs a pipeline with GPU schedules (gpu_tile, gpu_blocks ...)")
         raise HalideError(f"unknown compile step {step!r}; expected one of {', '.join(s.name for s in STEPS)}")
 
-    # the stages by name (tests and lit's Inputs/hl_stage.py)
-    def scheduled(self) -> str:
-        return self.text("scheduled")
-
-    def bufferized(self) -> str:
-        return self.text("bufferized")
-
-    def lowered(self) -> str:
-        return self.text("lowered")
-
     def llvm_ir(self) -> str:
         return self.text("llvm")
-
-    def assembly(self) -> str:
-        return self.text("asm")
 
 
 def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,

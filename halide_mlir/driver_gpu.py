@@ -25,7 +25,8 @@ GPU_STEPS = ("pipeline", "plan", "payload", "transform", "scheduled", "bufferize
 
 
 @dataclass
-class GpuCompilation:
+class GpuCompilation(driver.StageTexts):
+    ASSEMBLY = "ptx"
     plan: PipelinePlan
     kernels: list[KernelPlan]
     payload: str
@@ -53,19 +54,6 @@ class GpuCompilation:
             return gpu_jit.ptx_text(gpu_jit.lower(jit.new_context(), self.payload, self.transform,
                                                   self.kernel_names, self.capability))
         raise HalideError(f"the {step!r} step is a CPU step; a GPU pipeline prints {', '.join(GPU_STEPS)}")
-
-    # the names driver.Compilation has (tests, lit's Inputs/hl_stage.py)
-    def scheduled(self) -> str:
-        return self.text("scheduled")
-
-    def bufferized(self) -> str:
-        return self.text("bufferized")
-
-    def lowered(self) -> str:
-        return self.text("lowered")
-
-    def assembly(self) -> str:
-        return self.text("ptx")
 
     def ptx(self) -> str:
         return self.text("ptx")

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..error import InternalError
-from ..lang.types import Bool, Type
+from ..lang.types import Bool, Int, Type
 from .mlir_text import constant_literal
 
 if TYPE_CHECKING:  # annotations only
@@ -42,6 +42,17 @@ class BodyEmitter:
         name = self.fresh(prefix)
         self.lines.append(f"{name} = {text} {self.loc}")
         return name
+
+    def index_sum(self, terms: list) -> str | None:
+        """``sum(iv * stride)`` as an i32 over ``terms`` [(index value, stride)]: a coordinate from its loops'
+        induction variables (None for no terms)."""
+        v = None
+        for iv, st in terms:
+            t = self.op(f"arith.index_cast {iv} : index to i32", "x")
+            if st != 1:
+                t = self.op(f"arith.muli {t}, {self.const(st, Int(32))} : i32", "x")
+            v = t if v is None else self.op(f"arith.addi {v}, {t} : i32", "x")
+        return v
 
     def const(self, value: int | float | bool, t: Type) -> str:
         key = (constant_literal(value, t), t.mlir)

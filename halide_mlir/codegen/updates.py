@@ -302,15 +302,7 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
 
     def coord(dim) -> str:
         if dim not in coords:
-            v = None
-            for name, _, _, d, st in nest:
-                if d != dim:
-                    continue
-                t = em.op(f"arith.index_cast {ivs[name]} : index to i32", "x")
-                if st != 1:
-                    t = em.op(f"arith.muli {t}, {em.const(st, Int(32))} : i32", "x")
-                v = t if v is None else em.op(f"arith.addi {v}, {t} : i32", "x")
-            coords[dim] = v
+            coords[dim] = em.index_sum([(ivs[name], st) for name, _, _, d, st in nest if d == dim])
         return coords[dim]
 
     def leaf(e) -> str:
@@ -327,12 +319,7 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
     em = BodyEmitter(body, pb.fresh, loc, leaf)
     conds = [em.op(f"arith.cmpi slt, {coord(dim)}, {em.const(span[dim][1], Int(32))} : i32") for dim in sorted(over)]
     for finer, s in split_guards(nest):
-        sub = None
-        for name, st in finer:
-            t = em.op(f"arith.index_cast {ivs[name]} : index to i32", "x")
-            if st != 1:
-                t = em.op(f"arith.muli {t}, {em.const(st, Int(32))} : i32", "x")
-            sub = t if sub is None else em.op(f"arith.addi {sub}, {t} : i32", "x")
+        sub = em.index_sum([(ivs[name], st) for name, st in finer])
         conds.append(em.op(f"arith.cmpi slt, {sub}, {em.const(s, Int(32))} : i32"))
     conds += [em.emit(p) for p in u.predicates]
     cond = None

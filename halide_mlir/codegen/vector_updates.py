@@ -79,14 +79,7 @@ def emit_vector_body(pb, body: list, loc: str, u, nest, lane_loop, span, over, d
     def coord(dim) -> str:
         """The dim's coordinate relative to its min, as a vector of i32."""
         if dim not in coords:
-            v = None
-            for name, _, _, d, st in nest:
-                if d != dim:
-                    continue
-                t = scalar.op(f"arith.index_cast {ivs[name]} : index to i32", "x")
-                if st != 1:
-                    t = scalar.op(f"arith.muli {t}, {scalar.const(st, Int(32))} : i32", "x")
-                v = t if v is None else scalar.op(f"arith.addi {v}, {t} : i32", "x")
+            v = scalar.index_sum([(ivs[name], st) for name, _, _, d, st in nest if d == dim])
             vec = em.splat(v, "i32") if v is not None else em.const(0, Int(32))
             if dim == vdim:
                 steps = ", ".join(str(i * vstride) for i in range(n))
