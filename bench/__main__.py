@@ -1,4 +1,5 @@
 """``python -m bench [--threads 1|all] [--smoke] [--only NAME] [--rounds N]``"""
+
 import sys
 
 from bench.harness import main

@@ -6,6 +6,7 @@
 Halide's extension is built the same way (its generator, its ``.py.cpp`` and static library, the system C++
 compiler); skipped when the halide wheel is missing.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -32,6 +33,7 @@ def define(hl, name):
             self.output[x] = self.input[x] + self.offset
             self.input.set_estimates([(0, 1)])
             self.output.set_estimates([(0, 1)])
+
     return Tiny
 
 
@@ -43,12 +45,14 @@ def main() -> None:
     import halide_mlir as hl
     from halide_mlir.aot import build_python_extension
     from halide_mlir.generator import _create, compile_generator
+
     d = tempfile.mkdtemp(prefix="aot_pyext-")
     sys.path.insert(0, d)
     define(hl, "tiny_mlir")
     gen = _create("tiny_mlir", hl.GeneratorContext(hl.Target("host")))
-    compile_generator(gen, {"static_library": f"{d}/tiny_mlir.a", "python_extension": f"{d}/tiny_mlir.py.cpp"},
-                      "tiny_mlir", "host")
+    compile_generator(
+        gen, {"static_library": f"{d}/tiny_mlir.a", "python_extension": f"{d}/tiny_mlir.py.cpp"}, "tiny_mlir", "host"
+    )
     build_python_extension(f"{d}/tiny_mlir.py.cpp", f"{d}/tiny_mlir.a", d)
     ours = importlib.import_module("tiny_mlir").tiny_mlir
     a, out = np.array([7], np.uint8), np.zeros(1, np.uint8)
@@ -64,18 +68,38 @@ def main() -> None:
         halide = None
     if halide is not None:
         htiny = define(halide, "tiny_halide")
-        argv, sys.argv = sys.argv, ["gen", "-g", "tiny_halide", "-o", d, "-e",
-                                    "static_library,c_header,python_extension", "target=host"]
+        argv, sys.argv = (
+            sys.argv,
+            ["gen", "-g", "tiny_halide", "-o", d, "-e", "static_library,c_header,python_extension", "target=host"],
+        )
         try:
-            halide.main()   # (Halide 21's takes sys.argv only)
+            halide.main()  # (Halide 21's takes sys.argv only)
         finally:
             sys.argv = argv
         inc = os.path.join(os.path.dirname(halide.__file__), "include")
         so = os.path.join(d, "tiny_halide" + sysconfig.get_config_var("EXT_SUFFIX"))
-        subprocess.run(["c++", "-O2", "-fPIC", "-shared", "-std=c++17", "-I", inc, "-I",
-                        sysconfig.get_paths()["include"], "-DHALIDE_PYTHON_EXTENSION_MODULE_NAME=tiny_halide",
-                        "-DHALIDE_PYTHON_EXTENSION_FUNCTIONS=X(tiny_halide)", f"{d}/tiny_halide.py.cpp",
-                        f"{d}/tiny_halide.a", "-lpthread", "-ldl", "-o", so], check=True)
+        subprocess.run(
+            [
+                "c++",
+                "-O2",
+                "-fPIC",
+                "-shared",
+                "-std=c++17",
+                "-I",
+                inc,
+                "-I",
+                sysconfig.get_paths()["include"],
+                "-DHALIDE_PYTHON_EXTENSION_MODULE_NAME=tiny_halide",
+                "-DHALIDE_PYTHON_EXTENSION_FUNCTIONS=X(tiny_halide)",
+                f"{d}/tiny_halide.py.cpp",
+                f"{d}/tiny_halide.a",
+                "-lpthread",
+                "-ldl",
+                "-o",
+                so,
+            ],
+            check=True,
+        )
         theirs = importlib.import_module("tiny_halide").tiny_halide
         out[0] = 0
         rows.append(("Halide python_extension", best(lambda: theirs(a, 3, out))))

@@ -7,6 +7,7 @@ the published schedule uses, the nearest schedule it supports is used by *both* 
 benchmark's docstring says what was changed. Scalar parameters of the apps (``r_sigma``, ``alpha``, ...) are
 Python constants. Sizes are the apps' own (1536x2560) or smaller where a 2-core run would take too long.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,6 +20,7 @@ F32_VEC, U16_VEC = 16, 32
 
 
 # ---------------------------------------------------------------- bilateral grid ------------------------------
+
 
 def bilateral_grid_inputs(scale):
     h, w = dim(2560, scale), dim(1536, scale)
@@ -40,12 +42,27 @@ def bilateral_grid_build(hl, ins):
     histogram[x, y, z, c] = hl.f32(0)
     histogram[x, y, zi, c] += hl.mux(c, [val, hl.f32(1)])
     blurz, blurx, blury = hl.Func("blurz"), hl.Func("blurx"), hl.Func("blury")
-    blurz[x, y, z, c] = (histogram[x, y, z - 2, c] + histogram[x, y, z - 1, c] * 4 + histogram[x, y, z, c] * 6
-                         + histogram[x, y, z + 1, c] * 4 + histogram[x, y, z + 2, c])
-    blurx[x, y, z, c] = (blurz[x - 2, y, z, c] + blurz[x - 1, y, z, c] * 4 + blurz[x, y, z, c] * 6
-                         + blurz[x + 1, y, z, c] * 4 + blurz[x + 2, y, z, c])
-    blury[x, y, z, c] = (blurx[x, y - 2, z, c] + blurx[x, y - 1, z, c] * 4 + blurx[x, y, z, c] * 6
-                         + blurx[x, y + 1, z, c] * 4 + blurx[x, y + 2, z, c])
+    blurz[x, y, z, c] = (
+        histogram[x, y, z - 2, c]
+        + histogram[x, y, z - 1, c] * 4
+        + histogram[x, y, z, c] * 6
+        + histogram[x, y, z + 1, c] * 4
+        + histogram[x, y, z + 2, c]
+    )
+    blurx[x, y, z, c] = (
+        blurz[x - 2, y, z, c]
+        + blurz[x - 1, y, z, c] * 4
+        + blurz[x, y, z, c] * 6
+        + blurz[x + 1, y, z, c] * 4
+        + blurz[x + 2, y, z, c]
+    )
+    blury[x, y, z, c] = (
+        blurx[x, y - 2, z, c]
+        + blurx[x, y - 1, z, c] * 4
+        + blurx[x, y, z, c] * 6
+        + blurx[x, y + 1, z, c] * 4
+        + blurx[x, y + 2, z, c]
+    )
     v = hl.clamp(clamped[x, y], 0.0, 1.0)
     zv = v * (1.0 / r_sigma)
     zi2 = hl.i32(zv)
@@ -55,11 +72,18 @@ def bilateral_grid_build(hl, ins):
     xi, yi = x // s_sigma, y // s_sigma
     interpolated, out = hl.Func("interpolated"), hl.Func("bilateral_grid")
     interpolated[x, y, c] = hl.lerp(
-        hl.lerp(hl.lerp(blury[xi, yi, zi2, c], blury[xi + 1, yi, zi2, c], xf),
-                hl.lerp(blury[xi, yi + 1, zi2, c], blury[xi + 1, yi + 1, zi2, c], xf), yf),
-        hl.lerp(hl.lerp(blury[xi, yi, zi2 + 1, c], blury[xi + 1, yi, zi2 + 1, c], xf),
-                hl.lerp(blury[xi, yi + 1, zi2 + 1, c], blury[xi + 1, yi + 1, zi2 + 1, c], xf), yf),
-        zf)
+        hl.lerp(
+            hl.lerp(blury[xi, yi, zi2, c], blury[xi + 1, yi, zi2, c], xf),
+            hl.lerp(blury[xi, yi + 1, zi2, c], blury[xi + 1, yi + 1, zi2, c], xf),
+            yf,
+        ),
+        hl.lerp(
+            hl.lerp(blury[xi, yi, zi2 + 1, c], blury[xi + 1, yi, zi2 + 1, c], xf),
+            hl.lerp(blury[xi, yi + 1, zi2 + 1, c], blury[xi + 1, yi + 1, zi2 + 1, c], xf),
+            yf,
+        ),
+        zf,
+    )
     out[x, y] = interpolated[x, y, 0] / interpolated[x, y, 1]
 
     blurz.compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, 8).unroll(c)
@@ -77,6 +101,7 @@ def bilateral_grid_flops(ins, sizes):
 
 
 # ---------------------------------------------------------------- interpolate ---------------------------------
+
 
 def interpolate_inputs(scale):
     h, w = dim(2560, scale), dim(1536, scale)
@@ -107,8 +132,9 @@ def interpolate_build(hl, ins):
             h = inp.height() // (1 << (lv - 1))
             prev = hl.lambda_func(x, y, c, prev[hl.clamp(x, 0, w), hl.clamp(y, 0, h), c])
         downx[lv][x, y, c] = (prev[x * 2 - 1, y, c] + 2 * prev[x * 2, y, c] + prev[x * 2 + 1, y, c]) * 0.25
-        downsampled[lv][x, y, c] = (downx[lv][x, y * 2 - 1, c] + 2 * downx[lv][x, y * 2, c]
-                                    + downx[lv][x, y * 2 + 1, c]) * 0.25
+        downsampled[lv][x, y, c] = (
+            downx[lv][x, y * 2 - 1, c] + 2 * downx[lv][x, y * 2, c] + downx[lv][x, y * 2 + 1, c]
+        ) * 0.25
     interpolated[levels - 1][x, y, c] = downsampled[levels - 1][x, y, c]
     for lv in range(levels - 2, -1, -1):
         upsampledx[lv][x, y, c] = (interpolated[lv + 1][x // 2, y, c] + interpolated[lv + 1][(x + 1) // 2, y, c]) / 2
@@ -120,11 +146,27 @@ def interpolate_build(hl, ins):
 
     for lv in range(1, levels - 1):
         downsampled[lv].compute_root().reorder(x, c, y).split(y, yo, yi, 8).parallel(yo).vectorize(x, vec)
-    (downsampled[0].clone_in(downx[1]).store_at(downsampled[1], yo).compute_at(downsampled[1], yi)
-     .reorder(c, x, y).unroll(c).vectorize(x, vec))
+    (
+        downsampled[0]
+        .clone_in(downx[1])
+        .store_at(downsampled[1], yo)
+        .compute_at(downsampled[1], yi)
+        .reorder(c, x, y)
+        .unroll(c)
+        .vectorize(x, vec)
+    )
     _, hh, ww = ins["input"].shape
-    (out.bound(x, 0, ww).bound(y, 0, hh).bound(c, 0, 3).split(x, xo, xi, vec).split(y, yo, yi, 32)
-     .reorder(xi, c, xo, yi, yo).unroll(c).vectorize(xi).parallel(yo))
+    (
+        out.bound(x, 0, ww)
+        .bound(y, 0, hh)
+        .bound(c, 0, 3)
+        .split(x, xo, xi, vec)
+        .split(y, yo, yi, 32)
+        .reorder(xi, c, xo, yi, yo)
+        .unroll(c)
+        .vectorize(xi)
+        .parallel(yo)
+    )
     for lv in range(1, levels):
         interpolated[lv].store_at(out, yo).compute_at(out, yi).vectorize(x, vec)
     return out, [ww, hh, 3]
@@ -132,13 +174,26 @@ def interpolate_build(hl, ins):
 
 # ---------------------------------------------------------------- camera pipe ---------------------------------
 
+
 def camera_pipe_inputs(scale):
     h, w = dim(1920, scale, 32) + 24, dim(2560, scale) + 32
     r = _rng()
-    m3200 = np.array([[1.6697, -0.2693, -0.4004, -42.4346], [-0.3576, 1.0615, 1.5949, -37.1158],
-                      [-0.2175, -1.8751, 6.9640, -26.6970]], dtype=np.float32)
-    m7000 = np.array([[2.2997, -0.4478, 0.1706, -39.0923], [-0.3826, 1.5906, -0.2080, -25.4311],
-                      [-0.0888, -0.7344, 2.2832, -20.0826]], dtype=np.float32)
+    m3200 = np.array(
+        [
+            [1.6697, -0.2693, -0.4004, -42.4346],
+            [-0.3576, 1.0615, 1.5949, -37.1158],
+            [-0.2175, -1.8751, 6.9640, -26.6970],
+        ],
+        dtype=np.float32,
+    )
+    m7000 = np.array(
+        [
+            [2.2997, -0.4478, 0.1706, -39.0923],
+            [-0.3826, 1.5906, -0.2080, -25.4311],
+            [-0.0888, -0.7344, 2.2832, -20.0826],
+        ],
+        dtype=np.float32,
+    )
     return {"input": r.integers(0, 1024, (h, w), dtype=np.uint16), "matrix_3200": m3200, "matrix_7000": m7000}
 
 
@@ -180,8 +235,15 @@ def camera_pipe_build(hl, ins):
     shifted[x, y] = raw[x + 16, y + 12]
     a = hl.max(hl.max(shifted[x - 2, y], shifted[x + 2, y]), hl.max(shifted[x, y - 2], shifted[x, y + 2]))
     denoised[x, y] = hl.clamp(shifted[x, y], hl.u16(0), a)
-    deinterleaved[x, y, c] = hl.mux(c, [denoised[2 * x, 2 * y], denoised[2 * x + 1, 2 * y],
-                                        denoised[2 * x, 2 * y + 1], denoised[2 * x + 1, 2 * y + 1]])
+    deinterleaved[x, y, c] = hl.mux(
+        c,
+        [
+            denoised[2 * x, 2 * y],
+            denoised[2 * x + 1, 2 * y],
+            denoised[2 * x, 2 * y + 1],
+            denoised[2 * x + 1, 2 * y + 1],
+        ],
+    )
 
     # demosaic
     g_gr, r_r, b_b, g_gb = (hl.Func(n) for n in ("g_gr", "r_r", "b_b", "g_gb"))
@@ -222,8 +284,7 @@ def camera_pipe_build(hl, ins):
     alpha = (1.0 / color_temp - 1.0 / 3200) / (1.0 / 7000 - 1.0 / 3200)
     matrix[x, y] = hl.i16((m3200[x, y] * alpha + m7000[x, y] * (1 - alpha)) * 256.0)
     ir, ig, ib = (hl.i32(demosaiced[x, y, k]) for k in range(3))
-    rgb = [hl.i16((matrix[3, k] + matrix[0, k] * ir + matrix[1, k] * ig + matrix[2, k] * ib) // 256)
-           for k in range(3)]
+    rgb = [hl.i16((matrix[3, k] + matrix[0, k] * ir + matrix[1, k] * ig + matrix[2, k] * ib) // 256) for k in range(3)]
     corrected[x, y, c] = hl.mux(c, rgb)
 
     # tone curve
@@ -244,8 +305,9 @@ def camera_pipe_build(hl, ins):
     unsharp_y[x, y, c] = avg8(avg8(curved[x, y - 1, c], curved[x, y + 1, c]), curved[x, y, c])
     unsharp[x, y, c] = avg8(avg8(unsharp_y[x - 1, y, c], unsharp_y[x + 1, y, c]), unsharp_y[x, y, c])
     mask[x, y, c] = hl.i16(curved[x, y, c]) - hl.i16(unsharp[x, y, c])
-    processed[x, y, c] = hl.saturating_cast(hl.UInt(8), hl.i16(curved[x, y, c])
-                                            + (mask[x, y, c] * hl.i16(strength_x32)) // 32)
+    processed[x, y, c] = hl.saturating_cast(
+        hl.UInt(8), hl.i16(curved[x, y, c]) + (mask[x, y, c] * hl.i16(strength_x32)) // 32
+    )
 
     # the app's CPU schedule
     strip = 32
@@ -271,6 +333,7 @@ def camera_pipe_build(hl, ins):
 
 # ---------------------------------------------------------------- IIR blur ------------------------------------
 
+
 def iir_blur_inputs(scale):
     h, w = dim(2560, scale), dim(1536, scale)
     return {"input": _rng().random((3, h, w), dtype=np.float32)}
@@ -286,8 +349,15 @@ def _blur_cols_transpose(hl, inp, height, alpha, x, y, c, name):
     blur[x, flip, c] = (1 - alpha) * blur[x, flip + 1, c] + alpha * blur[x, flip, c]
     transpose[x, y, c] = blur[y, x, c]
     xo, yo, t, yi = _vars(hl, "xo yo t yi")
-    (transpose.compute_root().tile(x, y, xo, yo, x, y, vec, vec * 4).split(y, y, yi, vec)
-     .vectorize(yi).unroll(x).fuse(yo, c, t).parallel(t))
+    (
+        transpose.compute_root()
+        .tile(x, y, xo, yo, x, y, vec, vec * 4)
+        .split(y, y, yi, vec)
+        .vectorize(yi)
+        .unroll(x)
+        .fuse(yo, c, t)
+        .parallel(t)
+    )
     blur.compute_at(transpose, t)
     blur.update(0).reorder(x, ry.x).vectorize(x, vec)
     blur.update(1).reorder(x, ry.x).vectorize(x, vec)
@@ -315,8 +385,9 @@ def iir_blur_flops(ins, sizes):
 
 # ---------------------------------------------------------------- max filter ----------------------------------
 
+
 def max_filter_inputs(scale):
-    h, w = dim(1280, scale), dim(768, scale, 256)   # x is split by 256
+    h, w = dim(1280, scale), dim(768, scale, 256)  # x is split by 256
     return {"input": _rng().random((3, h, w), dtype=np.float32)}
 
 
@@ -332,14 +403,16 @@ def max_filter_build(hl, ins):
     vert_log = hl.Func("vert_log")
     vert_log[x, y, c, t] = clamped[x, y, c]
     r = hl.RDom([hl.Range(-radius, h + radius), hl.Range(1, slices - 1)])
-    vert_log[x, r.x, c, r.y] = hl.max(vert_log[x, r.x, c, r.y - 1],
-                                      vert_log[x, r.x + hl.clamp(1 << (r.y - 1), 0, radius * 2), c, r.y - 1])
+    vert_log[x, r.x, c, r.y] = hl.max(
+        vert_log[x, r.x, c, r.y - 1], vert_log[x, r.x + hl.clamp(1 << (r.y - 1), 0, radius * 2), c, r.y - 1]
+    )
     slice_for_radius = hl.Func("slice_for_radius")
     slice_for_radius[t] = hl.i32(hl.floor(hl.log(2 * t + 1) / math.log(2)))
     vert = hl.Func("vert")
     sl = hl.clamp(slice_for_radius[t], 0, slices)
-    vert[x, y, c, t] = hl.max(vert_log[x, y - t, c, sl],
-                              vert_log[x, y + t + 1 - hl.clamp(1 << sl, 0, 2 * radius), c, sl])
+    vert[x, y, c, t] = hl.max(
+        vert_log[x, y - t, c, sl], vert_log[x, y + t + 1 - hl.clamp(1 << sl, 0, 2 * radius), c, sl]
+    )
     filter_height = hl.Func("filter_height")
     dy = hl.RDom([hl.Range(0, radius + 1)])
     filter_height[x] = hl.sum(hl.select(x * x + dy.x * dy.x < (radius + 0.25) * (radius + 0.25), 1, 0))
@@ -357,6 +430,7 @@ def max_filter_build(hl, ins):
 
 
 # ---------------------------------------------------------------- non-local means -----------------------------
+
 
 def nl_means_inputs(scale):
     h, w = dim(640, scale), dim(384, scale)
@@ -406,8 +480,9 @@ def nl_means_flops(ins, sizes):
 
 # ---------------------------------------------------------------- stencil chain -------------------------------
 
+
 def stencil_chain_inputs(scale):
-    h, w = dim(1280, scale), dim(768, scale, 256)   # a quarter of the width holds a vector
+    h, w = dim(1280, scale), dim(768, scale, 256)  # a quarter of the width holds a vector
     return {"input": _rng().integers(0, 65536, (h, w), dtype=np.uint16)}
 
 
@@ -448,19 +523,45 @@ def stencil_chain_build(hl, ins):
 
 
 APP_BENCHMARKS = [
-    Benchmark("bilateral_grid", "bilateral grid, s_sigma 8, f32 1536x2560", bilateral_grid_inputs,
-              bilateral_grid_build, bilateral_grid_flops, atol_rel=1e-4),
-    Benchmark("interpolate", "pyramid interpolation, 10 levels, RGBA f32", interpolate_inputs, interpolate_build,
-              atol_rel=1e-4),
-    Benchmark("camera_pipe", "camera pipe, u16 raw -> u8 RGB 2560x1920", camera_pipe_inputs, camera_pipe_build,
-              float_output=False, int_atol=1, int_outliers=1e-3),
-    Benchmark("iir_blur", "IIR blur (scans + transposes), RGB f32", iir_blur_inputs, iir_blur_build,
-              iir_blur_flops, atol_rel=1e-4),
+    Benchmark(
+        "bilateral_grid",
+        "bilateral grid, s_sigma 8, f32 1536x2560",
+        bilateral_grid_inputs,
+        bilateral_grid_build,
+        bilateral_grid_flops,
+        atol_rel=1e-4,
+    ),
+    Benchmark(
+        "interpolate",
+        "pyramid interpolation, 10 levels, RGBA f32",
+        interpolate_inputs,
+        interpolate_build,
+        atol_rel=1e-4,
+    ),
+    Benchmark(
+        "camera_pipe",
+        "camera pipe, u16 raw -> u8 RGB 2560x1920",
+        camera_pipe_inputs,
+        camera_pipe_build,
+        float_output=False,
+        int_atol=1,
+        int_outliers=1e-3,
+    ),
+    Benchmark(
+        "iir_blur",
+        "IIR blur (scans + transposes), RGB f32",
+        iir_blur_inputs,
+        iir_blur_build,
+        iir_blur_flops,
+        atol_rel=1e-4,
+    ),
     Benchmark("max_filter", "max filter radius 26, RGB f32", max_filter_inputs, max_filter_build),
-    Benchmark("nl_means", "non-local means 7x7 / 7x7, RGB f32", nl_means_inputs, nl_means_build, nl_means_flops,
-              atol_rel=1e-4),
-    Benchmark("stencil_chain", "32 chained 5x5 stencils, u16", stencil_chain_inputs, stencil_chain_build,
-              float_output=False),
+    Benchmark(
+        "nl_means", "non-local means 7x7 / 7x7, RGB f32", nl_means_inputs, nl_means_build, nl_means_flops, atol_rel=1e-4
+    ),
+    Benchmark(
+        "stencil_chain", "32 chained 5x5 stencils, u16", stencil_chain_inputs, stencil_chain_build, float_output=False
+    ),
 ]
 for _b in APP_BENCHMARKS:
     _b.group = "apps"

@@ -6,6 +6,7 @@ A B C A B C ...: halide_mlir with the hand-written schedule, halide_mlir with th
 with the hand-written schedule (Halide compiled first, as the harness does). Each sample is the mean of k realizes
 (k so a sample takes ~20 ms). Writes bench/autotune_results.md, bench/autotune_<bench>.png and a JSON next to them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,6 +35,7 @@ def run_one(name: str, scale: float, budget: float, rounds: int, seed: int, cach
     import halide_mlir as hl
     from halide_mlir.autotune import autotune
     from halide_mlir.autotune.space import apply_plan, pipeline_funcs
+
     b = BY_NAME[name]
     ins = b.inputs(scale)
     res = {"name": name, "budget_s": budget, "load_before": uptime()}
@@ -41,13 +43,22 @@ def run_one(name: str, scale: float, budget: float, rounds: int, seed: int, cach
     res["sizes"] = sizes
     print(f"== {name} {sizes}: autotuning for {budget:.0f} s (load {res['load_before']})", file=sys.stderr)
     r = autotune(f_hand, sizes, budget_s=budget, seed=seed, cache_dir=cache_dir, progress=True)
-    res.update(best_search=r.best_time, given_search=r.baseline_time, counts=r.counts, errors=r.errors,
-               history=r.history, code=r.schedule_code, tried=len(r.evaluations), search_s=r.search_s,
-               evals=[(e["t"], e["time"]) for e in r.evaluations])
+    res.update(
+        best_search=r.best_time,
+        given_search=r.baseline_time,
+        counts=r.counts,
+        errors=r.errors,
+        history=r.history,
+        code=r.schedule_code,
+        tried=len(r.evaluations),
+        search_s=r.search_s,
+        evals=[(e["t"], e["time"]) for e in r.evaluations],
+    )
     res["load_after_search"] = uptime()
 
     # the A/B/C timing, one process
     import halide
+
     h_f, _ = b.build(halide, ins)
     h_f.compile_jit()
     h_out = halide.Buffer(h_f.type(), sizes)
@@ -81,8 +92,10 @@ def run_one(name: str, scale: float, budget: float, rounds: int, seed: int, cach
 
 def plot(res: dict, out_dir: str) -> str:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6, 3.6))
     pts = [(t, v * 1e3) for t, v in res["evals"] if v is not None]
     if pts:
@@ -107,30 +120,47 @@ def plot(res: dict, out_dir: str) -> str:
 
 
 def report(all_res: dict, out_dir: str, budget: float) -> str:
-    ms = lambda v: "-" if v is None else f"{v * 1e3:.3g}"   # noqa: E731
-    ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.2f}"   # noqa: E731
-    rows = ["| benchmark | size | hand-written ours ms best / med | autotuned ours ms best / med | "
-            "hand / tuned | Halide 21 (hand) ms best / med | tuned / Halide | tried (rejected) | outputs |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.3g}"  # noqa: E731
+    ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.2f}"  # noqa: E731
+    rows = [
+        "| benchmark | size | hand-written ours ms best / med | autotuned ours ms best / med | "
+        "hand / tuned | Halide 21 (hand) ms best / med | tuned / Halide | tried (rejected) | outputs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, r in all_res.items():
-        rows.append(f"| {name} | {'x'.join(map(str, r['sizes']))} | {ms(r['hand_best'])} / {ms(r['hand_med'])} | "
-                    f"{ms(r['tuned_best'])} / {ms(r['tuned_med'])} | **{ratio(r['hand_best'], r['tuned_best'])}** | "
-                    f"{ms(r['halide_best'])} / {ms(r['halide_med'])} | {ratio(r['tuned_best'], r['halide_best'])} | "
-                    f"{r['tried']} ({r['counts'].get('rejected', 0)}) | hand {r['agree_hand']}, tuned "
-                    f"{r['agree_tuned']} |")
-    text = [__doc__.split("\n\n")[0].replace("``", "`"), "",
-            f"Budget: {budget:.0f} s of search per benchmark (plus the reference and the given schedule, measured "
-            f"first), genetic search with seed 0, HL_NUM_THREADS unset (2 threads), sizes as in `bench/suite.py` at "
-            f"scale 1 (matmul at 0.5: 512^3). The final numbers are 7 interleaved rounds (hand, tuned, Halide) in "
-            f"one process after the search; each sample is the mean of k realizes (~20 ms). \"hand / tuned\" > 1 "
-            f"means the autotuned schedule is faster than the suite's hand-written one (both halide_mlir).", "",
-            "The machine is shared with other agents (2 cores): load averages (1/5/15 min) are listed per "
-            "benchmark; medians are far above the bests when the load is high.", "", *rows, ""]
+        rows.append(
+            f"| {name} | {'x'.join(map(str, r['sizes']))} | {ms(r['hand_best'])} / {ms(r['hand_med'])} | "
+            f"{ms(r['tuned_best'])} / {ms(r['tuned_med'])} | **{ratio(r['hand_best'], r['tuned_best'])}** | "
+            f"{ms(r['halide_best'])} / {ms(r['halide_med'])} | {ratio(r['tuned_best'], r['halide_best'])} | "
+            f"{r['tried']} ({r['counts'].get('rejected', 0)}) | hand {r['agree_hand']}, tuned "
+            f"{r['agree_tuned']} |"
+        )
+    text = [
+        __doc__.split("\n\n")[0].replace("``", "`"),
+        "",
+        f"Budget: {budget:.0f} s of search per benchmark (plus the reference and the given schedule, measured "
+        f"first), genetic search with seed 0, HL_NUM_THREADS unset (2 threads), sizes as in `bench/suite.py` at "
+        f"scale 1 (matmul at 0.5: 512^3). The final numbers are 7 interleaved rounds (hand, tuned, Halide) in "
+        f'one process after the search; each sample is the mean of k realizes (~20 ms). "hand / tuned" > 1 '
+        f"means the autotuned schedule is faster than the suite's hand-written one (both halide_mlir).",
+        "",
+        "The machine is shared with other agents (2 cores): load averages (1/5/15 min) are listed per "
+        "benchmark; medians are far above the bests when the load is high.",
+        "",
+        *rows,
+        "",
+    ]
     for name, r in all_res.items():
-        text += [f"### {name}", "", f"![{name}](autotune_{name}.png)", "",
-                 f"load before search {r['load_before']}, after {r['load_after']}; search: {r['tried']} schedules in "
-                 f"{r['search_s']:.0f} s, {r['counts']}; best in the search worker {ms(r['best_search'])} ms vs "
-                 f"the given schedule {ms(r['given_search']) if r['given_search'] else '-'} ms.", ""]
+        text += [
+            f"### {name}",
+            "",
+            f"![{name}](autotune_{name}.png)",
+            "",
+            f"load before search {r['load_before']}, after {r['load_after']}; search: {r['tried']} schedules in "
+            f"{r['search_s']:.0f} s, {r['counts']}; best in the search worker {ms(r['best_search'])} ms vs "
+            f"the given schedule {ms(r['given_search']) if r['given_search'] else '-'} ms.",
+            "",
+        ]
         for status, msgs in (r.get("errors") or {}).items():
             text.append(f"- rejected as {status}, e.g. `{str(msgs[0])[:200]}`")
         text += ["", "```python", r["code"].rstrip(), "```", ""]
@@ -159,8 +189,7 @@ def main(argv=None) -> int:
         print(report(all_res, args.out, args.budget))
         return 0
     for name in args.only.split(","):
-        res = run_one(name, float(overrides.get(name, args.scale)), args.budget, args.rounds, args.seed,
-                      args.cache_dir)
+        res = run_one(name, float(overrides.get(name, args.scale)), args.budget, args.rounds, args.seed, args.cache_dir)
         all_res[name] = res
         with open(path, "w") as f:
             json.dump(all_res, f, indent=1, default=str)

@@ -5,6 +5,7 @@ almost all call overhead: argument marshalling, output allocation, the Buffer re
 best of ``--rounds`` rounds of ``--calls`` calls (the machine may be shared: the best round is the least
 disturbed one).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,14 +33,16 @@ def _cases(hl):
     h = hl.Func("f32_100_into")
     h[x, y] = inp[x, y] * scale
 
-    return [("i32 1x1, no inputs", lambda: one.realize([1, 1])),
-            ("u8 64x64, no inputs", lambda: f.realize([64, 64])),
-            ("f32 100x100, input + Param", lambda: g.realize([100, 100])),
-            ("f32 100x100 into a Buffer", lambda: h.realize(out))]
+    return [
+        ("i32 1x1, no inputs", lambda: one.realize([1, 1])),
+        ("u8 64x64, no inputs", lambda: f.realize([64, 64])),
+        ("f32 100x100, input + Param", lambda: g.realize([100, 100])),
+        ("f32 100x100 into a Buffer", lambda: h.realize(out)),
+    ]
 
 
 def _per_call_us(fn, calls: int, rounds: int) -> float:
-    fn()   # compile (or load) first
+    fn()  # compile (or load) first
     best = float("inf")
     for _ in range(rounds):
         t = time.perf_counter()
@@ -52,10 +55,13 @@ def _per_call_us(fn, calls: int, rounds: int) -> float:
 def measure(calls: int = 2000, rounds: int = 7) -> list[tuple[str, float, float]]:
     import halide
     import halide_mlir
+
     ours = _cases(halide_mlir)
     theirs = _cases(halide)
-    return [(name, _per_call_us(a, calls, rounds), _per_call_us(b, calls, rounds))
-            for (name, a), (_, b) in zip(ours, theirs)]
+    return [
+        (name, _per_call_us(a, calls, rounds), _per_call_us(b, calls, rounds))
+        for (name, a), (_, b) in zip(ours, theirs)
+    ]
 
 
 def main(argv=None) -> int:

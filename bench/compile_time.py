@@ -17,6 +17,7 @@ fresh process (both libraries warmed up on a trivial pipeline first, as ``python
 wall time: the machine is shared, and a compile is single-threaded. The first compile of a process also pays for
 importing MLIR (~100 ms), which is not counted here; ``python -m bench`` shows it in its first benchmark.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,6 +53,7 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
     from mlir.dialects.transform import interpreter
 
     from bench.suite import BY_NAME
+
     b = BY_NAME[name]
     ins = b.inputs(1.0)
     libs = jit.runtime_libraries(threads)
@@ -74,9 +76,17 @@ def profile(name: str, reps: int, threads: int, passes: bool) -> tuple[dict, dic
         c = time.process_time()
         if passes:
             hoist, loops, after = lowering.lowering_passes(threads)
-            steps = (_split(lowering.BUFFERIZE) + ["@" + UNROLL_SEQUENCE] + _split(lowering.AFTER_BUFFERIZE)
-                     + _split(hoist) + ["heap_allocations"] + _split(loops) + ["hoist_static_allocas"] + _split(after)
-                     + ["keep_masked_store_values", "compile_body_once"])
+            steps = (
+                _split(lowering.BUFFERIZE)
+                + ["@" + UNROLL_SEQUENCE]
+                + _split(lowering.AFTER_BUFFERIZE)
+                + _split(hoist)
+                + ["heap_allocations"]
+                + _split(loops)
+                + ["hoist_static_allocas"]
+                + _split(after)
+                + ["keep_masked_store_values", "compile_body_once"]
+            )
             for step in steps:
                 s = time.process_time()
                 if step == "@" + UNROLL_SEQUENCE:
@@ -132,12 +142,14 @@ def _child(name: str) -> None:
     """One round of --vs-halide, in a fresh process: prints a JSON line of times in ms."""
     import json
     import warnings
+
     warnings.filterwarnings("ignore")
     import halide
     import halide_mlir
 
     from bench.harness import _warm_up
     from bench.suite import BY_NAME
+
     for hl in (halide, halide_mlir):
         _warm_up(hl)
     b = BY_NAME[name]
@@ -150,6 +162,7 @@ def _child(name: str) -> None:
     first_w, first_c = _first_minus_steady(lambda: f.realize(sizes))
     out["halide_first_run_wall"], out["halide_first_run_cpu"] = first_w * 1e3, first_c * 1e3
     from halide_mlir import driver
+
     inner = driver.compile
 
     def timed(*a, **k):
@@ -159,6 +172,7 @@ def _child(name: str) -> None:
         finally:
             out["ours_compile_wall"] = (time.perf_counter() - w) * 1e3
             out["ours_compile_cpu"] = (time.process_time() - c) * 1e3
+
     driver.compile = timed
     f, sizes = b.build(halide_mlir, ins)
     first_w, first_c = _first_minus_steady(lambda: f.realize(sizes))
@@ -169,29 +183,41 @@ def _child(name: str) -> None:
 def vs_halide(names: list[str], reps: int) -> None:
     import json
     import subprocess
-    print(f"{'benchmark':20s} {'Halide wall':>12s} {'ours wall':>10s} {'ratio':>6s} {'Halide CPU':>11s} "
-          f"{'ours CPU':>9s} {'ratio':>6s}   (ms, best of {reps} fresh processes)", flush=True)
+
+    print(
+        f"{'benchmark':20s} {'Halide wall':>12s} {'ours wall':>10s} {'ratio':>6s} {'Halide CPU':>11s} "
+        f"{'ours CPU':>9s} {'ratio':>6s}   (ms, best of {reps} fresh processes)",
+        flush=True,
+    )
     for name in names:
         best: dict = {}
         for _ in range(reps):
-            r = subprocess.run([sys.executable, "-m", "bench.compile_time", "--child", name], capture_output=True,
-                               text=True, env={**os.environ, "HALIDE_MLIR_CACHE": "0"})
+            r = subprocess.run(
+                [sys.executable, "-m", "bench.compile_time", "--child", name],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "HALIDE_MLIR_CACHE": "0"},
+            )
             if r.returncode:
                 print(f"{name}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
                 break
             for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items():
                 best[k] = min(best.get(k, v), v)
         if best:
-            print(f"{name:20s} {best['halide_wall']:12.1f} {best['ours_wall']:10.1f} "
-                  f"{best['ours_wall'] / best['halide_wall']:6.2f} {best['halide_cpu']:11.1f} {best['ours_cpu']:9.1f} "
-                  f"{best['ours_cpu'] / best['halide_cpu']:6.2f}   (ours driver.compile "
-                  f"{best['ours_compile_wall']:.1f} wall / {best['ours_compile_cpu']:.1f} CPU; "
-                  f"Halide's first realize - steady "
-                  f"{best['halide_first_run_wall']:.1f} / {best['halide_first_run_cpu']:.1f})", flush=True)
+            print(
+                f"{name:20s} {best['halide_wall']:12.1f} {best['ours_wall']:10.1f} "
+                f"{best['ours_wall'] / best['halide_wall']:6.2f} {best['halide_cpu']:11.1f} {best['ours_cpu']:9.1f} "
+                f"{best['ours_cpu'] / best['halide_cpu']:6.2f}   (ours driver.compile "
+                f"{best['ours_compile_wall']:.1f} wall / {best['ours_compile_cpu']:.1f} CPU; "
+                f"Halide's first realize - steady "
+                f"{best['halide_first_run_wall']:.1f} / {best['halide_first_run_cpu']:.1f})",
+                flush=True,
+            )
 
 
 def main(argv=None) -> int:
     from bench.suite import BENCHMARKS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", help="comma-separated benchmark names")
     ap.add_argument("--threads", default="2")
@@ -204,8 +230,9 @@ def main(argv=None) -> int:
     if args.child:
         _child(args.child)
         return 0
-    names = args.only.split(",") if args.only else \
-        [b.name for b in BENCHMARKS if not b.missing(__import__("halide_mlir"))]
+    names = (
+        args.only.split(",") if args.only else [b.name for b in BENCHMARKS if not b.missing(__import__("halide_mlir"))]
+    )
     if args.vs_halide:
         vs_halide(names, args.reps)
         return 0
@@ -217,8 +244,12 @@ def main(argv=None) -> int:
             print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
             continue
         r = rows[name]
-        print(f"{name:20s} " + " ".join(f"{k}={v * 1e3:6.1f}" for k, v in r.items())
-              + f"  total={sum(r.values()) * 1e3:6.1f} ms", flush=True)
+        print(
+            f"{name:20s} "
+            + " ".join(f"{k}={v * 1e3:6.1f}" for k, v in r.items())
+            + f"  total={sum(r.values()) * 1e3:6.1f} ms",
+            flush=True,
+        )
     if args.passes and pass_rows:
         keys = list(dict.fromkeys(k for r in pass_rows.values() for k in r))
         print(f"\n{'CPU ms per pass':36s}" + "".join(f"{n[:9]:>10s}" for n in pass_rows))

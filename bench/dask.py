@@ -10,6 +10,7 @@ Outputs are checked equal on sampled blocks (edges included). Reported per case:
 1 -> 2 worker scaling, bytes moved between workers, and per chunk: the kernel alone (in this process), the
 task on the worker (window assembly + kernel, from the task stream) and the wall time per chunk per worker.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,6 +82,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args(argv)
     import os
+
     os.environ.setdefault("HL_NUM_THREADS", "1")
     import dask.array as da
     import distributed
@@ -91,20 +93,30 @@ def main(argv=None) -> None:
 
     n, c = args.size, args.chunk
     nchunks = (-(-n // c)) ** 2
-    cases = [("blur 3x3", blur3, lambda x: ndfilters.uniform_filter(x, 3)),
-             ("gaussian 5x5", gauss5, lambda x: ndfilters.gaussian_filter(x, 1.0, truncate=2))]
+    cases = [
+        ("blur 3x3", blur3, lambda x: ndfilters.uniform_filter(x, 3)),
+        ("gaussian 5x5", gauss5, lambda x: ndfilters.gaussian_filter(x, 1.0, truncate=2)),
+    ]
     kernel = {name: _kernel_time(hl, build, c, args.rounds) for name, build, _ in cases}
     rows = []
     for workers in [int(w) for w in args.workers.split(",")]:
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None, silence_logs=logging.ERROR,
-                                      memory_limit=0) as cluster, distributed.Client(cluster) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+                memory_limit=0,
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
             x = da.random.default_rng(1).random((n, n), dtype=np.float32, chunks=c).persist()
             distributed.wait(x)
             img = hl.ImageParam(hl.Float(32), 2, "bench_in")
             for name, build, theirs in cases:
                 f = build(hl, img)
-                hd.realize(f, [n, n], (c, c), inputs={img: x}, client=client)   # compile (then cached)
+                hd.realize(f, [n, n], (c, c), inputs={img: x}, client=client)  # compile (then cached)
 
                 def ours():
                     out = hd.realize(f, [n, n], (c, c), inputs={img: x}, client=client).persist()
@@ -115,41 +127,61 @@ def main(argv=None) -> None:
                     out = theirs(x).persist()
                     distributed.wait(out)
                     return out
+
                 for impl, run in (("halide_mlir", ours), ("dask-image", dask_image)):
                     moved0 = sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
                     with distributed.get_task_stream(client) as ts:
                         wall, out = _wall(run, args.rounds, client)
                     moved = sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
-                    durations = sorted(sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute")
-                                       for t in ts.data)
-                    big = durations[-nchunks * args.rounds:]   # the heaviest tasks: one per chunk per round
-                    rows.append(dict(case=name, impl=impl, workers=workers, wall=wall,
-                                     moved=(moved - moved0) / args.rounds, task=float(np.median(big)),
-                                     per_chunk=wall * workers / nchunks))
+                    durations = sorted(
+                        sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute")
+                        for t in ts.data
+                    )
+                    big = durations[-nchunks * args.rounds :]  # the heaviest tasks: one per chunk per round
+                    rows.append(
+                        dict(
+                            case=name,
+                            impl=impl,
+                            workers=workers,
+                            wall=wall,
+                            moved=(moved - moved0) / args.rounds,
+                            task=float(np.median(big)),
+                            per_chunk=wall * workers / nchunks,
+                        )
+                    )
                     if impl == "halide_mlir":
                         ref_out = out
                     else:
                         for r0, c0 in [(0, 0), (n // 2 - 100, n // 2 - 100), (n - 300, n - 300)]:
-                            np.testing.assert_allclose(ref_out[r0:r0 + 300, c0:c0 + 300].compute(),
-                                                       out[r0:r0 + 300, c0:c0 + 300].compute(), rtol=1e-5,
-                                                       atol=1e-6)
+                            np.testing.assert_allclose(
+                                ref_out[r0 : r0 + 300, c0 : c0 + 300].compute(),
+                                out[r0 : r0 + 300, c0 : c0 + 300].compute(),
+                                rtol=1e-5,
+                                atol=1e-6,
+                            )
                     del out
                 del ref_out
-    print(f"{n}x{n} float32, {c}^2 chunks ({nchunks}), one thread per worker; kernel alone per chunk: "
-          + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in kernel.items()))
-    print("| case | impl | workers | wall s | vs dask-image | scaling 1->2 | MB moved | task ms/chunk "
-          "| wall ms/chunk/worker | overhead vs kernel |")
+    print(
+        f"{n}x{n} float32, {c}^2 chunks ({nchunks}), one thread per worker; kernel alone per chunk: "
+        + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in kernel.items())
+    )
+    print(
+        "| case | impl | workers | wall s | vs dask-image | scaling 1->2 | MB moved | task ms/chunk "
+        "| wall ms/chunk/worker | overhead vs kernel |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        other = next(o for o in rows if o["case"] == r["case"] and o["workers"] == r["workers"] and
-                     o["impl"] == "dask-image")
-        one = next((o for o in rows if o["case"] == r["case"] and o["impl"] == r["impl"] and o["workers"] == 1),
-                   None)
+        other = next(
+            o for o in rows if o["case"] == r["case"] and o["workers"] == r["workers"] and o["impl"] == "dask-image"
+        )
+        one = next((o for o in rows if o["case"] == r["case"] and o["impl"] == r["impl"] and o["workers"] == 1), None)
         scaling = f"{one['wall'] / r['wall']:.2f}x" if one is not None and r["workers"] == 2 else ""
         overhead = f"{(r['per_chunk'] / kernel[r['case']] - 1) * 100:.0f}%" if r["impl"] == "halide_mlir" else ""
-        print(f"| {r['case']} | {r['impl']} | {r['workers']} | {r['wall']:.2f} | "
-              f"{other['wall'] / r['wall']:.1f}x | {scaling} | {r['moved'] / 1e6:.0f} | {r['task'] * 1e3:.1f} | "
-              f"{r['per_chunk'] * 1e3:.1f} | {overhead} |")
+        print(
+            f"| {r['case']} | {r['impl']} | {r['workers']} | {r['wall']:.2f} | "
+            f"{other['wall'] / r['wall']:.1f}x | {scaling} | {r['moved'] / 1e6:.0f} | {r['task'] * 1e3:.1f} | "
+            f"{r['per_chunk'] * 1e3:.1f} | {overhead} |"
+        )
 
 
 if __name__ == "__main__":

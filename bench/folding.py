@@ -8,6 +8,7 @@ of the loop it is stored in); the peak resident memory one realize adds (a fresh
 reset after compiling and the freed heap pages are given back, then one realize into a preallocated output); and
 the best and median time of interleaved realizes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,6 +48,7 @@ def ours_allocations(which: str, size: int) -> list[int]:
     """Bytes of every memref.alloc/alloca of the bufferized IR (the output is the caller's buffer)."""
     import halide_mlir as hl
     from halide_mlir.driver import stages
+
     out, sizes = build(hl, which, size)
     text = stages(out, sizes).bufferized()
     found = []
@@ -61,6 +63,7 @@ def halide_allocations(which: str, size: int) -> list[int]:
     import tempfile
 
     import halide as hl
+
     out, sizes = build(hl, which, size)
     with tempfile.NamedTemporaryFile(suffix=".stmt") as f:
         out.compile_to_lowered_stmt(f.name, [], hl.StmtOutputFormat.Text)
@@ -68,7 +71,7 @@ def halide_allocations(which: str, size: int) -> list[int]:
     found = []
     for elem, expr in re.findall(r"allocate [\w.$]+\[([a-z]+\d+) \* (.*)\]", text):
         expr = re.sub(r"consumer[$\d]*\.extent\.\d", str(size), expr)
-        found.append(eval(expr, {}) * int(re.sub(r"[a-z]", "", elem)) // 8)   # noqa: S307 (our own text)
+        found.append(eval(expr, {}) * int(re.sub(r"[a-z]", "", elem)) // 8)  # noqa: S307 (our own text)
     return found
 
 
@@ -76,7 +79,7 @@ def _rss_child(lib: str, which: str, size: int) -> None:
     """(In a fresh process) the peak resident memory one realize adds after compiling, in bytes."""
     hl = __import__("halide" if lib == "halide" else "halide_mlir")
     out, sizes = build(hl, which, size)
-    buf = out.realize(sizes)   # compiles; buf is the output every later realize writes into
+    buf = out.realize(sizes)  # compiles; buf is the output every later realize writes into
     out.realize(buf)
 
     def hwm():
@@ -91,21 +94,26 @@ def _rss_child(lib: str, which: str, size: int) -> None:
     # so that this realize faults in what it allocates
     ctypes.CDLL("libc.so.6").malloc_trim(0)
     with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")   # resets VmHWM to the current RSS
+        f.write("5")  # resets VmHWM to the current RSS
     base = rss()
     out.realize(buf)
     print(json.dumps(hwm() - base))
 
 
 def peak_rss(lib: str, which: str, size: int) -> int:
-    r = subprocess.run([sys.executable, "-m", "bench.folding", "--rss-child", lib, which, str(size)],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "bench.folding", "--rss-child", lib, which, str(size)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(r.stdout.strip().splitlines()[-1])
 
 
 def times(which: str, size: int, rounds: int) -> dict:
     import halide
     import halide_mlir
+
     fs = {}
     for name, hl in (("halide", halide), ("ours", halide_mlir)):
         out, sizes = build(hl, which, size)
@@ -132,15 +140,19 @@ def main(argv=None) -> int:
     if a.rss_child:
         _rss_child(a.rss_child[0], a.rss_child[1], int(a.rss_child[2]))
         return 0
-    print(f"| pipeline ({a.size}x{a.size} f32) | intermediate bytes, ours / Halide | peak RSS added, ours / Halide "
-          "| best ms, ours / Halide | median ms, ours / Halide |")
+    print(
+        f"| pipeline ({a.size}x{a.size} f32) | intermediate bytes, ours / Halide | peak RSS added, ours / Halide "
+        "| best ms, ours / Halide | median ms, ours / Halide |"
+    )
     print("|---|---|---|---|---|")
     for name, which in PIPELINES.items():
         mine, theirs = ours_allocations(which, a.size), halide_allocations(which, a.size)
         r_mine, r_theirs = peak_rss("ours", which, a.size), peak_rss("halide", which, a.size)
         t = times(which, a.size, a.rounds)
-        print(f"| {name} | {'+'.join(map(str, mine))} / {'+'.join(map(str, theirs))} | {r_mine} / {r_theirs} | "
-              f"{t['ours'][0]:.2f} / {t['halide'][0]:.2f} | {t['ours'][1]:.2f} / {t['halide'][1]:.2f} |")
+        print(
+            f"| {name} | {'+'.join(map(str, mine))} / {'+'.join(map(str, theirs))} | {r_mine} / {r_theirs} | "
+            f"{t['ours'][0]:.2f} / {t['halide'][0]:.2f} | {t['ours'][1]:.2f} / {t['halide'][1]:.2f} |"
+        )
     return 0
 
 

@@ -25,6 +25,7 @@ sections and JSON files of their own (``apps-threads=N``).
 Ratios use the best times. A schedule halide_mlir rejects with HalideError is listed as "unsupported: <message>";
 a benchmark needing something halide_mlir does not have (``requires``) is listed as skipped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,24 +62,39 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--threads", default="all", help="1, N, or all (sets HL_NUM_THREADS before compiling)")
     p.add_argument("--smoke", action="store_true", help="tiny sizes, 2 rounds, no files unless --out (for CI)")
-    p.add_argument("--suite", default="core", choices=sorted(SUITES),
-                   help="core: bench/suite.py (the default); apps: Halide's apps of bench/apps.py, written to "
-                        "their own sections of RESULTS.md; all: both")
+    p.add_argument(
+        "--suite",
+        default="core",
+        choices=sorted(SUITES),
+        help="core: bench/suite.py (the default); apps: Halide's apps of bench/apps.py, written to "
+        "their own sections of RESULTS.md; all: both",
+    )
     p.add_argument("--only", default=None, help="comma-separated benchmark names (of any suite)")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 15; 2 with --smoke)")
-    p.add_argument("--out", default=None, help="directory for RESULTS.md, ratios.png and the JSON results "
-                                               "(default: bench/; with --smoke: none)")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="directory for RESULTS.md, ratios.png and the JSON results (default: bench/; with --smoke: none)",
+    )
     p.add_argument("--no-chart", action="store_true", help="do not write ratios.png")
-    p.add_argument("--ours-first", action="store_true",
-                   help="compile halide_mlir before Halide for each benchmark (to test the crash of the other order)")
-    p.add_argument("--timeout", type=float, default=600,
-                   help="seconds per benchmark before the process dumps its Python stacks and exits (a hang, e.g. a "
-                        "deadlocked parallel loop, must not stall CI)")
+    p.add_argument(
+        "--ours-first",
+        action="store_true",
+        help="compile halide_mlir before Halide for each benchmark (to test the crash of the other order)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=600,
+        help="seconds per benchmark before the process dumps its Python stacks and exits (a hang, e.g. a "
+        "deadlocked parallel loop, must not stall CI)",
+    )
     p.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     return p.parse_args(argv)
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def _first_line(e: BaseException) -> str:
     lines = [l.strip() for l in str(e).strip().splitlines() if l.strip()]
@@ -95,8 +111,10 @@ def compare(b, ref: np.ndarray, got: np.ndarray) -> tuple[bool, str]:
         if diff <= b.int_atol:
             return True, "exact" if diff == 0 else f"max diff {diff}"
         beyond = int(np.count_nonzero(d > b.int_atol))
-        return beyond <= b.int_outliers * ref.size, \
-            f"max diff {diff}; {beyond} of {ref.size} values differ by more than {b.int_atol}"
+        return (
+            beyond <= b.int_outliers * ref.size,
+            f"max diff {diff}; {beyond} of {ref.size} values differ by more than {b.int_atol}",
+        )
     r64, g64 = ref.astype(np.float64), got.astype(np.float64)
     if np.array_equal(r64, g64):
         return True, "bit-exact"
@@ -119,6 +137,7 @@ def _vm_kib(field: str) -> int:
 def _malloc_trim() -> None:
     try:
         import ctypes
+
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
@@ -192,8 +211,9 @@ def _same_memory(hl, first):
     return hl.Buffer(out), out  # (real Halide's Buffer does not keep the array alive)
 
 
-def run_benchmark(b, halide, ours, scale: float, rounds: int, bw_gbs: float, peak_gflops: float,
-                  ours_first: bool, target_s: float) -> dict:
+def run_benchmark(
+    b, halide, ours, scale: float, rounds: int, bw_gbs: float, peak_gflops: float, ours_first: bool, target_s: float
+) -> dict:
     res = {"name": b.name, "description": b.description, "status": "ok", "message": ""}
     missing = b.missing(ours)
     if missing:
@@ -248,8 +268,7 @@ def run_benchmark(b, halide, ours, scale: float, rounds: int, bw_gbs: float, pea
 
     hf, sizes, hout, _ = halide_state
     res["sizes"] = list(sizes)
-    res["bytes"] = float(sum(a.nbytes for a in ins.values() if a.ndim > 1 or a.size > 8)
-                         + np.asarray(hout).nbytes)
+    res["bytes"] = float(sum(a.nbytes for a in ins.values() if a.ndim > 1 or a.size > 8) + np.asarray(hout).nbytes)
     res["flops"] = float(b.flops(ins, sizes))
     t_mem = res["bytes"] / (bw_gbs * 1e9)
     t_fma = res["flops"] / (peak_gflops * 1e9)
@@ -290,6 +309,7 @@ def run_benchmark(b, halide, ours, scale: float, rounds: int, bw_gbs: float, pea
 
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
@@ -309,8 +329,10 @@ def _mib(r):
 
 
 def table(results: list[dict]) -> str:
-    head = ("| benchmark | Halide ms best / med | ours ms best / med | ours/Halide | compile Halide ms | "
-            "compile ours ms (cold / disk cache) | roofline ms (bound) | % roof Halide | % roof ours | outputs |")
+    head = (
+        "| benchmark | Halide ms best / med | ours ms best / med | ours/Halide | compile Halide ms | "
+        "compile ours ms (cold / disk cache) | roofline ms (bound) | % roof Halide | % roof ours | outputs |"
+    )
     memory = any(r.get("halide_peak_mib") is not None for r in results)
     if memory:
         head += " peak RSS delta MiB Halide / ours |"
@@ -327,21 +349,26 @@ def table(results: list[dict]) -> str:
             outputs = f"agree ({r['agree_msg']})"
         else:
             outputs = r["message"].replace("|", "\\|")
-        compile_ours = f"{_ms(r.get('ours_compile_ms'))} / {_ms(r.get('ours_load_ms'))}" \
-            if "ours_compile_ms" in r else ""
-        rows.append(f"| {r['name']} | {h} | {o} | {ratio} | {_ms(r.get('halide_compile_ms'))} | "
-                    f"{compile_ours} | {roof} | {_pct(r.get('frac_halide'))} | "
-                    f"{_pct(r.get('frac_ours'))} | {outputs} |" + (f" {_mib(r)} |" if memory else ""))
+        compile_ours = (
+            f"{_ms(r.get('ours_compile_ms'))} / {_ms(r.get('ours_load_ms'))}" if "ours_compile_ms" in r else ""
+        )
+        rows.append(
+            f"| {r['name']} | {h} | {o} | {ratio} | {_ms(r.get('halide_compile_ms'))} | "
+            f"{compile_ours} | {roof} | {_pct(r.get('frac_halide'))} | "
+            f"{_pct(r.get('frac_ours'))} | {outputs} |" + (f" {_mib(r)} |" if memory else "")
+        )
     return "\n".join(rows)
 
 
 def git_revision() -> str:
     try:
         root = os.path.dirname(HERE)
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "halide_mlir"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "halide_mlir"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
         return rev + (" (+ uncommitted changes in halide_mlir/)" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -351,7 +378,8 @@ def section(info: dict, results: list[dict]) -> str:
     ratios = [r["ratio"] for r in results if r["status"] == "ok" and "ratio" in r]
     g = geomean(ratios)
     lines = [
-        ("## Halide's apps, " if info.get("suite") == "apps" else "## ") + f"threads = {info['threads']}"
+        ("## Halide's apps, " if info.get("suite") == "apps" else "## ")
+        + f"threads = {info['threads']}"
         + (" (all cores)" if info["threads"] == info["cores"] else ""),
         "",
         f"- machine: {info['cpu']}, {info['cores']} cores{', AVX-512' if info['avx512'] else ''}; "
@@ -390,8 +418,11 @@ def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
     apps = "apps-" if info.get("suite") == "apps" else ""
     tag = f"{apps}threads={info['threads']}"
     with open(os.path.join(out_dir, f"results-{apps}threads{info['threads']}.json"), "w") as f:
-        json.dump({"machine": info, "results": [{k: v for k, v in r.items() if k != "traceback"}
-                                                for r in results]}, f, indent=1)
+        json.dump(
+            {"machine": info, "results": [{k: v for k, v in r.items() if k != "traceback"} for r in results]},
+            f,
+            indent=1,
+        )
     path = os.path.join(out_dir, "RESULTS.md")
     text = open(path).read() if os.path.exists(path) else HEADER
     block = f"<!-- begin {tag} -->\n{section(info, results)}\n<!-- end {tag} -->"
@@ -400,13 +431,15 @@ def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
     # keep sections ordered by thread count, most threads first
     blocks = re.findall(r"<!-- begin threads=(\d+) -->.*?<!-- end threads=\1 -->", text, re.S)
     if blocks:
-        found = {n: re.search(rf"<!-- begin threads={n} -->.*?<!-- end threads={n} -->", text, re.S).group(0)
-                 for n in blocks}
-        head = text[:text.index("<!-- begin ")]
+        found = {
+            n: re.search(rf"<!-- begin threads={n} -->.*?<!-- end threads={n} -->", text, re.S).group(0) for n in blocks
+        }
+        head = text[: text.index("<!-- begin ")]
         # the studies' sections (bench/study.py) follow the thread sections and are kept as they are
         others = [m.group(0) for m in re.finditer(r"<!-- begin (?!threads=)(\S+) -->.*?<!-- end \1 -->", text, re.S)]
-        text = head.rstrip("\n") + "\n\n" + "\n\n".join(
-            [found[n] for n in sorted(found, key=int, reverse=True)] + others)
+        text = (
+            head.rstrip("\n") + "\n\n" + "\n\n".join([found[n] for n in sorted(found, key=int, reverse=True)] + others)
+        )
     with open(path, "w") as f:
         f.write(text.rstrip("\n") + "\n")
     return path
@@ -414,8 +447,10 @@ def write_results(out_dir: str, info: dict, results: list[dict]) -> str:
 
 def write_chart(out_dir: str) -> str:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     runs = []
     for name in sorted(os.listdir(out_dir)):
         m = re.fullmatch(r"results-threads(\d+)\.json", name)
@@ -446,6 +481,7 @@ def write_chart(out_dir: str) -> str:
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_yscale("log")
     from matplotlib.ticker import FuncFormatter
+
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v in (0.5, 0.7, 1.5, 2, 3, 5) else ""))
     ax.set_xticks(range(len(names)))
@@ -462,6 +498,7 @@ def write_chart(out_dir: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
@@ -497,15 +534,22 @@ def main(argv=None) -> int:
 
     info = machine.describe(threads)
     info.update(rounds=rounds, smoke=args.smoke, revision=git_revision(), suite=suite)
-    print(f"{info['cpu']}, {info['cores']} cores, HL_NUM_THREADS={threads}, {rounds} rounds"
-          f"{', smoke sizes' if args.smoke else ''}", flush=True)
+    print(
+        f"{info['cpu']}, {info['cores']} cores, HL_NUM_THREADS={threads}, {rounds} rounds"
+        f"{', smoke sizes' if args.smoke else ''}",
+        flush=True,
+    )
     # machine measurements first: the FMA-peak pipeline is compiled with Halide before any MLIR engine exists
-    info["bandwidth_gbs"] = machine.bandwidth_gbs(threads, copy_mb=16 if args.smoke else 256,
-                                                  repeats=2 if args.smoke else 5)
-    info["fma_peak_gflops"] = machine.fma_peak_gflops(halide, threads, steps=8 if args.smoke else 16,
-                                                      repeats=2 if args.smoke else 7)
-    print(f"copy bandwidth {info['bandwidth_gbs']:.1f} GB/s, f32 FMA peak {info['fma_peak_gflops']:.0f} GFLOP/s",
-          flush=True)
+    info["bandwidth_gbs"] = machine.bandwidth_gbs(
+        threads, copy_mb=16 if args.smoke else 256, repeats=2 if args.smoke else 5
+    )
+    info["fma_peak_gflops"] = machine.fma_peak_gflops(
+        halide, threads, steps=8 if args.smoke else 16, repeats=2 if args.smoke else 7
+    )
+    print(
+        f"copy bandwidth {info['bandwidth_gbs']:.1f} GB/s, f32 FMA peak {info['fma_peak_gflops']:.0f} GFLOP/s",
+        flush=True,
+    )
 
     for hl in (halide, halide_mlir):  # one-time set-up (LLVM, MLIR's context) is not the first benchmark's compile
         _warm_up(hl)
@@ -514,12 +558,23 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         print(f"  {b.name:20s} ...", end="\r", flush=True)
         faulthandler.dump_traceback_later(args.timeout, exit=True)
-        r = run_benchmark(b, halide, halide_mlir, scale, rounds, info["bandwidth_gbs"], info["fma_peak_gflops"],
-                          args.ours_first, target_s=0.002 if args.smoke else 0.02)
+        r = run_benchmark(
+            b,
+            halide,
+            halide_mlir,
+            scale,
+            rounds,
+            info["bandwidth_gbs"],
+            info["fma_peak_gflops"],
+            args.ours_first,
+            target_s=0.002 if args.smoke else 0.02,
+        )
         faulthandler.cancel_dump_traceback_later()
         results.append(r)
-        summary = r["message"] or (f"Halide {r['halide_best_ms']:.3f} ms, ours {r['ours_best_ms']:.3f} ms, "
-                                   f"ratio {r['ratio']:.2f}, {r['agree_msg']}")
+        summary = r["message"] or (
+            f"Halide {r['halide_best_ms']:.3f} ms, ours {r['ours_best_ms']:.3f} ms, "
+            f"ratio {r['ratio']:.2f}, {r['agree_msg']}"
+        )
         print(f"  {b.name:20s} {r['status']:11s} {summary}  [{time.perf_counter() - t:.1f} s]", flush=True)
         if "traceback" in r:
             print(r["traceback"], file=sys.stderr)

@@ -6,6 +6,7 @@ computes the anonymous reduction Func inside its consumer's innermost loop; ours
 (analysis/vectorize.py). Both run on the same input with the same threads, interleaved, best of N; outputs are
 checked equal (floats to rtol 1e-5: Halide may reorder nothing here, the tolerance is for safety).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,10 @@ CASES = [  # name, reduction, element cast, input dtype, vectorize(x, 16), strid
     for kind in ("sum", "maximum")
     for tag, elem, dtype in (("u8_u16", "u16", np.uint8), ("u8_i32", "i32", np.uint8), ("f32", None, np.float32))
     for vec in (False, True)
-] + [("pool_sum_u8_u16_vec16", "sum", "u16", np.uint8, True, 2),
-     ("pool_max_f32", "maximum", None, np.float32, False, 2)]
+] + [
+    ("pool_sum_u8_u16_vec16", "sum", "u16", np.uint8, True, 2),
+    ("pool_max_f32", "maximum", None, np.float32, False, 2),
+]
 
 
 def main(argv=None) -> int:
@@ -52,6 +55,7 @@ def main(argv=None) -> int:
     import halide
     import halide_mlir as hl
     from bench.study import interleaved
+
     rng = np.random.default_rng(0)
     for dtype in (np.uint8, np.float32):
         for stride in (1, 2):
@@ -71,10 +75,14 @@ def main(argv=None) -> int:
         got = ours.realize([W, H])
         ok = np.allclose(np.asarray(got), ref, rtol=1e-5) and np.asarray(got).dtype == ref.dtype
         out_t = theirs.realize([W, H])
-        ms = interleaved({"ours": lambda: ours.realize(got), "halide": lambda: theirs.realize(out_t)},
-                         args.rounds, 0.02)
-        print(f"{name:28s} {ms['ours']:9.3f} {ms['halide']:10.3f} {ms['ours'] / ms['halide']:6.2f}x"
-              f"{'' if ok else '  MISMATCH'}", flush=True)
+        ms = interleaved(
+            {"ours": lambda: ours.realize(got), "halide": lambda: theirs.realize(out_t)}, args.rounds, 0.02
+        )
+        print(
+            f"{name:28s} {ms['ours']:9.3f} {ms['halide']:10.3f} {ms['ours'] / ms['halide']:6.2f}x"
+            f"{'' if ok else '  MISMATCH'}",
+            flush=True,
+        )
     return 0
 
 

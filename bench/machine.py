@@ -11,6 +11,7 @@
   with the harness's thread setting. FLOPs = 2 × chains × steps × elements. It is compiled with Halide, before any
   MLIR engine exists in the process.
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -48,7 +49,7 @@ def bandwidth_gbs(threads: int, copy_mb: int = 256, repeats: int = 5) -> float:
     n = copy_mb * (1 << 20) // 4
     src = np.random.default_rng(0).random(n, dtype=np.float32)
     dst = np.empty_like(src)
-    np.copyto(dst, src)   # fault the pages in
+    np.copyto(dst, src)  # fault the pages in
 
     def best(copy) -> float:
         t_best = float("inf")
@@ -63,14 +64,17 @@ def bandwidth_gbs(threads: int, copy_mb: int = 256, repeats: int = 5) -> float:
         bounds = np.linspace(0, n, threads + 1).astype(int)
         chunks = [(dst[a:b], src[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
         with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+
             def parallel_copy():
                 list(pool.map(lambda c: np.copyto(*c), chunks))
+
             result = max(result, best(parallel_copy))
     return result
 
 
-def fma_peak_gflops(halide, threads: int, steps: int = 16, chains: int = 12, width: int = 512,
-                    rows: int | None = None, repeats: int = 7) -> float:
+def fma_peak_gflops(
+    halide, threads: int, steps: int = 16, chains: int = 12, width: int = 512, rows: int | None = None, repeats: int = 7
+) -> float:
     """Measured peak of f32 FMAs in GFLOP/s with Halide (see the module docstring)."""
     hl = halide
     rows = rows or 64 * max(1, threads)

@@ -12,6 +12,7 @@ numpy's own f64 result (libm), so they say "within n ulp of libm" (erf's referen
 function halide_mlir does not have would have Halide's time alone. ``--write`` puts the table into bench/RESULTS.md
 (``<!-- begin math_functions -->``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,7 +24,7 @@ import warnings
 
 import numpy as np
 
-F32_WIDTH, F64_WIDTH = 16, 8   # one zmm (AVX-512), as Halide's natural vector width on this machine
+F32_WIDTH, F64_WIDTH = 16, 8  # one zmm (AVX-512), as Halide's natural vector width on this machine
 
 
 def _uniform(lo, hi):
@@ -36,6 +37,7 @@ def _log_uniform(lo_exp, hi_exp, signed=False):
         if signed:
             v *= rng.choice([-1.0, 1.0], n)
         return v.astype(dt)
+
     return gen
 
 
@@ -58,7 +60,7 @@ RANGES = {
     "sqrt": (1, [_log_uniform(-30, 30)], np.sqrt),
     "floor": (1, [_uniform(-1000, 1000)], np.floor),
     "ceil": (1, [_uniform(-1000, 1000)], np.ceil),
-    "round": (1, [_uniform(-1000, 1000)], np.round),   # both round half to even
+    "round": (1, [_uniform(-1000, 1000)], np.round),  # both round half to even
     "trunc": (1, [_uniform(-1000, 1000)], np.trunc),
     "fast_exp": (1, [_uniform(-87, 88)], np.exp),
     "fast_log": (1, [_log_uniform(-30, 30)], np.log),
@@ -68,7 +70,7 @@ RANGES = {
     "fast_inverse": (1, [_log_uniform(-30, 30, signed=True)], lambda v: 1 / v),
     "fast_inverse_sqrt": (1, [_log_uniform(-30, 30)], lambda v: 1 / np.sqrt(v)),
 }
-F64 = ("exp", "log", "pow", "sin", "cos", "tan", "atan", "tanh")   # f64 rows (fast_* are f32 only in Halide)
+F64 = ("exp", "log", "pow", "sin", "cos", "tan", "atan", "tanh")  # f64 rows (fast_* are f32 only in Halide)
 
 
 def inputs(name: str, dtype, size: int, seed: int = 1234) -> list[np.ndarray]:
@@ -93,7 +95,7 @@ def ulp_error(got: np.ndarray, ref: np.ndarray, dtype) -> float:
     got = got.astype(np.float64).ravel()
     ref = ref.astype(np.float64).ravel()
     with np.errstate(over="ignore"):
-        rounded = ref.astype(dtype).astype(np.float64)   # beyond dtype's range: inf
+        rounded = ref.astype(dtype).astype(np.float64)  # beyond dtype's range: inf
     same = (got == ref) | (got == rounded) | (np.isnan(got) & np.isnan(ref))
     bad = ~same & ~(np.isfinite(got) & np.isfinite(rounded))
     if bad.any():
@@ -116,6 +118,7 @@ def reference(name: str, arrays: list[np.ndarray]) -> np.ndarray | None:
 
 def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: float) -> dict:
     from bench.harness import _calibrate, _same_memory, _sample
+
     tname = "f32" if dtype == np.float32 else "f64"
     res = {"name": name, "type": tname}
     arrays = inputs(name, dtype, size)
@@ -125,8 +128,10 @@ def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: fl
     hout, hmem = _same_memory(halide, hf.realize([size, size]))
     hf.realize(hout)
     res["halide_ulp"] = ulp_error(hmem, ref, dtype) if ref is not None else None
+
     def run_h():
         return hf.realize(hout)
+
     if not hasattr(ours, name):
         res["message"] = f"halide_mlir has no {name}"
         k = _calibrate(run_h, target_s)
@@ -137,8 +142,10 @@ def run_one(halide, ours, name: str, dtype, size: int, rounds: int, target_s: fl
     of.realize(oout)
     res["ours_ulp"] = ulp_error(omem, ref, dtype) if ref is not None else None
     res["vs_halide_ulp"] = ulp_error(omem, hmem.astype(np.float64), dtype)
+
     def run_o():
         return of.realize(oout)
+
     kh, ko = _calibrate(run_h, target_s), _calibrate(run_o, target_s)
     th, to = [], []
     for _ in range(rounds):
@@ -156,16 +163,25 @@ def _ulp(v) -> str:
 
 
 def table(results: list[dict]) -> str:
-    lines = [("| function | type | ours ms | Halide ms | ours/Halide | ours max ulp | Halide max ulp | "
-              "ours vs Halide max ulp |"), "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        (
+            "| function | type | ours ms | Halide ms | ours/Halide | ours max ulp | Halide max ulp | "
+            "ours vs Halide max ulp |"
+        ),
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         if "ours_ms" not in r:
-            lines.append(f"| {r['name']} | {r['type']} | {r.get('message', '')} | {r['halide_ms']:.3f} | | | "
-                         f"{_ulp(r.get('halide_ulp'))} | |")
+            lines.append(
+                f"| {r['name']} | {r['type']} | {r.get('message', '')} | {r['halide_ms']:.3f} | | | "
+                f"{_ulp(r.get('halide_ulp'))} | |"
+            )
             continue
-        lines.append(f"| {r['name']} | {r['type']} | {r['ours_ms']:.3f} | {r['halide_ms']:.3f} | "
-                     f"**{r['ratio']:.2f}** | {_ulp(r.get('ours_ulp'))} | {_ulp(r.get('halide_ulp'))} | "
-                     f"{_ulp(r.get('vs_halide_ulp'))} |")
+        lines.append(
+            f"| {r['name']} | {r['type']} | {r['ours_ms']:.3f} | {r['halide_ms']:.3f} | "
+            f"**{r['ratio']:.2f}** | {_ulp(r.get('ours_ulp'))} | {_ulp(r.get('halide_ulp'))} | "
+            f"{_ulp(r.get('vs_halide_ulp'))} |"
+        )
     return "\n".join(lines)
 
 
@@ -180,13 +196,14 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true", help="write the table into bench/RESULTS.md")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     threads = (os.cpu_count() or 1) if args.threads == "all" else int(args.threads)
-    os.environ["HL_NUM_THREADS"] = str(threads)   # read by both Halide's runtime and halide_mlir's compiler
+    os.environ["HL_NUM_THREADS"] = str(threads)  # read by both Halide's runtime and halide_mlir's compiler
     warnings.filterwarnings("ignore", message="The floating-point value", category=RuntimeWarning)
     import halide
 
     import halide_mlir
     from bench import machine, study
     from bench.harness import git_revision
+
     size = args.size or (64 if args.smoke else 1024)
     rounds = args.rounds or (2 if args.smoke else 9)
     names = args.only.split(",") if args.only else list(RANGES)
@@ -199,17 +216,27 @@ def main(argv=None) -> int:
             if tname == "f64" and name not in F64:
                 continue
             t = time.perf_counter()
-            r = run_one(halide, halide_mlir, name, np.float32 if tname == "f32" else np.float64, size, rounds,
-                        0.002 if args.smoke else 0.02)
+            r = run_one(
+                halide,
+                halide_mlir,
+                name,
+                np.float32 if tname == "f32" else np.float64,
+                size,
+                rounds,
+                0.002 if args.smoke else 0.02,
+            )
             results.append(r)
-            summary = r.get("message") or (f"ours {r['ours_ms']:.3f} ms, Halide {r['halide_ms']:.3f} ms, "
-                                           f"ratio {r['ratio']:.2f}")
+            summary = r.get("message") or (
+                f"ours {r['ours_ms']:.3f} ms, Halide {r['halide_ms']:.3f} ms, ratio {r['ratio']:.2f}"
+            )
             print(f"  {name:9s} {tname} {summary}  [{time.perf_counter() - t:.1f} s]", flush=True)
     print()
     print(table(results))
     if args.write:
-        info = (f"{machine.cpu_model()}, HL_NUM_THREADS={threads}, {size}x{size}, {rounds} interleaved rounds, "
-                f"{time.strftime('%Y-%m-%d')}, halide_mlir at {git_revision()}.")
+        info = (
+            f"{machine.cpu_model()}, HL_NUM_THREADS={threads}, {size}x{size}, {rounds} interleaved rounds, "
+            f"{time.strftime('%Y-%m-%d')}, halide_mlir at {git_revision()}."
+        )
         path = study.write_section("math_functions", "Math functions", "bench.math_functions", info, table(results))
         print(f"\nwrote {path}")
     return 0

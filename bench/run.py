@@ -1,4 +1,5 @@
 """``python bench/run.py [...]``: the same as ``python -m bench [...]``."""
+
 import os
 import sys
 
@@ -7,4 +8,5 @@ if __name__ == "__main__":
     if root not in sys.path:
         sys.path.insert(0, root)
     from bench.harness import main
+
     sys.exit(main())

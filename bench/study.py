@@ -1,5 +1,6 @@
 """What bench/vectorization.py and bench/autoschedule.py share: a study that runs each benchmark of the suite a few
 ways, prints a table and writes it into its own section of bench/RESULTS.md."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,8 @@ import time
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def skipped(b, hl) -> dict | None:
     if b.missing(hl):
         return {"name": b.name, "status": "skipped", "message": b.skip_reason}
@@ -42,8 +45,10 @@ def write_section(marker: str, title: str, prog: str, info: str, table: str) -> 
     """Replace (or append) the ``<!-- begin marker -->`` section of bench/RESULTS.md."""
     path = os.path.join(HERE, "RESULTS.md")
     text = open(path).read()
-    block = (f"<!-- begin {marker} -->\n## {title}\n\nWritten by `python -m {prog}` (its docstring says what is "
-             f"measured). {info}\n\n{table}\n<!-- end {marker} -->")
+    block = (
+        f"<!-- begin {marker} -->\n## {title}\n\nWritten by `python -m {prog}` (its docstring says what is "
+        f"measured). {info}\n\n{table}\n<!-- end {marker} -->"
+    )
     pattern = re.compile(rf"<!-- begin {marker} -->.*?<!-- end {marker} -->", re.S)
     text = pattern.sub(lambda m: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
     with open(path, "w") as f:
@@ -68,20 +73,24 @@ def main(argv, prog: str, doc: str, marker: str, title: str, run, table, summary
     from bench import machine
     from bench.harness import SMOKE_SCALE, git_revision
     from bench.suite import BENCHMARKS
+
     selected = [b for b in BENCHMARKS if not args.only or b.name in args.only.split(",")]
     rounds = args.rounds or (2 if args.smoke else 9)
     results = []
     for b in selected:
         t = time.perf_counter()
-        r = skipped(b, hl) or run(b, halide, hl, SMOKE_SCALE if args.smoke else 1.0, rounds,
-                                  0.002 if args.smoke else 0.05, threads)
+        r = skipped(b, hl) or run(
+            b, halide, hl, SMOKE_SCALE if args.smoke else 1.0, rounds, 0.002 if args.smoke else 0.05, threads
+        )
         results.append(r)
         msg = r["message"] or summary(r)
         print(f"  {b.name:20s} {r['status']:11s} {msg}  [{time.perf_counter() - t:.1f} s]", flush=True)
     print()
     print(table(results))
     if not args.smoke:
-        info = (f"{machine.cpu_model()}, HL_NUM_THREADS={threads}, {rounds} interleaved rounds, "
-                f"{time.strftime('%Y-%m-%d')}, halide_mlir at {git_revision()}.")
+        info = (
+            f"{machine.cpu_model()}, HL_NUM_THREADS={threads}, {rounds} interleaved rounds, "
+            f"{time.strftime('%Y-%m-%d')}, halide_mlir at {git_revision()}."
+        )
         print(f"\nwrote {write_section(marker, title, prog, info, table(results))}")
     return 1 if any(r["status"] == "mismatch" for r in results) else 0

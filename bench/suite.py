@@ -14,6 +14,7 @@ A benchmark is
 No benchmark uses boundary conditions unless it ``requires`` them: inputs carry a margin instead, as in Halide's
 blur app (the output is smaller than the input by the stencil's reach).
 """
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,8 @@ class Benchmark:
     skip_reason: str = ""
     float_output: bool = True
     rtol: float = 1e-4
-    atol_rel: float = 1e-5   # absolute tolerance as a fraction of max |Halide output| (cancellation, e.g. Harris)
-    int_atol: int = 0        # integer outputs computed from floats may differ by a rounding step
+    atol_rel: float = 1e-5  # absolute tolerance as a fraction of max |Halide output| (cancellation, e.g. Harris)
+    int_atol: int = 0  # integer outputs computed from floats may differ by a rounding step
     # fraction of integer outputs allowed beyond int_atol: where a float is cast to an index (a LUT, a level),
     # a last-bit difference moves the index (Halide's simplifier reassociates float constants, x*c0*c1 ->
     # x*(c0*c1), and reorders sums; ours evaluates as written)
@@ -60,6 +61,7 @@ def _vars(hl, names: str):
 
 # ---------------------------------------------------------------- blur 3x3 f32 (tiled fusion) -----------------
 
+
 def blur_f32_inputs(scale):
     h, w = dim(2048, scale), dim(3072, scale, 256)
     return {"input": _rng().random((h + 2, w + 2), dtype=np.float32)}
@@ -78,10 +80,11 @@ def blur_f32_build(hl, ins):
 
 
 def blur_flops(ins, sizes):
-    return 6.0 * sizes[0] * sizes[1]   # 2 adds + 1 divide per pass, two passes (recompute of the halo ignored)
+    return 6.0 * sizes[0] * sizes[1]  # 2 adds + 1 divide per pass, two passes (recompute of the halo ignored)
 
 
 # ---------------------------------------------------------------- blur u8 -> u16 -> u8 ------------------------
+
 
 def blur_u8_inputs(scale):
     h, w = dim(2048, scale), dim(3072, scale, 256)
@@ -102,6 +105,7 @@ def blur_u8_build(hl, ins):
 
 # ---------------------------------------------------------------- unsharp mask --------------------------------
 
+
 def unsharp_inputs(scale):
     h, w = dim(1536, scale, 32), dim(2560, scale)
     return {"input": (0.05 + 0.95 * _rng().random((3, h + 4, w + 4), dtype=np.float32)).astype(np.float32)}
@@ -116,16 +120,16 @@ def unsharp_build(hl, ins):
     5-tap kernel; the input has a 2-pixel margin instead of repeat_edge. Schedule: the app's CPU schedule without
     the sliding window (gray is computed per strip of 32 rows, ``compute_at(output, yo)``, instead of
     ``store_at(output, yo).compute_at(output, yi)``)."""
-    inp = hl.Buffer(ins["input"], "input")          # x, y, c
+    inp = hl.Buffer(ins["input"], "input")  # x, y, c
     x, y, c, yo, yi = _vars(hl, "x y c yo yi")
     k0, k1, k2 = _gaussian_taps()
     gray, blur_y, blur_x = hl.Func("gray"), hl.Func("blur_y"), hl.Func("blur_x")
     sharpen, ratio, out = hl.Func("sharpen"), hl.Func("ratio"), hl.Func("unsharp")
     gray[x, y] = 0.299 * inp[x, y, 0] + 0.587 * inp[x, y, 1] + 0.114 * inp[x, y, 2]
-    blur_y[x, y] = (k0 * gray[x, y + 2] + k1 * (gray[x, y + 1] + gray[x, y + 3])
-                    + k2 * (gray[x, y] + gray[x, y + 4]))
-    blur_x[x, y] = (k0 * blur_y[x + 2, y] + k1 * (blur_y[x + 1, y] + blur_y[x + 3, y])
-                    + k2 * (blur_y[x, y] + blur_y[x + 4, y]))
+    blur_y[x, y] = k0 * gray[x, y + 2] + k1 * (gray[x, y + 1] + gray[x, y + 3]) + k2 * (gray[x, y] + gray[x, y + 4])
+    blur_x[x, y] = (
+        k0 * blur_y[x + 2, y] + k1 * (blur_y[x + 1, y] + blur_y[x + 3, y]) + k2 * (blur_y[x, y] + blur_y[x + 4, y])
+    )
     sharpen[x, y] = 2 * gray[x + 2, y + 2] - blur_x[x, y]
     ratio[x, y] = sharpen[x, y] / gray[x + 2, y + 2]
     out[x, y, c] = ratio[x, y] * inp[x + 2, y + 2, c]
@@ -143,6 +147,7 @@ def unsharp_flops(ins, sizes):
 
 
 # ---------------------------------------------------------------- Harris corners ------------------------------
+
 
 def harris_inputs(scale):
     h, w = dim(1536, scale, 32), dim(2560, scale)
@@ -162,12 +167,22 @@ def harris_build(hl, ins):
     det, trace, out = hl.Func("det"), hl.Func("trace"), hl.Func("harris")
     gray[x, y] = 0.299 * inp[x, y, 0] + 0.587 * inp[x, y, 1] + 0.114 * inp[x, y, 2]
     # Ix, Iy at (x, y) are centred on gray (x + 1, y + 1)
-    iy[x, y] = (gray[x, y] * (-1.0 / 12) + gray[x, y + 2] * (1.0 / 12)
-                + gray[x + 1, y] * (-2.0 / 12) + gray[x + 1, y + 2] * (2.0 / 12)
-                + gray[x + 2, y] * (-1.0 / 12) + gray[x + 2, y + 2] * (1.0 / 12))
-    ix[x, y] = (gray[x, y] * (-1.0 / 12) + gray[x + 2, y] * (1.0 / 12)
-                + gray[x, y + 1] * (-2.0 / 12) + gray[x + 2, y + 1] * (2.0 / 12)
-                + gray[x, y + 2] * (-1.0 / 12) + gray[x + 2, y + 2] * (1.0 / 12))
+    iy[x, y] = (
+        gray[x, y] * (-1.0 / 12)
+        + gray[x, y + 2] * (1.0 / 12)
+        + gray[x + 1, y] * (-2.0 / 12)
+        + gray[x + 1, y + 2] * (2.0 / 12)
+        + gray[x + 2, y] * (-1.0 / 12)
+        + gray[x + 2, y + 2] * (1.0 / 12)
+    )
+    ix[x, y] = (
+        gray[x, y] * (-1.0 / 12)
+        + gray[x + 2, y] * (1.0 / 12)
+        + gray[x, y + 1] * (-2.0 / 12)
+        + gray[x + 2, y + 1] * (2.0 / 12)
+        + gray[x, y + 2] * (-1.0 / 12)
+        + gray[x + 2, y + 2] * (1.0 / 12)
+    )
     ixx[x, y] = ix[x, y] * ix[x, y]
     iyy[x, y] = iy[x, y] * iy[x, y]
     ixy[x, y] = ix[x, y] * iy[x, y]
@@ -179,6 +194,7 @@ def harris_build(hl, ins):
                 if i or j:
                     e = e + f[x + i, y + j]
         return e
+
     sxx[x, y] = box(ixx)
     syy[x, y] = box(iyy)
     sxy[x, y] = box(ixy)
@@ -199,6 +215,7 @@ def harris_flops(ins, sizes):
 
 
 # ---------------------------------------------------------------- lesson 8 --------------------------------------
+
 
 def lesson8_inputs(scale):
     return {"size": np.array([dim(2048, scale), dim(2048, scale)])}
@@ -240,6 +257,7 @@ def lesson8_flops(ins, sizes):
 
 # ---------------------------------------------------------------- colour conversion -------------------------
 
+
 def rgb_to_gray_inputs(scale):
     h, w = dim(4096, scale, 32), dim(4096, scale)
     return {"input": _rng().integers(0, 256, (3, h, w), dtype=np.uint8)}
@@ -250,14 +268,14 @@ def rgb_to_gray_build(hl, ins):
     inp = hl.Buffer(ins["input"], "input")
     x, y, yo, yi = _vars(hl, "x y yo yi")
     gray = hl.Func("gray")
-    gray[x, y] = hl.u8((hl.u16(inp[x, y, 0]) * 77 + hl.u16(inp[x, y, 1]) * 150
-                        + hl.u16(inp[x, y, 2]) * 29 + 128) >> 8)
+    gray[x, y] = hl.u8((hl.u16(inp[x, y, 0]) * 77 + hl.u16(inp[x, y, 1]) * 150 + hl.u16(inp[x, y, 2]) * 29 + 128) >> 8)
     gray.split(y, yo, yi, 32).parallel(yo).vectorize(x, 64)
     _, h, w = ins["input"].shape
     return gray, [w, h]
 
 
 # ---------------------------------------------------------------- reductions (need RDom) --------------------
+
 
 def matmul_inputs(scale):
     n = dim(1024, scale, 64)
@@ -267,7 +285,7 @@ def matmul_inputs(scale):
 
 def matmul_build(hl, ins):
     """C = A B (numpy a[row, k]); Halide's test/performance/matrix_multiplication.cpp schedule, 16 lanes."""
-    a, b = hl.Buffer(ins["A"], "A"), hl.Buffer(ins["B"], "B")   # A(k, y), B(x, k)
+    a, b = hl.Buffer(ins["A"], "A"), hl.Buffer(ins["B"], "B")  # A(k, y), B(x, k)
     n = ins["A"].shape[0]
     x, y, xi, yi, yii, t = _vars(hl, "x y xi yi yii t")
     r = hl.RDom([hl.Range(0, n)])
@@ -319,9 +337,11 @@ def conv_inputs(scale):
     c = CONV
     n = max(1, int(round(c["N"] * scale)))
     r = _rng()
-    return {"input": r.random((n, c["H"] + 2, c["W"] + 2, c["CI"]), dtype=np.float32) - 0.5,  # (c, x, y, n)
-            "filter": r.random((c["CI"], 3, 3, c["CO"]), dtype=np.float32) - 0.5,           # (co, kx, ky, ci)
-            "bias": r.random((c["CO"],), dtype=np.float32)}
+    return {
+        "input": r.random((n, c["H"] + 2, c["W"] + 2, c["CI"]), dtype=np.float32) - 0.5,  # (c, x, y, n)
+        "filter": r.random((c["CI"], 3, 3, c["CO"]), dtype=np.float32) - 0.5,  # (co, kx, ky, ci)
+        "bias": r.random((c["CO"],), dtype=np.float32),
+    }
 
 
 def conv_build(hl, ins):
@@ -364,8 +384,7 @@ def local_laplacian_build(hl, ins):
     def downsample(f):
         dx, dy = hl.Func(), hl.Func()
         dx[x, y, k] = (f[2 * x - 1, y, k] + 3.0 * (f[2 * x, y, k] + f[2 * x + 1, y, k]) + f[2 * x + 2, y, k]) / 8.0
-        dy[x, y, k] = (dx[x, 2 * y - 1, k] + 3.0 * (dx[x, 2 * y, k] + dx[x, 2 * y + 1, k])
-                       + dx[x, 2 * y + 2, k]) / 8.0
+        dy[x, y, k] = (dx[x, 2 * y - 1, k] + 3.0 * (dx[x, 2 * y, k] + dx[x, 2 * y + 1, k]) + dx[x, 2 * y + 2, k]) / 8.0
         return dy
 
     def upsample(f):
@@ -388,8 +407,9 @@ def local_laplacian_build(hl, ins):
 
     floating = hl.Func("floating")
     floating[x, y, c] = hl.f32(inp[x, y, c]) / 65535.0
-    clamped = hl.BoundaryConditions.repeat_edge(floating, [hl.Range(0, inp.width()), hl.Range(0, inp.height()),
-                                                           hl.Range(0, 3)])
+    clamped = hl.BoundaryConditions.repeat_edge(
+        floating, [hl.Range(0, inp.width()), hl.Range(0, inp.height()), hl.Range(0, 3)]
+    )
     gray = hl.Func("gray")
     gray[x, y] = 0.299 * clamped[x, y, 0] + 0.587 * clamped[x, y, 1] + 0.114 * clamped[x, y, 2]
     remap = hl.Func("remap")
@@ -446,26 +466,68 @@ RDOM_REASON = "needs RDom (issue 4)"
 
 BENCHMARKS = [
     Benchmark("blur_f32", "blur 3x3 f32, tiled fusion 256x32", blur_f32_inputs, blur_f32_build, blur_flops),
-    Benchmark("blur_u8", "blur 3x3 u8->u16->u8, tiled fusion 256x32", blur_u8_inputs, blur_u8_build,
-              float_output=False),
+    Benchmark(
+        "blur_u8", "blur 3x3 u8->u16->u8, tiled fusion 256x32", blur_u8_inputs, blur_u8_build, float_output=False
+    ),
     Benchmark("unsharp", "unsharp mask, RGB f32, 5-tap gaussian", unsharp_inputs, unsharp_build, unsharp_flops),
     Benchmark("harris", "Harris corners, RGB f32", harris_inputs, harris_build, harris_flops, atol_rel=1e-4),
-    Benchmark("lesson8_mixed", "lesson 8 mixed (store_at yo, compute_at yi)", lesson8_inputs,
-              lesson8_mixed_build, lesson8_flops),
-    Benchmark("lesson8_compute_at", "lesson 8 mixed without store_at, 16 wide", lesson8_inputs,
-              lesson8_compute_at_build, lesson8_flops),
-    Benchmark("rgb_to_gray", "u8 planar RGB -> gray 4096x4096", rgb_to_gray_inputs, rgb_to_gray_build,
-              float_output=False),
-    Benchmark("matmul", "matmul 1024^3 f32", matmul_inputs, matmul_build, matmul_flops, requires=RDOM,
-              skip_reason=RDOM_REASON, atol_rel=1e-4),
-    Benchmark("hist_eq", "histogram equalization u8", hist_eq_inputs, hist_eq_build, requires=RDOM,
-              skip_reason=RDOM_REASON, float_output=False),
-    Benchmark("conv_layer", "conv 3x3 + ReLU, N5 CI=CO=128 100x80", conv_inputs, conv_build, conv_flops,
-              requires=RDOM, skip_reason=RDOM_REASON, atol_rel=1e-4),
-    Benchmark("local_laplacian", "local laplacian, 8 levels, u16 RGB", local_laplacian_inputs,
-              local_laplacian_build, requires=("BoundaryConditions", "Range"),
-              skip_reason="needs BoundaryConditions.repeat_edge (no RDom needed)", float_output=False,
-              int_atol=1, int_outliers=1e-3),
+    Benchmark(
+        "lesson8_mixed",
+        "lesson 8 mixed (store_at yo, compute_at yi)",
+        lesson8_inputs,
+        lesson8_mixed_build,
+        lesson8_flops,
+    ),
+    Benchmark(
+        "lesson8_compute_at",
+        "lesson 8 mixed without store_at, 16 wide",
+        lesson8_inputs,
+        lesson8_compute_at_build,
+        lesson8_flops,
+    ),
+    Benchmark(
+        "rgb_to_gray", "u8 planar RGB -> gray 4096x4096", rgb_to_gray_inputs, rgb_to_gray_build, float_output=False
+    ),
+    Benchmark(
+        "matmul",
+        "matmul 1024^3 f32",
+        matmul_inputs,
+        matmul_build,
+        matmul_flops,
+        requires=RDOM,
+        skip_reason=RDOM_REASON,
+        atol_rel=1e-4,
+    ),
+    Benchmark(
+        "hist_eq",
+        "histogram equalization u8",
+        hist_eq_inputs,
+        hist_eq_build,
+        requires=RDOM,
+        skip_reason=RDOM_REASON,
+        float_output=False,
+    ),
+    Benchmark(
+        "conv_layer",
+        "conv 3x3 + ReLU, N5 CI=CO=128 100x80",
+        conv_inputs,
+        conv_build,
+        conv_flops,
+        requires=RDOM,
+        skip_reason=RDOM_REASON,
+        atol_rel=1e-4,
+    ),
+    Benchmark(
+        "local_laplacian",
+        "local laplacian, 8 levels, u16 RGB",
+        local_laplacian_inputs,
+        local_laplacian_build,
+        requires=("BoundaryConditions", "Range"),
+        skip_reason="needs BoundaryConditions.repeat_edge (no RDom needed)",
+        float_output=False,
+        int_atol=1,
+        int_outliers=1e-3,
+    ),
 ]
 
 BY_NAME = {b.name: b for b in BENCHMARKS}

@@ -11,6 +11,7 @@ outputs are checked
 against the hand schedule's.
 Writes the table into bench/RESULTS.md between ``<!-- begin vectorization -->`` markers (bench/study.py).
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,6 +30,7 @@ def strip_vectorize(output) -> int:
     The splits ``vectorize(x, n)`` made stay, so the loop nest (and what unroll() refers to) is unchanged."""
     from halide_mlir.driver import front_end
     from halide_mlir.lang.schedule import touch
+
     removed = 0
     for stage in front_end(output).stages:
         for sched in [stage.func.schedule(), *(u.schedule for u in stage.updates)]:
@@ -41,6 +43,7 @@ def strip_vectorize(output) -> int:
 
 def run(b, halide, hl, scale: float, rounds: int, target_s: float, threads: int) -> dict:
     from bench.harness import compare
+
     res = {"name": b.name, "status": "ok", "message": ""}
     ins = b.inputs(scale)
     try:
@@ -66,7 +69,9 @@ def run(b, halide, hl, scale: float, rounds: int, target_s: float, threads: int)
         def go():
             hl.set_auto_vectorize(MODES[mode])
             plain.realize(outs[mode])
+
         return go
+
     runs = {**{m: timed(m) for m in MODES}, "hand": lambda: hand.realize(hand_out)}
     if best_ms(runs["scalar"], 1, 0)[0] > 1000:
         rounds = min(rounds, 5)  # a second per scalar run (conv_layer): fewer rounds, the ratio is large anyway
@@ -78,30 +83,47 @@ def run(b, halide, hl, scale: float, rounds: int, target_s: float, threads: int)
 
 def table(results: list[dict]) -> str:
     from bench.harness import geomean
-    lines = ["| benchmark | vectorize() removed | scalar ms | LLVM-vectorized ms | auto-vectorized ms | "
-             "auto speedup over scalar | over LLVM | hand-vectorized ms | auto / hand |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    lines = [
+        "| benchmark | vectorize() removed | scalar ms | LLVM-vectorized ms | auto-vectorized ms | "
+        "auto speedup over scalar | over LLVM | hand-vectorized ms | auto / hand |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         if r["status"] != "ok":
             lines.append(f"| {r['name']} | {r['status']}: {r['message']} | | | | | | | |")
             continue
-        lines.append(f"| {r['name']} | {r['removed']} | {r['scalar_ms']:.2f} | {r['llvm_ms']:.2f} | "
-                     f"{r['auto_ms']:.2f} | **{r['speedup']:.2f}x** | {r['llvm_ms'] / r['auto_ms']:.2f}x | "
-                     f"{r['hand_ms']:.2f} | {r['auto_ms'] / r['hand_ms']:.2f} |")
+        lines.append(
+            f"| {r['name']} | {r['removed']} | {r['scalar_ms']:.2f} | {r['llvm_ms']:.2f} | "
+            f"{r['auto_ms']:.2f} | **{r['speedup']:.2f}x** | {r['llvm_ms'] / r['auto_ms']:.2f}x | "
+            f"{r['hand_ms']:.2f} | {r['auto_ms'] / r['hand_ms']:.2f} |"
+        )
     ok = [r for r in results if r["status"] == "ok"]
     lines.append("")
-    lines.append(f"**geomean auto-vectorized speedup over scalar: {geomean([r['speedup'] for r in ok]):.2f}x**; "
-                 f"over MLIR-scalar loops left to LLVM's vectorizers "
-                 f"{geomean([r['llvm_ms'] / r['auto_ms'] for r in ok]):.2f}x; auto / hand-vectorized geomean "
-                 f"{geomean([r['auto_ms'] / r['hand_ms'] for r in ok]):.2f} ({len(ok)} benchmarks)")
+    lines.append(
+        f"**geomean auto-vectorized speedup over scalar: {geomean([r['speedup'] for r in ok]):.2f}x**; "
+        f"over MLIR-scalar loops left to LLVM's vectorizers "
+        f"{geomean([r['llvm_ms'] / r['auto_ms'] for r in ok]):.2f}x; auto / hand-vectorized geomean "
+        f"{geomean([r['auto_ms'] / r['hand_ms'] for r in ok]):.2f} ({len(ok)} benchmarks)"
+    )
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    return study.main(argv, "bench.vectorization", __doc__, "vectorization", "Auto-vectorization: scalar vs auto",
-                      run, table, lambda r: f"scalar {r['scalar_ms']:.2f} ms, auto {r['auto_ms']:.2f} ms "
-                                            f"({r['speedup']:.2f}x), hand {r['hand_ms']:.2f} ms",
-                      default_threads="1")
+    return study.main(
+        argv,
+        "bench.vectorization",
+        __doc__,
+        "vectorization",
+        "Auto-vectorization: scalar vs auto",
+        run,
+        table,
+        lambda r: (
+            f"scalar {r['scalar_ms']:.2f} ms, auto {r['auto_ms']:.2f} ms "
+            f"({r['speedup']:.2f}x), hand {r['hand_ms']:.2f} ms"
+        ),
+        default_threads="1",
+    )
 
 
 if __name__ == "__main__":

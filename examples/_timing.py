@@ -1,4 +1,5 @@
 """Timing helper shared by the examples."""
+
 import time
 
 

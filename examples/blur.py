@@ -16,6 +16,7 @@ is checked against numpy, the three are timed (best of N after a warm-up), and t
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command, e.g. ``halide-mlir payload examples/blur.py``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -41,6 +42,7 @@ def synthetic_image(rows: int = ROWS, cols: int = COLS, seed: int = 0) -> np.nda
 def load_png(path: str) -> np.ndarray:
     """float32 in [0, 1]: (rows, cols) for grayscale, planar (channels, rows, cols) for colour."""
     from PIL import Image
+
     im = Image.open(path)
     if im.mode in ("1", "L", "LA", "I", "I;16", "F"):
         a = np.asarray(im.convert("F"), dtype=np.float32)
@@ -52,6 +54,7 @@ def load_png(path: str) -> np.ndarray:
 
 def save_png(path: str, result: np.ndarray) -> None:
     from PIL import Image
+
     a = result if result.ndim == 2 else result.transpose(1, 2, 0)
     Image.fromarray((np.clip(a, 0, 1) * 255 + 0.5).astype(np.uint8)).save(path)
 

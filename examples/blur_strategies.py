@@ -29,6 +29,7 @@ Ordering note: JIT-compiling with Halide after an MLIR ExecutionEngine exists in
 end in a double free; compiling every Halide pipeline first avoids the question (``--interleave-compile`` does the
 opposite, to check whether the crash still happens).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -136,18 +137,27 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--size", default=f"{COLS}x{ROWS}", help="input COLSxROWS (default %(default)s)")
-    ap.add_argument("--threads", type=int, default=None,
-                    help="threads for both (sets HL_NUM_THREADS before anything runs; default: all cores)")
-    ap.add_argument("--interleave-compile", action="store_true",
-                    help="create/compile ours before Halide's for each strategy (checks the double-free ordering)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for both (sets HL_NUM_THREADS before anything runs; default: all cores)",
+    )
+    ap.add_argument(
+        "--interleave-compile",
+        action="store_true",
+        help="create/compile ours before Halide's for each strategy (checks the double-free ordering)",
+    )
     args = ap.parse_args(argv)
     if args.threads is not None:
         os.environ["HL_NUM_THREADS"] = str(args.threads)
     cols, rows = (int(v) for v in args.size.lower().split("x"))
     image = synthetic_image(rows, cols)
     expected = blur_numpy(image)
-    print(f"3x3 blur, {rows}x{cols} (rows x cols) float32 input, output {rows - 2}x{cols - 2}; "
-          f"best of {args.rounds} interleaved rounds; threads: {os.environ.get('HL_NUM_THREADS', 'all cores')}")
+    print(
+        f"3x3 blur, {rows}x{cols} (rows x cols) float32 input, output {rows - 2}x{cols - 2}; "
+        f"best of {args.rounds} interleaved rounds; threads: {os.environ.get('HL_NUM_THREADS', 'all cores')}"
+    )
     if halide is None:
         print("the real `halide` package is not installed: halide_mlir alone, checked against numpy")
 
@@ -194,8 +204,9 @@ def main(argv=None) -> int:
                 failures += 1
                 del ours[name]
             else:
-                status.setdefault(name, f"outputs agree (max diff {max(err, nerr):.1e}"
-                                        f"{'' if h is not None else ', numpy only'})")
+                status.setdefault(
+                    name, f"outputs agree (max diff {max(err, nerr):.1e}{'' if h is not None else ', numpy only'})"
+                )
 
     # Timing: interleaved rounds, best of N.
     best = {(name, who): float("inf") for name, _ in STRATEGIES for who in ("halide", "ours")}

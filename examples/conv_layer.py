@@ -26,6 +26,7 @@ halide_mlir is checked (against numpy) and timed, with no peak.
 ``pipeline()`` is the entry point of the ``halide-mlir`` command, e.g.
 ``halide-mlir transform examples/conv_layer.py``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,8 @@ import numpy as np
 import halide_mlir
 
 N, CI, CO, W, H = 5, 128, 128, 100, 80
-VEC = 16                 # f32 lanes of one AVX-512 register
-TILE_W, TILE_H = 4, 5    # the app's AVX-512 tile: 4 vectors of channels × 5 columns = 20 accumulators
+VEC = 16  # f32 lanes of one AVX-512 register
+TILE_W, TILE_H = 4, 5  # the app's AVX-512 tile: 4 vectors of channels × 5 columns = 20 accumulators
 FLOPS = 2 * N * CO * W * H * CI * 9
 
 
@@ -65,11 +66,12 @@ def conv_layer(hl, inp: np.ndarray, filt: np.ndarray, bias: np.ndarray, schedule
 
     if schedule:
         co, ci, xo, xi = hl.Var("co"), hl.Var("ci"), hl.Var("xo"), hl.Var("xi")
-        relu.split(c, co, ci, VEC * TILE_W).split(x, xo, xi, TILE_H).reorder(ci, xi, xo, y, n, co) \
-            .vectorize(ci, VEC).unroll(ci).unroll(xi).parallel(y).parallel(n).parallel(co)
-        conv.compute_at(relu, xo).vectorize(c, VEC).unroll(c).unroll(x).unroll(y) \
-            .update().reorder(c, x, y, r.x, r.y, r.z, n).vectorize(c, VEC).unroll(c).unroll(x).unroll(y) \
-            .unroll(r.x, 2)
+        relu.split(c, co, ci, VEC * TILE_W).split(x, xo, xi, TILE_H).reorder(ci, xi, xo, y, n, co).vectorize(
+            ci, VEC
+        ).unroll(ci).unroll(xi).parallel(y).parallel(n).parallel(co)
+        conv.compute_at(relu, xo).vectorize(c, VEC).unroll(c).unroll(x).unroll(y).update().reorder(
+            c, x, y, r.x, r.y, r.z, n
+        ).vectorize(c, VEC).unroll(c).unroll(x).unroll(y).unroll(r.x, 2)
     return relu, [CO, W, H, N]
 
 
@@ -79,7 +81,7 @@ def conv_layer_numpy(inp: np.ndarray, filt: np.ndarray, bias: np.ndarray) -> np.
     conv = np.broadcast_to(bias.astype(np.float64), (n, h, w, filt.shape[3])).copy()
     for dy in range(3):
         for dx in range(3):
-            conv += inp[:, dy:dy + h, dx:dx + w, :].astype(np.float64) @ filt[:, dy, dx, :].astype(np.float64)
+            conv += inp[:, dy : dy + h, dx : dx + w, :].astype(np.float64) @ filt[:, dy, dx, :].astype(np.float64)
     return np.maximum(conv, 0)
 
 
@@ -88,8 +90,10 @@ def check(a: np.ndarray, b: np.ndarray, name: str) -> int:
     err = np.abs(a - b)
     tol = 1e-4 * np.maximum(np.abs(b), 1.0)
     bad = int((err > tol).sum())
-    print(f"  max |halide_mlir - {name}| = {err.max():.2e} (max |value| {np.abs(b).max():.1f}); "
-          f"{bad} of {b.size} values outside rtol 1e-4; {(b == 0).mean() * 100:.0f}% clamped by the ReLU")
+    print(
+        f"  max |halide_mlir - {name}| = {err.max():.2e} (max |value| {np.abs(b).max():.1f}); "
+        f"{bad} of {b.size} values outside rtol 1e-4; {(b == 0).mean() * 100:.0f}% clamped by the ReLU"
+    )
     return bad
 
 
@@ -121,12 +125,15 @@ def main(argv: list[str]) -> int:
     except ImportError:
         halide = None
     threads = int(os.environ["HL_NUM_THREADS"])
-    print(f"conv_layer: N={N} CI={CI} CO={CO} W={W} H={H} 3x3, bias, ReLU; {FLOPS / 1e9:.2f} GFLOP per run; "
-          f"HL_NUM_THREADS={threads}")
+    print(
+        f"conv_layer: N={N} CI={CI} CO={CO} W={W} H={H} 3x3, bias, ReLU; {FLOPS / 1e9:.2f} GFLOP per run; "
+        f"HL_NUM_THREADS={threads}"
+    )
     peak = None
     if not args.no_peak and halide is not None:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
         from bench.machine import cpu_model, fma_peak_gflops
+
         # measured with Halide before any MLIR engine exists in the process; best of three measurements
         peak = max(fma_peak_gflops(halide, threads) for _ in range(3))
         print(f"  machine: {cpu_model()}; measured f32 FMA peak on {threads} thread(s): {peak:.1f} GFLOP/s")

@@ -8,6 +8,7 @@ image edges), sliced lazily from the input across zarr chunks; the client compil
 chunk code and ships the object code; the two workers link it without MLIR. The result is streamed to a zarr
 store, then checked against a single-machine ``realize`` and numpy.
 """
+
 from __future__ import annotations
 
 import logging
@@ -36,9 +37,13 @@ def main(rows: int = 4096, cols: int = 4096, chunk: int = 1024) -> None:
 
     import halide_mlir.dask as hd
 
-    with tempfile.TemporaryDirectory(prefix="dask_blur-") as d, \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
-                                     silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+    with (
+        tempfile.TemporaryDirectory(prefix="dask_blur-") as d,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         image = np.random.default_rng(0).random((rows, cols), dtype=np.float32)
         src = zarr.open_array(f"{d}/in.zarr", mode="w", shape=image.shape, chunks=(1000, 1000), dtype=image.dtype)
         src[...] = image
@@ -47,8 +52,10 @@ def main(rows: int = 4096, cols: int = 4096, chunk: int = 1024) -> None:
         blur = blur3(inp)
         t = time.perf_counter()
         out = hd.realize(blur, [cols, rows], (chunk, chunk), inputs={inp: src}, client=client)
-        print(f"graph of {out.npartitions} tasks, {hd.stats['compiles']} compiled kernels: "
-              f"{time.perf_counter() - t:.2f} s")
+        print(
+            f"graph of {out.npartitions} tasks, {hd.stats['compiles']} compiled kernels: "
+            f"{time.perf_counter() - t:.2f} s"
+        )
         t = time.perf_counter()
         da.to_zarr(out, f"{d}/out.zarr")
         print(f"realized to zarr on 2 workers: {time.perf_counter() - t:.2f} s")
@@ -59,8 +66,10 @@ def main(rows: int = 4096, cols: int = 4096, chunk: int = 1024) -> None:
         p = np.pad(image, 1, mode="edge")
         bx = (p[:, :-2] + p[:, 1:-1] + p[:, 2:]) / np.float32(3)
         reference = (bx[:-2] + bx[1:-1] + bx[2:]) / np.float32(3)
-        print(f"max |dask - realize| = {np.abs(result - local).max():.2g}, "
-              f"max |dask - numpy| = {np.abs(result - reference).max():.2g}")
+        print(
+            f"max |dask - realize| = {np.abs(result - local).max():.2g}, "
+            f"max |dask - numpy| = {np.abs(result - reference).max():.2g}"
+        )
         if not (np.array_equal(result, local) and np.allclose(result, reference, rtol=1e-6, atol=1e-6)):
             sys.exit("MISMATCH: the Dask result differs from the single-machine realize or from numpy")
 

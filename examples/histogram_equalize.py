@@ -20,6 +20,7 @@ are timed (best of N after a warm-up) and the result is written to OUT.png (defa
 ``pipeline()`` is the entry point of the ``halide-mlir`` command, e.g.
 ``halide-mlir payload examples/histogram_equalize.py``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -45,11 +46,13 @@ def synthetic_image(rows: int = ROWS, cols: int = COLS, seed: int = 0) -> np.nda
 
 def load_png(path: str) -> np.ndarray:
     from PIL import Image
+
     return np.ascontiguousarray(np.asarray(Image.open(path).convert("L"), dtype=np.uint8))
 
 
 def save_png(path: str, a: np.ndarray) -> None:
     from PIL import Image
+
     Image.fromarray(a).save(path)
 
 
@@ -113,8 +116,10 @@ def main(argv: list[str]) -> None:
     image = load_png(argv[1]) if len(argv) > 1 else synthetic_image(256, 384) if small else synthetic_image()
     out_path = argv[2] if len(argv) > 2 else "histeq_out.png"
     src = argv[1] if len(argv) > 1 else "synthetic low-contrast image"
-    print(f"histogram equalization: {src}, {image.shape[0]}x{image.shape[1]} (rows x cols) u8, "
-          f"values in [{image.min()}, {image.max()}]")
+    print(
+        f"histogram equalization: {src}, {image.shape[0]}x{image.shape[1]} (rows x cols) u8, "
+        f"values in [{image.min()}, {image.max()}]"
+    )
 
     f, sizes = equalize(halide_mlir, image)
     t = time.perf_counter()
@@ -123,8 +128,10 @@ def main(argv: list[str]) -> None:
     ref = equalize_numpy(image)
     assert result.shape == ref.shape and result.dtype == ref.dtype, (result.shape, result.dtype)
     nbad = int((result != ref).sum())
-    print(f"  halide_mlir vs numpy: {nbad} of {ref.size} pixels differ   (first realize incl. compilation: "
-          f"{compile_s:.2f} s)")
+    print(
+        f"  halide_mlir vs numpy: {nbad} of {ref.size} pixels differ   (first realize incl. compilation: "
+        f"{compile_s:.2f} s)"
+    )
     assert nbad == 0, "halide_mlir result differs from numpy"
     print(f"  output values in [{result.min()}, {result.max()}]")
 

@@ -15,6 +15,7 @@ the result. A schedule halide_mlir refuses would print "not supported yet: <the 
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command (``halide-mlir transform examples/lesson_08.py``).
 """
+
 from __future__ import annotations
 
 import sys
@@ -39,6 +40,7 @@ def algorithm(hl, tag: str):
 
 
 # --- the schedules: (tag, the schedule as the lesson writes it, function applying it, sizes) -----------------
+
 
 def default(hl, producer, consumer, x, y):
     pass  # producer is inlined into consumer
@@ -79,6 +81,7 @@ def mixed(hl, producer, consumer, x, y):
 
 # Variants: the same loop structures on the consumer, the producer inline or at the root.
 
+
 def tile_inline(hl, producer, consumer, x, y):
     x_outer, y_outer, x_inner, y_inner = hl.Var("x_outer"), hl.Var("y_outer"), hl.Var("x_inner"), hl.Var("y_inner")
     consumer.tile(x, y, x_outer, y_outer, x_inner, y_inner, 2, 2)
@@ -107,22 +110,46 @@ SCHEDULES = [
     ("default", "(inline)", default, [SMALL, MEDIUM]),
     ("root", "producer.compute_root()", root, [SMALL, MEDIUM]),
     ("y", "producer.compute_at(consumer, y)", compute_at_y, [SMALL, MEDIUM]),
-    ("store_root_compute_y", "producer.store_root(); producer.compute_at(consumer, y)", store_root_compute_at_y,
-     [SMALL, MEDIUM]),
-    ("store_root_compute_x", "producer.store_root().compute_at(consumer, x)", store_root_compute_at_x,
-     [SMALL, MEDIUM]),
-    ("tile", "consumer.tile(x, y, x_outer, y_outer, x_inner, y_inner, 2, 2); "
-             "producer.compute_at(consumer, x_outer)", tile_compute_at, [SMALL, MEDIUM]),
-    ("mixed", "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4); producer.store_at(consumer, yo)"
-              ".compute_at(consumer, yi).vectorize(x, 4)", mixed, [LESSON_MIXED, MEDIUM]),
-    ("tile_inline", "consumer.tile(x, y, x_outer, y_outer, x_inner, y_inner, 2, 2)", tile_inline,
-     [SMALL, MEDIUM]),
-    ("tile_splits_root", "consumer.split(x, ..., 2).split(y, ..., 2).reorder(x_inner, y_inner, x_outer, y_outer); "
-                         "producer.compute_root()", tile_as_splits_root, [SMALL, MEDIUM]),
-    ("mixed_root", "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4); "
-                   "producer.compute_root().vectorize(x, 4)", mixed_root, [LESSON_MIXED, MEDIUM]),
-    ("mixed_inline", "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4)", mixed_inline,
-     [LESSON_MIXED, MEDIUM]),
+    (
+        "store_root_compute_y",
+        "producer.store_root(); producer.compute_at(consumer, y)",
+        store_root_compute_at_y,
+        [SMALL, MEDIUM],
+    ),
+    ("store_root_compute_x", "producer.store_root().compute_at(consumer, x)", store_root_compute_at_x, [SMALL, MEDIUM]),
+    (
+        "tile",
+        "consumer.tile(x, y, x_outer, y_outer, x_inner, y_inner, 2, 2); producer.compute_at(consumer, x_outer)",
+        tile_compute_at,
+        [SMALL, MEDIUM],
+    ),
+    (
+        "mixed",
+        "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4); producer.store_at(consumer, yo)"
+        ".compute_at(consumer, yi).vectorize(x, 4)",
+        mixed,
+        [LESSON_MIXED, MEDIUM],
+    ),
+    ("tile_inline", "consumer.tile(x, y, x_outer, y_outer, x_inner, y_inner, 2, 2)", tile_inline, [SMALL, MEDIUM]),
+    (
+        "tile_splits_root",
+        "consumer.split(x, ..., 2).split(y, ..., 2).reorder(x_inner, y_inner, x_outer, y_outer); "
+        "producer.compute_root()",
+        tile_as_splits_root,
+        [SMALL, MEDIUM],
+    ),
+    (
+        "mixed_root",
+        "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4); producer.compute_root().vectorize(x, 4)",
+        mixed_root,
+        [LESSON_MIXED, MEDIUM],
+    ),
+    (
+        "mixed_inline",
+        "consumer.split(y, yo, yi, 16).parallel(yo).vectorize(x, 4)",
+        mixed_inline,
+        [LESSON_MIXED, MEDIUM],
+    ),
 ]
 
 
@@ -140,7 +167,7 @@ def pipeline():
 def numpy_reference(size) -> np.ndarray:
     """The lesson's formulas in numpy: sqrt of the int32 product as float32, the four taps summed in order."""
     w, h = size
-    ys, xs = np.mgrid[0:h + 1, 0:w + 1].astype(np.int32)
+    ys, xs = np.mgrid[0 : h + 1, 0 : w + 1].astype(np.int32)
     p = np.sqrt((xs * ys).astype(np.float32))
     return p[:-1, :-1] + p[1:, :-1] + p[:-1, 1:] + p[1:, 1:]
 
@@ -177,8 +204,7 @@ def main() -> int:
                 reference[size] = ours
             parts = []
             if size not in reference:  # default not computed at this size yet
-                reference[size] = np.asarray(scheduled(hl, f"default_{size[0]}x{size[1]}",
-                                                       default).realize(list(size)))
+                reference[size] = np.asarray(scheduled(hl, f"default_{size[0]}x{size[1]}", default).realize(list(size)))
             ok_default, why_default = compare(ours, reference[size])
             ok_numpy, why_numpy = compare(ours, numpy_reference(size))
             parts.append(f"vs numpy {why_numpy}")
@@ -190,8 +216,7 @@ def main() -> int:
                 parts.append(f"vs Halide 21 {why_halide}")
                 ok = ok and ok_halide
             failures += not ok
-            verdicts.append(f"{size[0]}x{size[1]} {'OK' if ok else 'MISMATCH'} "
-                            f"({', '.join(p for p in parts if p)})")
+            verdicts.append(f"{size[0]}x{size[1]} {'OK' if ok else 'MISMATCH'} ({', '.join(p for p in parts if p)})")
         print("  " + "; ".join(verdicts))
         consumer.print_loop_nest()
     print("=" * 50)

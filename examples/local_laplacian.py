@@ -27,6 +27,7 @@ step on < 0.1% of the values (measured at 1536x2560 against Halide: max 267, 0.4
 
 ``pipeline()`` is the entry point of the ``halide-mlir`` command.
 """
+
 from __future__ import annotations
 
 import sys
@@ -54,12 +55,14 @@ def synthetic_image(rows: int = ROWS, cols: int = COLS, seed: int = 0) -> np.nda
 
 def load_png(path: str) -> np.ndarray:
     from PIL import Image
-    a = np.asarray(Image.open(path).convert("RGB"), dtype=np.uint16) * 257   # 8-bit -> 16-bit
+
+    a = np.asarray(Image.open(path).convert("RGB"), dtype=np.uint16) * 257  # 8-bit -> 16-bit
     return np.ascontiguousarray(a.transpose(2, 0, 1))
 
 
 def save_png(path: str, result: np.ndarray) -> None:
     from PIL import Image
+
     Image.fromarray((result.transpose(1, 2, 0) >> 8).astype(np.uint8)).save(path)
 
 
@@ -74,11 +77,16 @@ def local_laplacian(hl, image: np.ndarray, levels: int = 8, alpha: float = 1.0, 
     def downsample(f, rest):
         counter[0] += 1
         downx, downy = hl.Func(f"downx{counter[0]}"), hl.Func(f"downy{counter[0]}")
-        downx[(x, y) + rest] = (f[(2 * x - 1, y) + rest] + 3.0 * (f[(2 * x, y) + rest] + f[(2 * x + 1, y) + rest]) +
-                                f[(2 * x + 2, y) + rest]) / 8.0
-        downy[(x, y) + rest] = (downx[(x, 2 * y - 1) + rest] + 3.0 * (downx[(x, 2 * y) + rest] +
-                                                                      downx[(x, 2 * y + 1) + rest]) +
-                                downx[(x, 2 * y + 2) + rest]) / 8.0
+        downx[(x, y) + rest] = (
+            f[(2 * x - 1, y) + rest]
+            + 3.0 * (f[(2 * x, y) + rest] + f[(2 * x + 1, y) + rest])
+            + f[(2 * x + 2, y) + rest]
+        ) / 8.0
+        downy[(x, y) + rest] = (
+            downx[(x, 2 * y - 1) + rest]
+            + 3.0 * (downx[(x, 2 * y) + rest] + downx[(x, 2 * y + 1) + rest])
+            + downx[(x, 2 * y + 2) + rest]
+        ) / 8.0
         return downy
 
     def upsample(f, rest):
@@ -173,11 +181,12 @@ def local_laplacian(hl, image: np.ndarray, levels: int = 8, alpha: float = 1.0, 
 # Halide's Funcs are defined everywhere; numpy arrays are not, so each pyramid level is computed over the region
 # its consumers read (``need``), an array with its origin: (values [..., y, x], x0, y0).
 
-def _down(a, b):   # x in [a, b) of a level reads [2a - 1, 2b] of the finer one
+
+def _down(a, b):  # x in [a, b) of a level reads [2a - 1, 2b] of the finer one
     return 2 * a - 1, 2 * b + 1
 
 
-def _up(a, b):     # x in [a, b) of a level reads [a // 2 - 1, (b - 1) // 2 + 1] of the coarser one
+def _up(a, b):  # x in [a, b) of a level reads [a // 2 - 1, (b - 1) // 2 + 1] of the coarser one
     return a // 2 - 1, (b - 1) // 2 + 2
 
 
@@ -196,35 +205,51 @@ def _take(f, xs, ys):
 def _downsample_np(f, r):
     x0, x1, y0, y1 = r
     xs, ys = np.arange(x0, x1), np.arange(2 * y0 - 1, 2 * y1 + 1)
-    dx = (_take(f, 2 * xs - 1, ys) + 3.0 * (_take(f, 2 * xs, ys) + _take(f, 2 * xs + 1, ys)) +
-          _take(f, 2 * xs + 2, ys)) / 8.0
+    dx = (
+        _take(f, 2 * xs - 1, ys) + 3.0 * (_take(f, 2 * xs, ys) + _take(f, 2 * xs + 1, ys)) + _take(f, 2 * xs + 2, ys)
+    ) / 8.0
     dx = (dx, x0, 2 * y0 - 1)
     xs, ys = np.arange(x0, x1), np.arange(y0, y1)
-    return ((_take(dx, xs, 2 * ys - 1) + 3.0 * (_take(dx, xs, 2 * ys) + _take(dx, xs, 2 * ys + 1)) +
-             _take(dx, xs, 2 * ys + 2)) / 8.0, x0, y0)
+    return (
+        (
+            _take(dx, xs, 2 * ys - 1)
+            + 3.0 * (_take(dx, xs, 2 * ys) + _take(dx, xs, 2 * ys + 1))
+            + _take(dx, xs, 2 * ys + 2)
+        )
+        / 8.0,
+        x0,
+        y0,
+    )
 
 
 def _upsample_np(f, r):
     x0, x1, y0, y1 = r
     xs, ys = np.arange(x0, x1), np.arange(y0 // 2 - 1, (y1 - 1) // 2 + 2)
-    ux = (np.float32(0.25) * _take(f, xs // 2 - 1 + 2 * (xs % 2), ys) + np.float32(0.75) * _take(f, xs // 2, ys),
-          x0, y0 // 2 - 1)
+    ux = (
+        np.float32(0.25) * _take(f, xs // 2 - 1 + 2 * (xs % 2), ys) + np.float32(0.75) * _take(f, xs // 2, ys),
+        x0,
+        y0 // 2 - 1,
+    )
     xs, ys = np.arange(x0, x1), np.arange(y0, y1)
-    return (np.float32(0.25) * _take(ux, xs, ys // 2 - 1 + 2 * (ys % 2)) + np.float32(0.75) * _take(ux, xs, ys // 2),
-            x0, y0)
+    return (
+        np.float32(0.25) * _take(ux, xs, ys // 2 - 1 + 2 * (ys % 2)) + np.float32(0.75) * _take(ux, xs, ys // 2),
+        x0,
+        y0,
+    )
 
 
-def local_laplacian_numpy(image: np.ndarray, levels: int = 8, alpha: float = 1.0, beta: float = 1.0,
-                          J: int = 8) -> np.ndarray:
+def local_laplacian_numpy(
+    image: np.ndarray, levels: int = 8, alpha: float = 1.0, beta: float = 1.0, J: int = 8
+) -> np.ndarray:
     """The published algorithm (Paris et al. 2011, as Halide's app computes it) in numpy, for checking."""
     f32 = np.float32
     channels, rows, cols = image.shape
     alpha, beta = f32(alpha), f32(beta)
-    out_r = [(0, cols, 0, rows)]                       # what each level of the output pyramids must cover
+    out_r = [(0, cols, 0, rows)]  # what each level of the output pyramids must cover
     for _ in range(1, J):
         r = out_r[-1]
         out_r.append(_up(r[0], r[1]) + _up(r[2], r[3]))
-    need = [out_r[J - 1]]                             # ... and each level of the input pyramids
+    need = [out_r[J - 1]]  # ... and each level of the input pyramids
     for j in range(J - 2, -1, -1):
         r = need[0]
         need.insert(0, _hull(out_r[j], _down(r[0], r[1]) + _down(r[2], r[3])))
@@ -255,15 +280,17 @@ def local_laplacian_numpy(image: np.ndarray, levels: int = 8, alpha: float = 1.0
         lvl = _take(in_g[j], xs, ys) * f32(levels - 1)
         li = np.clip(lvl.astype(np.int32), 0, levels - 2)
         lf = lvl - li.astype(f32)
-        out_l = (f32(1.0) - lf) * np.take_along_axis(lap, li[None], 0)[0] + \
-            lf * np.take_along_axis(lap, li[None] + 1, 0)[0]
+        out_l = (f32(1.0) - lf) * np.take_along_axis(lap, li[None], 0)[0] + lf * np.take_along_axis(
+            lap, li[None] + 1, 0
+        )[0]
         out_g = (out_l if out_g is None else _upsample_np(out_g, out_r[j])[0] + out_l, x0, y0)
 
     eps = f32(0.01)
     x0, x1, y0, y1 = out_r[0]
     g0 = _take(gray, np.arange(x0, x1), np.arange(y0, y1))
-    color = out_g[0] * (_take((clamped, need[0][0], need[0][2]), np.arange(x0, x1), np.arange(y0, y1)) + eps) / \
-        (g0 + eps)
+    color = (
+        out_g[0] * (_take((clamped, need[0][0], need[0][2]), np.arange(x0, x1), np.arange(y0, y1)) + eps) / (g0 + eps)
+    )
     return (np.clip(color, f32(0.0), f32(1.0)) * f32(65535.0)).astype(np.uint16)
 
 
@@ -275,8 +302,10 @@ def pipeline():
 def check(result: np.ndarray, ref: np.ndarray, name: str) -> None:
     diff = np.abs(ref.astype(np.int32) - result.astype(np.int32))
     big = int((diff > 2).sum())
-    print(f"  |halide_mlir - {name}|: max {diff.max()} (of 65535), {int((diff > 0).sum())} of {diff.size} "
-          f"values differ, {big} by more than 2, mean {diff.mean():.2e}")
+    print(
+        f"  |halide_mlir - {name}|: max {diff.max()} (of 65535), {int((diff > 0).sum())} of {diff.size} "
+        f"values differ, {big} by more than 2, mean {diff.mean():.2e}"
+    )
     # The pipeline is float, and rounding differs here and there (FMAs, exp). Where an ulp crosses an integer step
     # of the LUT index (int(gray * 7 * 256)) the remapped value moves by one LUT entry (alpha / 256 ~ 0.0039,
     # i.e. ~256 of 65535) and that difference travels through the pyramids. So: at most about one LUT step
@@ -287,6 +316,7 @@ def check(result: np.ndarray, ref: np.ndarray, name: str) -> None:
 
 def main(argv: list[str]) -> None:
     import warnings
+
     # Halide's "float literal will be interpreted as float32" notes for 0.299 etc.: that is what we mean
     warnings.filterwarnings("ignore", category=RuntimeWarning, message="The floating-point value")
     small = "--small" in argv
@@ -294,8 +324,10 @@ def main(argv: list[str]) -> None:
     image = load_png(args[0]) if args else (synthetic_image(384, 640) if small else synthetic_image())
     out_path = args[1] if len(args) > 1 else "local_laplacian_out.png"
     src = args[0] if args else "synthetic image"
-    print(f"local laplacian (levels=8, J=8, alpha=1, beta=1): {src}, 3 channels of {image.shape[1]}x{image.shape[2]} "
-          f"(rows x cols) u16")
+    print(
+        f"local laplacian (levels=8, J=8, alpha=1, beta=1): {src}, 3 channels of {image.shape[1]}x{image.shape[2]} "
+        f"(rows x cols) u16"
+    )
 
     f, sizes = local_laplacian(halide_mlir, image)
     t = time.perf_counter()

@@ -1,4 +1,5 @@
 """``python -m halide_mlir STAGE FILE.py``: the same as the ``halide-mlir`` command."""
+
 import sys
 
 from .cli import main

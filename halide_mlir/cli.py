@@ -8,6 +8,7 @@ realize, the checks, the benchmarks) does not run; then ``pipeline()`` is called
 ``--func NAME`` picks another Func of the pipeline by name (any Func reachable from the output, or a module-level
 Func); ``--sizes`` overrides the sizes (comma-separated, Halide's order: x first).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="halide-mlir",
         description="Print one compilation stage of a halide_mlir pipeline. FILE.py must define pipeline() "
-                    "returning (output_func, sizes).",
+        "returning (output_func, sizes).",
         epilog="stages:\n" + "\n".join(f"  {k:<10} {v}" for k, v in STAGES.items()),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("stage", choices=list(STAGES), metavar="STAGE", help="|".join(STAGES))
     parser.add_argument("file", metavar="FILE.py", help="Python file defining pipeline()")
     parser.add_argument("--func", metavar="NAME", help="print this Func of the pipeline instead of the output")
@@ -41,8 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.sizes:
             sizes = parse_sizes(args.sizes)
         if len(sizes) != func.dimensions():
-            raise UsageError(f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
-                             f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension")
+            raise UsageError(
+                f"Func '{func.name()}' has {func.dimensions()} dimensions but {len(sizes)} sizes "
+                f"were given ({','.join(map(str, sizes))}); pass --sizes with one per dimension"
+            )
         text = stages(func, sizes).text(args.stage)
     except UsageError as e:
         print(f"halide-mlir: error: {e}", file=sys.stderr)

@@ -10,6 +10,7 @@ each step and its time to stderr (the ``halide_mlir.driver`` logger).
 
 Data flows one way: lang (the user's program) → analysis → codegen → runtime; only this module sees them all.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -111,17 +112,17 @@ def front_end(func: Func, memoized: bool = False) -> Pipeline:
         if p is not None:
             return p
     step = _Timer()
-    pipeline = build_pipeline(func, memoized)   # stages in realization order, inline Funcs substituted
+    pipeline = build_pipeline(func, memoized)  # stages in realization order, inline Funcs substituted
     step("pipeline")
-    place_inline_reductions(pipeline)    # an unscheduled reduction goes to its consumer's loop, as in Halide
-    check_schedules(pipeline)            # the schedule as the user wrote it: Halide's rules and messages
-    memoize.warn_async(pipeline)         # async_/ring_buffer run synchronously (same values)
-    check_compute_with(pipeline)         # compute_with: Halide's rules and messages
-    print_schedule_warnings(func)        # Halide's warnings about it (stdout, as Halide's)
-    hoist_from_loops(pipeline)           # what codegen can't compute at a consumer's loop goes to the root
+    place_inline_reductions(pipeline)  # an unscheduled reduction goes to its consumer's loop, as in Halide
+    check_schedules(pipeline)  # the schedule as the user wrote it: Halide's rules and messages
+    memoize.warn_async(pipeline)  # async_/ring_buffer run synchronously (same values)
+    check_compute_with(pipeline)  # compute_with: Halide's rules and messages
+    print_schedule_warnings(func)  # Halide's warnings about it (stdout, as Halide's)
+    hoist_from_loops(pipeline)  # what codegen can't compute at a consumer's loop goes to the root
     step("placement")
     if hit is None or hit[0] is not func:
-        for k in [k for k in _front_ends if k[:2] != key[:2]]:   # (both versions of one Func stay)
+        for k in [k for k in _front_ends if k[:2] != key[:2]]:  # (both versions of one Func stay)
             del _front_ends[k]
         hit = _front_ends[key] = (func, pipeline.specializations, {})
     hit[2][specialization_path(pipeline.specializations)] = pipeline
@@ -130,9 +131,11 @@ def front_end(func: Func, memoized: bool = False) -> Pipeline:
 
 # --- the whole order -----------------------------------------------------------------------------------------
 
+
 class StageTexts:
     """The stages by name (tests and lit's Inputs/hl_stage.py), from ``text(step)``; ``ASSEMBLY``: the step
     whose text is the machine code (CPU assembly, or a GPU pipeline's PTX)."""
+
     ASSEMBLY = "asm"
 
     def text(self, step: str) -> str:
@@ -154,6 +157,7 @@ class StageTexts:
 @dataclass
 class Compilation(StageTexts):
     """One pipeline at one output region, compiled as far as text: the later steps run on demand."""
+
     plan: PipelinePlan
     payload: str
     transform: str
@@ -167,8 +171,9 @@ class Compilation(StageTexts):
         if step in ("payload", "transform"):
             return getattr(self, step)
         if step in ("scheduled", "bufferized", "lowered"):
-            return str(lower_to_llvm(jit.new_context(), self.payload, self.transform, compile_settings()[0],
-                                     until=step))
+            return str(
+                lower_to_llvm(jit.new_context(), self.payload, self.transform, compile_settings()[0], until=step)
+            )
         if step == "llvm":
             return jit.translate_to_llvm_ir(self.text("lowered"))
         if step == "asm":
@@ -181,34 +186,34 @@ class Compilation(StageTexts):
         return self.text("llvm")
 
 
-def compile_pipeline(func: Func, region: Region, auto_vector: bool = True,
-                     scalar_funcs: frozenset = frozenset(), memoized: bool = False) -> Compilation:
+def compile_pipeline(
+    func: Func, region: Region, auto_vector: bool = True, scalar_funcs: frozenset = frozenset(), memoized: bool = False
+) -> Compilation:
     """Every step up to the text of the payload and the transform script; ``auto_vector``: vectorize the Funcs
     the user did not (analysis/vectorize.py), except ``scalar_funcs``; ``memoized``: see front_end."""
     pipeline = front_end(func, memoized)
-    _gpu().check_cpu_storage(pipeline)   # store_in is honored on GPU stages only
+    _gpu().check_cpu_storage(pipeline)  # store_in is honored on GPU stages only
     step = _Timer()
-    bounded: Bounded = step("bounds", infer_bounds(pipeline, region))      # regions; inputs cover their reads
-    plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))   # every schedule decision, per stage
-    payload = step("payload", build_payload(plan))                          # linalg.generic per stage, on tensors
-    transform = step("transform", build_transform(plan))                    # the schedule as transform ops
+    bounded: Bounded = step("bounds", infer_bounds(pipeline, region))  # regions; inputs cover their reads
+    plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))  # every schedule decision, per stage
+    payload = step("payload", build_payload(plan))  # linalg.generic per stage, on tensors
+    transform = step("transform", build_transform(plan))  # the schedule as transform ops
     return Compilation(plan, payload, transform)
 
 
-def lower_to_llvm(ctx: ir.Context, payload: str, transform: str, threads: int,
-                  until: str | None = None) -> ir.Module:
+def lower_to_llvm(ctx: ir.Context, payload: str, transform: str, threads: int, until: str | None = None) -> ir.Module:
     """The MLIR half, in order; ``until`` ("scheduled", "bufferized") stops early and returns that module."""
     step = _Timer()
-    module, script = jit.apply_schedule(ctx, payload, transform)   # the transform interpreter runs the script
+    module, script = jit.apply_schedule(ctx, payload, transform)  # the transform interpreter runs the script
     if trace.CALL_PREFIX in payload:
         with ctx:
-            trace.erase_fused_originals(module)   # (they print: MLIR keeps them though their results are unused)
+            trace.erase_fused_originals(module)  # (they print: MLIR keeps them though their results are unused)
     if step("scheduled") is None and until == "scheduled":
         return module
-    jit.bufferize(ctx, module, script)    # one-shot-bufferize, strided reads, i32 gathers, @halide_unroll
+    jit.bufferize(ctx, module, script)  # one-shot-bufferize, strided reads, i32 gathers, @halide_unroll
     if step("bufferized") is None and until == "bufferized":
         return module
-    jit.lower(ctx, module, threads)       # codegen/lowering.py's passes → the LLVM dialect
+    jit.lower(ctx, module, threads)  # codegen/lowering.py's passes → the LLVM dialect
     step("lowered")
     return module
 
@@ -235,20 +240,31 @@ def compile(func: Func, region: Region, arg_types: list[str], memoized: bool = F
             break
         except InternalError as e:
             error = error or e
-            culprits = {s.func for s in stages for site in [s.func._definition().site, *(u.site for u in s.updates)]
-                        if site is not None and (site.file, site.line) in e.locations} - scalar
+            culprits = {
+                s.func
+                for s in stages
+                for site in [s.func._definition().site, *(u.site for u in s.updates)]
+                if site is not None and (site.file, site.line) in e.locations
+            } - scalar
             scalar |= culprits
-            retry = compile_pipeline(func, region, scalar_funcs=frozenset(scalar), memoized=memoized) \
-                if culprits else compile_pipeline(func, region, auto_vector=False, memoized=memoized)
+            retry = (
+                compile_pipeline(func, region, scalar_funcs=frozenset(scalar), memoized=memoized)
+                if culprits
+                else compile_pipeline(func, region, auto_vector=False, memoized=memoized)
+            )
             if retry.transform == compilation.transform:
                 raise
             compilation = retry
     if error is not None:
         names = [s.name for s in stages if s.func in scalar] or ["every Func"]
-        warnings.warn(AutoVectorizeWarning(
-            f"{user_site()}: auto-vectorization failed in the pipeline of Func '{func.name()}'; "
-            f"{', '.join(names)} run{'s' if len(names) == 1 else ''} without it (schedule a vectorize() to see the "
-            f"error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{error}"), stacklevel=3)
+        warnings.warn(
+            AutoVectorizeWarning(
+                f"{user_site()}: auto-vectorization failed in the pipeline of Func '{func.name()}'; "
+                f"{', '.join(names)} run{'s' if len(names) == 1 else ''} without it (schedule a vectorize() to see the "
+                f"error, or set HALIDE_MLIR_AUTO_VECTORIZE=0):\n{error}"
+            ),
+            stacklevel=3,
+        )
     return compiled
 
 
@@ -266,11 +282,13 @@ def stages(func: Func, sizes: Sequence[int], mins: Sequence[int] | None = None) 
 
 def _gpu():
     from .analysis import gpu
+
     return gpu
 
 
 def _gpu_driver():
     from . import driver_gpu
+
     return driver_gpu
 
 
@@ -287,8 +305,9 @@ def pipeline_text(pipeline: Pipeline) -> str:
     lines = []
     for s in pipeline.stages:
         level = s.compute if s.func is not pipeline.output else None
-        where = "output" if level is None else level.kind if level.func is None else \
-            f"at {level.func.name()}.{level.var}"
+        where = (
+            "output" if level is None else level.kind if level.func is None else f"at {level.func.name()}.{level.var}"
+        )
         moved = f" (scheduled at {s.hoisted_from.func.name()}.{s.hoisted_from.var})" if s.hoisted_from else ""
         lines.append(f"{s.name}: {where}{moved}; consumers: {', '.join(c.name for c in s.consumers) or '-'}")
     return "\n".join(lines)
@@ -318,8 +337,10 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     target = None
     if rest:
         if len(rest) != 1 or not isinstance(rest[0], Target):
-            raise HalideError(f"{user_site()}: realize takes a list of sizes or a Buffer (and optionally a Target), "
-                              f"e.g. f.realize([w, h])")
+            raise HalideError(
+                f"{user_site()}: realize takes a list of sizes or a Buffer (and optionally a Target), "
+                f"e.g. f.realize([w, h])"
+            )
         target = rest[0]
     repeat_key = given = None
     kind = type(sizes)
@@ -339,8 +360,8 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
-    check_constraints(p.inputs)          # dim(i).set_bounds/set_stride of the ImageParams (lang/constraints.py)
-    if _gpu().uses_gpu(p):   # GPU schedules: Halide's error on a CPU target, else the CUDA backend
+    check_constraints(p.inputs)  # dim(i).set_bounds/set_stride of the ImageParams (lang/constraints.py)
+    if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         if 0 not in region.extents:
             _gpu_driver().realize(func, outs, region, target, copy_back=given is None)
@@ -348,7 +369,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
     memoized = _memoized_funcs(func, _memoizing)
-    if memoized:   # memoized Funcs are inputs, computed (or found in the cache) first
+    if memoized:  # memoized Funcs are inputs, computed (or found in the cache) first
         p = _bind_memoized(func, p, region)
     settings = compile_settings()
     key = (id(func), generation[0], bool(memoized), region, input_signature(p), *settings)
@@ -356,17 +377,20 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     compiled = ref() if ref is not None else None
     if compiled is None:
         inputs = [input_buffer(h) for h in p.inputs]
-        arg_types = ["memref"] * len(inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
-                                                  for prm in p.params] + ["memref"] * len(outs)
+        arg_types = (
+            ["memref"] * len(inputs)
+            + [prm.type().mlir if not prm.type().is_bool() else "i8" for prm in p.params]
+            + ["memref"] * len(outs)
+        )
         compiled = compile(func, region, arg_types, bool(memoized))
-        if len(_compiled) >= 4 * MAX_REPEATS:   # stale keys (older generations, evicted engines)
+        if len(_compiled) >= 4 * MAX_REPEATS:  # stale keys (older generations, evicted engines)
             for k in [k for k, r in _compiled.items() if r() is None or k[1] != generation[0]]:
                 del _compiled[k]
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
     if repeat_key is not None and not p.specializations and not memoized:
-        if len(_repeats) >= MAX_REPEATS:   # stale entries (older generations) are never looked up again
+        if len(_repeats) >= MAX_REPEATS:  # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
     return result

@@ -5,6 +5,7 @@ then analysis/gpu.py's kernels, the payload (codegen/payload.py, unchanged), the
 (codegen/gpu.py), and runtime/gpu_jit.py's MLIR steps down to PTX; runtime/cuda.py runs it through the CUDA driver.
 Like driver.py this module sees every layer; driver.py calls it where a target has a GPU feature.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,18 +42,32 @@ class GpuCompilation(driver.StageTexts):
         if step == "pipeline":
             return driver.pipeline_text(self.plan.pipeline)
         if step == "plan":
-            return self.plan.text() + "\n" + "\n".join(
-                f"kernel {k.name}: block tiles {list(k.block_tiles)} {list(k.block_mapping)}, thread tiles "
-                f"{list(k.thread_tiles)} {list(k.thread_mapping)}, block dims {list(k.block_dims)}"
-                for k in self.kernels)
+            return (
+                self.plan.text()
+                + "\n"
+                + "\n".join(
+                    f"kernel {k.name}: block tiles {list(k.block_tiles)} {list(k.block_mapping)}, thread tiles "
+                    f"{list(k.thread_tiles)} {list(k.thread_mapping)}, block dims {list(k.block_dims)}"
+                    for k in self.kernels
+                )
+            )
         if step in ("payload", "transform"):
             return getattr(self, step)
         if step in ("scheduled", "bufferized", "outlined", "lowered"):
-            return str(gpu_jit.lower(jit.new_context(), self.payload, self.transform, self.kernel_names,
-                                     self.capability, until=None if step == "lowered" else step))
+            return str(
+                gpu_jit.lower(
+                    jit.new_context(),
+                    self.payload,
+                    self.transform,
+                    self.kernel_names,
+                    self.capability,
+                    until=None if step == "lowered" else step,
+                )
+            )
         if step in ("ptx", "asm"):
-            return gpu_jit.ptx_text(gpu_jit.lower(jit.new_context(), self.payload, self.transform,
-                                                  self.kernel_names, self.capability))
+            return gpu_jit.ptx_text(
+                gpu_jit.lower(jit.new_context(), self.payload, self.transform, self.kernel_names, self.capability)
+            )
         raise HalideError(f"the {step!r} step is a CPU step; a GPU pipeline prints {', '.join(GPU_STEPS)}")
 
     def ptx(self) -> str:
@@ -74,8 +89,9 @@ def compile_pipeline(func, region: Region, target, device: bool = False) -> GpuC
     bounded = infer_bounds(pipeline, region)
     plan = plan_stages(bounded, auto_vector=False)
     kernels = plan_kernels(plan)
-    return GpuCompilation(plan, kernels, build_payload(plan), build_gpu_transform(kernels),
-                          capability_of(target, device))
+    return GpuCompilation(
+        plan, kernels, build_payload(plan), build_gpu_transform(kernels), capability_of(target, device)
+    )
 
 
 def realize_on_host(func, sizes, target=None):
@@ -85,14 +101,18 @@ def realize_on_host(func, sizes, target=None):
     where no GPU is present (tests, the fuzzer); not the mapping to the GPU's ids, the barriers or the PTX."""
     from .lang.target import Target
     from .runtime import realize as run
+
     outs, region = run.output_buffers(func, sizes)
     target = target or Target("host-cuda")
     c = compile_pipeline(func, region, target)
     payload = re.sub(r" \{memory_space = #gpu\.address_space<\w+>\}", "", c.payload)
     transform = build_gpu_transform(c.kernels, host=True)
     p = driver.front_end(func)
-    arg_types = ["memref"] * len(p.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
-                                              for prm in p.params] + ["memref"] * len(outs)
+    arg_types = (
+        ["memref"] * len(p.inputs)
+        + [prm.type().mlir if not prm.type().is_bool() else "i8" for prm in p.params]
+        + ["memref"] * len(outs)
+    )
     compiled = jit.Compiled(payload, transform, arg_types, 1, driver.lower_to_llvm)
     run.run(compiled, p, outs)
     return outs[0] if len(outs) == 1 else outs
@@ -102,6 +122,7 @@ def realize(func, outs, region: Region, target, copy_back: bool = True) -> None:
     """Compute ``outs`` on the GPU (``copy_back``: and copy them to the host, where the realize allocated them).
     Without a CUDA driver and device this raises Halide's error."""
     from .analysis.bounds import input_buffer
+
     dev = cuda.get_device()
     p = driver.front_end(func)
     c = compile_pipeline(func, region, target)

@@ -7,6 +7,7 @@ script failed to apply): it subclasses HalideError so ``except hl.HalideError`` 
 class, never by message text. Warnings that announce a slow path (same values, slower code than asked for) are
 ``SlowPathWarning``s; the test suite turns the whole family into errors.
 """
+
 from __future__ import annotations
 
 
@@ -29,8 +30,14 @@ class InternalError(HalideError):
     ``diagnostic``: MLIR's own text; ``locations``: the user's source lines (file, line) it points at, which
     name the Funcs involved (each op carries the line of its Func's definition)."""
 
-    def __init__(self, message: str, *, stage: str | None = None, diagnostic: str | None = None,
-                 locations: frozenset = frozenset()):
+    def __init__(
+        self,
+        message: str,
+        *,
+        stage: str | None = None,
+        diagnostic: str | None = None,
+        locations: frozenset = frozenset(),
+    ):
         super().__init__(message)
         self.stage = stage
         self.diagnostic = diagnostic

@@ -8,6 +8,7 @@ Param and each Output a Func named after it, and ``generate()`` defines them. Th
 Outputs, used by ``call`` (inside another pipeline), ``compile_to_callable`` (the JIT) or ``hl.main()`` (ahead of
 time, aot/). The messages are Halide's, since Halide's tests match them.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -26,9 +27,20 @@ from .lang.pipeline import AutoschedulerParams, Pipeline
 from .lang.target import Target
 from .lang.types import Bool, Float, Int, Type, UInt
 
-__all__ = ["Generator", "GeneratorParam", "GeneratorContext", "InputBuffer", "InputScalar", "OutputBuffer",
-           "OutputScalar", "active_generator_context", "alias", "generator", "main",
-           "create_callable_from_generator"]
+__all__ = [
+    "Generator",
+    "GeneratorParam",
+    "GeneratorContext",
+    "InputBuffer",
+    "InputScalar",
+    "OutputBuffer",
+    "OutputScalar",
+    "active_generator_context",
+    "alias",
+    "generator",
+    "main",
+    "create_callable_from_generator",
+]
 
 
 def _check(cond, msg: str) -> None:
@@ -41,8 +53,10 @@ _NAME = re.compile(r"(?!.*__)[A-Za-z0-9][A-Za-z0-9_]*")
 
 
 def _valid_name(name: str) -> str:
-    _check(isinstance(name, str) and name != "generator_params" and _NAME.fullmatch(name),
-           f"The name '{name}' is not valid for a GeneratorParam, Input, or Output.")
+    _check(
+        isinstance(name, str) and name != "generator_params" and _NAME.fullmatch(name),
+        f"The name '{name}' is not valid for a GeneratorParam, Input, or Output.",
+    )
     return name
 
 
@@ -62,8 +76,18 @@ def _types(t) -> list:
     return [t]
 
 
-_TYPE_NAMES = {"bool": Bool(), "float16": Float(16), "float32": Float(32), "float64": Float(64), "int8": Int(8),
-               "int16": Int(16), "int32": Int(32), "uint8": UInt(8), "uint16": UInt(16), "uint32": UInt(32)}
+_TYPE_NAMES = {
+    "bool": Bool(),
+    "float16": Float(16),
+    "float32": Float(32),
+    "float64": Float(64),
+    "int8": Int(8),
+    "int16": Int(16),
+    "int32": Int(32),
+    "uint8": UInt(8),
+    "uint16": UInt(16),
+    "uint32": UInt(32),
+}
 
 
 def _parse_type_list(s: str) -> list:
@@ -79,15 +103,23 @@ class _Requirement:
 
     def __init__(self, name: str, types: list, dims: int):
         self.name, self.types, self.dims = _valid_name(name), list(types), dims
-        _check(self.types, f"No type has been specified for {name}. Try specifying one in code, or by setting "
-                           f"'{name}.type' as a GeneratorParam.")
-        _check(dims >= 0, f"No dimensionality has been specified for {name}. Try specifying one in code, or by "
-                          f"setting '{name}.dim' as a GeneratorParam.")
+        _check(
+            self.types,
+            f"No type has been specified for {name}. Try specifying one in code, or by setting "
+            f"'{name}.type' as a GeneratorParam.",
+        )
+        _check(
+            dims >= 0,
+            f"No dimensionality has been specified for {name}. Try specifying one in code, or by "
+            f"setting '{name}.dim' as a GeneratorParam.",
+        )
 
     def check(self, types, dims: int) -> None:
         types = _types(types)
-        _check(len(types) == len(self.types),
-               f"Type mismatch for {self.name}: expected {len(self.types)} types but saw {len(types)}")
+        _check(
+            len(types) == len(self.types),
+            f"Type mismatch for {self.name}: expected {len(self.types)} types but saw {len(types)}",
+        )
         for i, (want, saw) in enumerate(zip(self.types, types)):
             _check(want == saw, f"Type mismatch for {self.name}:{i}: expected {want} saw {saw}")
         _check(dims == self.dims, f"Dimensions mismatch for {self.name}: expected {self.dims} saw {dims}")
@@ -104,9 +136,8 @@ class GeneratorParam:
         if kind is str:
             return str(value)
         if kind is bool:
-            if isinstance(value, str):   # from the command line: Halide's spellings
-                _check(value in ("true", "false", "True", "False", "1", "0"),
-                       f"Unable to parse bool: {value}")
+            if isinstance(value, str):  # from the command line: Halide's spellings
+                _check(value in ("true", "false", "True", "False", "1", "0"), f"Unable to parse bool: {value}")
                 return value in ("true", "True", "1")
             return bool(value)
         if kind is int:
@@ -118,7 +149,7 @@ class GeneratorParam:
         raise HalideError(f"GeneratorParam {name} has unsupported type {kind}")
 
     def _decl(self):
-        return [Int(32)], 0   # a placeholder Requirement (the name checks are what matters)
+        return [Int(32)], 0  # a placeholder Requirement (the name checks are what matters)
 
     def _replacement(self, value, r: _Requirement):
         kind = Type if isinstance(self._value, Type) else type(self._value)
@@ -130,7 +161,7 @@ class InputBuffer(ImageParam):
     """``hl.InputBuffer(type, dimensions)`` (None: set by the ``name.type`` / ``name.dim`` GeneratorParams);
     an ImageParam named after the attribute once the Generator is built."""
 
-    def __init__(self, type, dimensions):   # (the ImageParam is made by _replacement, when the type is known)
+    def __init__(self, type, dimensions):  # (the ImageParam is made by _replacement, when the type is known)
         self._g_types, self._g_dims = _types(type), -1 if dimensions is None else int(dimensions)
 
     def _decl(self):
@@ -141,8 +172,10 @@ class InputBuffer(ImageParam):
     def _replacement(self, value, r: _Requirement):
         if value is None:
             return ImageParam(r.types[0], r.dims, r.name)
-        _check(isinstance(value, (Buffer, ImageParam)),
-               f"Input {r.name} requires an ImageParam or Buffer argument when using call(), but saw {value}")
+        _check(
+            isinstance(value, (Buffer, ImageParam)),
+            f"Input {r.name} requires an ImageParam or Buffer argument when using call(), but saw {value}",
+        )
         _check(value.defined(), f"Cannot set the value for {r.name} to an undefined value.")
         if isinstance(value, Buffer):
             im = ImageParam(value.type(), value.dimensions(), r.name)
@@ -170,8 +203,10 @@ class InputScalar(Param):
             p = Param(r.types[0], r.name)
             p.set(value)
             return p
-        _check(isinstance(value, Param), f"Input {r.name} requires a Param (or scalar literal) argument when using "
-                                         f"call(), but saw {value}.")
+        _check(
+            isinstance(value, Param),
+            f"Input {r.name} requires a Param (or scalar literal) argument when using call(), but saw {value}.",
+        )
         r.check([value.type()], 0)
         return value
 
@@ -190,11 +225,13 @@ class OutputBuffer(Func):
     def _replacement(self, value, r: _Requirement):
         if value is None:
             return _output_func(r.types if len(r.types) > 1 else r.types[0], r.dims, r.name)
-        _check(isinstance(value, (Buffer, Func)),
-               f"Output {r.name} requires a Func or Buffer argument when using call(), but saw {value}")
+        _check(
+            isinstance(value, (Buffer, Func)),
+            f"Output {r.name} requires a Func or Buffer argument when using call(), but saw {value}",
+        )
         _check(value.defined(), f"Cannot set the value for {r.name} to an undefined value.")
         r.check([value.type()] if isinstance(value, Buffer) else value.output_types(), value.dimensions())
-        if isinstance(value, Buffer):   # a Buffer compiled into the pipeline as this output
+        if isinstance(value, Buffer):  # a Buffer compiled into the pipeline as this output
             f = _output_func(r.types[0], r.dims, r.name)
             f[tuple(_implicit(r.dims))] = value[tuple(_implicit(r.dims))]
             value = f
@@ -217,8 +254,7 @@ class OutputScalar(OutputBuffer):
     def _replacement(self, value, r: _Requirement):
         if value is None:
             return _output_func(r.types if len(r.types) > 1 else r.types[0], 0, r.name)
-        _check(isinstance(value, Expr),
-               f"Output {r.name} requires an Expr argument when using call(), but saw {value}")
+        _check(isinstance(value, Expr), f"Output {r.name} requires an Expr argument when using call(), but saw {value}")
         r.check(value.type(), 0)
         f = _output_func(value.type(), 0, r.name)
         f[()] = value
@@ -227,6 +263,7 @@ class OutputScalar(OutputBuffer):
 
 def _implicit(n: int):
     from .lang.var import Var
+
     return [Var(f"_{i}") for i in range(n)]
 
 
@@ -242,8 +279,7 @@ class GeneratorContext:
     inside ``with context:`` use."""
 
     def __init__(self, target=None, autoscheduler_params=None):
-        self._target = target if isinstance(target, Target) else Target(str(target)) if target else \
-            Target("host")
+        self._target = target if isinstance(target, Target) else Target(str(target)) if target else Target("host")
         self._autoscheduler = autoscheduler_params if autoscheduler_params is not None else AutoschedulerParams()
         self._tokens = []
 
@@ -291,8 +327,7 @@ class Generator:
     def __init__(self, generator_params: dict | None = None):
         ctx = active_generator_context()
         self._target = ctx.target()
-        self._autoscheduler = AutoschedulerParams(ctx.autoscheduler_params().name,
-                                                  ctx.autoscheduler_params().extra)
+        self._autoscheduler = AutoschedulerParams(ctx.autoscheduler_params().name, ctx.autoscheduler_params().extra)
         self._stage = _CREATED
         self._requirements: dict = {}
         self._gp, self._inputs, self._outputs = {}, {}, {}
@@ -344,18 +379,25 @@ class Generator:
 
     def add_input(self, name: str, io) -> None:
         _check(self._in_configure > 0, "Can only call add_input() from the configure() method.")
-        _check(not hasattr(self, name),
-               f"Cannot call add_input('{name}') because the class already has a member of that name.")
-        _check(isinstance(io, (InputBuffer, InputScalar)), f"Cannot call add_input() with an object of type "
-                                                           f"'{type(io)}'.")
+        _check(
+            not hasattr(self, name),
+            f"Cannot call add_input('{name}') because the class already has a member of that name.",
+        )
+        _check(
+            isinstance(io, (InputBuffer, InputScalar)), f"Cannot call add_input() with an object of type '{type(io)}'."
+        )
         self._add(name, io, self._inputs, self._arginfos_in)
 
     def add_output(self, name: str, io) -> None:
         _check(self._in_configure > 0, "Can only call add_output() from the configure() method.")
-        _check(not hasattr(self, name),
-               f"Cannot call add_output('{name}') because the class already has a member of that name.")
-        _check(isinstance(io, (OutputBuffer, OutputScalar)), f"Cannot call add_output() with an object of type "
-                                                             f"'{type(io)}'.")
+        _check(
+            not hasattr(self, name),
+            f"Cannot call add_output('{name}') because the class already has a member of that name.",
+        )
+        _check(
+            isinstance(io, (OutputBuffer, OutputScalar)),
+            f"Cannot call add_output() with an object of type '{type(io)}'.",
+        )
         self._add(name, io, self._outputs, self._arginfos_out)
 
     # --- building
@@ -364,16 +406,23 @@ class Generator:
 
     def _add(self, name: str, io, table: dict, arginfos) -> None:
         _valid_name(name)
-        _check(name not in self._requirements, f"The name '{name}' is used more than once in Generator "
-                                               f"{self._get_name()}.")
+        _check(
+            name not in self._requirements, f"The name '{name}' is used more than once in Generator {self._get_name()}."
+        )
         types, dims = io._decl()
         if f"{name}.type" in self._unhandled:
-            _check(not types, f"Cannot set the GeneratorParam {name}.type for {self._get_name()} because the value "
-                              f"is explicitly specified in the Python source.")
+            _check(
+                not types,
+                f"Cannot set the GeneratorParam {name}.type for {self._get_name()} because the value "
+                f"is explicitly specified in the Python source.",
+            )
             types = GeneratorParam._parse(f"{name}.type", Type, self._unhandled.pop(f"{name}.type"))
         if f"{name}.dim" in self._unhandled:
-            _check(dims == -1, f"Cannot set the GeneratorParam {name}.dim for {self._get_name()} because the value "
-                               f"is explicitly specified in the Python source.")
+            _check(
+                dims == -1,
+                f"Cannot set the GeneratorParam {name}.dim for {self._get_name()} because the value "
+                f"is explicitly specified in the Python source.",
+            )
             dims = GeneratorParam._parse(f"{name}.dim", int, self._unhandled.pop(f"{name}.dim"))
         self._requirements[name] = _Requirement(name, types, dims)
         table[name] = io
@@ -387,11 +436,11 @@ class Generator:
             old = self._gp[name]._value
             kind = Type if isinstance(old, Type) else type(old)
             self._gp[name] = GeneratorParam(GeneratorParam._parse(name, kind, value))
-        elif name in ("autoscheduler", "autoscheduler.name"):   # (the second: the name lessons use)
+        elif name in ("autoscheduler", "autoscheduler.name"):  # (the second: the name lessons use)
             _check(not self._autoscheduler.name, f"The GeneratorParam {name} cannot be set more than once")
             self._autoscheduler.name = str(value)
         elif name.startswith("autoscheduler."):
-            key = name[len("autoscheduler."):]
+            key = name[len("autoscheduler.") :]
             _check(key not in self._autoscheduler.extra, f"The GeneratorParam {name} cannot be set more than once")
             self._autoscheduler.extra[key] = value
         else:
@@ -408,14 +457,23 @@ class Generator:
                     continue
                 is_input = io._direction == "input"
                 if is_input and seen_output and not self.allow_out_of_order_inputs_and_outputs():
-                    warnings.warn("Generators will always produce code that orders all Inputs before all Outputs; "
-                                  "this Generator declares the Inputs and Outputs in a different order, so the "
-                                  "calling convention may not be as expected.", stacklevel=3)
+                    warnings.warn(
+                        "Generators will always produce code that orders all Inputs before all Outputs; "
+                        "this Generator declares the Inputs and Outputs in a different order, so the "
+                        "calling convention may not be as expected.",
+                        stacklevel=3,
+                    )
                 seen_output |= not is_input
-                self._add(name, io, self._inputs if is_input else self._outputs,
-                          self._arginfos_in if is_input else self._arginfos_out)
-            _check(not self._unhandled, f"Generator {self._get_name()} has no GeneratorParam(s) named: "
-                                        f"{list(self._unhandled)}")
+                self._add(
+                    name,
+                    io,
+                    self._inputs if is_input else self._outputs,
+                    self._arginfos_in if is_input else self._arginfos_out,
+                )
+            _check(
+                not self._unhandled,
+                f"Generator {self._get_name()} has no GeneratorParam(s) named: {list(self._unhandled)}",
+            )
             self._stage = _IO_CREATED
         if self._stage < _CONFIGURED <= stage:
             self._in_configure += 1
@@ -433,8 +491,9 @@ class Generator:
     def _replace(self, table: dict) -> None:
         for name, io in table.items():
             value = self._replacements.pop(name, None)
-            object.__setattr__(self, name, value if value is not None else
-                               io._replacement(None, self._requirements[name]))
+            object.__setattr__(
+                self, name, value if value is not None else io._replacement(None, self._requirements[name])
+            )
 
     def __setattr__(self, name, value):
         if name in getattr(self, "_requirements", ()) and getattr(self, "_stage", _CREATED) >= _GP_REPLACED:
@@ -461,6 +520,7 @@ class Generator:
         self._pipeline = Pipeline(funcs)
         if self._pipeline_requirements:
             from .aot.requirements import add_requirements
+
             add_requirements(self._pipeline, self._pipeline_requirements)
         self._stage = _BUILT
         return self._pipeline
@@ -490,8 +550,10 @@ class Generator:
             g._set_generatorparam_value(k, v)
         g._advance(_CONFIGURED)
         n = len(g._arginfos_in)
-        _check(len(args) <= n, f"Generator '{g._get_name()}' allows at most {n} positional args, but {len(args)} "
-                               f"were specified.")
+        _check(
+            len(args) <= n,
+            f"Generator '{g._get_name()}' allows at most {n} positional args, but {len(args)} were specified.",
+        )
         given = []
         for name, v in zip(g._arginfos_in, args):
             given.append(name)
@@ -510,6 +572,7 @@ class Generator:
         pipeline = self._build_pipeline()
         self._apply_autoscheduler(pipeline)
         from .aot.callable import Callable
+
         return Callable(pipeline, self._input_arguments(), self._arginfos_out)
 
 
@@ -525,38 +588,46 @@ def _check_name_free(name: str) -> None:
 
 def generator(name: str = ""):
     """``@hl.generator(name=...)``: registers the class (made a Generator subclass if it isn't one)."""
+
     def register(cls):
         _check(inspect.isclass(cls), "@generator can only be used on classes.")
         n = name or (cls.__qualname__ if cls.__module__ == "__main__" else f"{cls.__module__}.{cls.__qualname__}")
         _check_name_free(n)
         bases = (cls,) if issubclass(cls, Generator) else (cls, Generator)
-        new = type(cls.__name__, bases, {"_halide_registered_name": n, "__module__": cls.__module__,
-                                         "__qualname__": cls.__qualname__})
+        new = type(
+            cls.__name__,
+            bases,
+            {"_halide_registered_name": n, "__module__": cls.__module__, "__qualname__": cls.__qualname__},
+        )
         _registry[n] = new
         return new
+
     return register
 
 
 def alias(**aliases):
     """``@hl.alias(other_name={"param": value}, ...)``: the Generator registered again under other names, with
     those GeneratorParams set."""
+
     def register(cls):
         for k, v in aliases.items():
             _valid_name(k)
-            _check(hasattr(cls, "_halide_registered_name") and cls._halide_registered_name,
-                   "@alias can only be used in conjunction with @generator.")
+            _check(
+                hasattr(cls, "_halide_registered_name") and cls._halide_registered_name,
+                "@alias can only be used in conjunction with @generator.",
+            )
             _check_name_free(k)
             _check(type(v) is dict, f"The Generator alias {k} specifies something other than a dict.")
             _registry[k] = type(k, (cls,), {"_halide_registered_name": k, "_halide_alias_generator_params": v})
         return cls
+
     return register
 
 
 def _create(name: str, context: GeneratorContext, params: dict | None = None) -> Generator:
     cls = _registry.get(name)
     if cls is None:
-        raise HalideError(f"Generator not found: {name}\nDid you mean:\n" +
-                          "".join(f"    {n}\n" for n in _registry))
+        raise HalideError(f"Generator not found: {name}\nDid you mean:\n" + "".join(f"    {n}\n" for n in _registry))
     with context:
         return cls(generator_params=dict(params or {}))
 
@@ -583,13 +654,29 @@ gengen
 """
 
 # Halide's file name suffixes
-_SUFFIX = {"assembly": ".s", "bitcode": ".bc", "c_header": ".h", "llvm_assembly": ".ll", "object": ".o",
-           "python_extension": ".py.cpp", "static_library": ".a", "stmt": ".stmt", "stmt_html": ".stmt.html",
-           "conceptual_stmt": ".conceptual.stmt", "conceptual_stmt_html": ".conceptual.stmt.html",
-           "c_source": ".halide_generated.cpp", "cpp_stub": ".stub.h", "featurization": ".featurization",
-           "function_info_header": ".function_info.h", "hlpipe": ".hlpipe", "pytorch_wrapper": ".pytorch.h",
-           "registration": ".registration.cpp", "schedule": ".schedule.h", "device_code": ".device_code",
-           "compiler_log": ".halide_compiler_log"}
+_SUFFIX = {
+    "assembly": ".s",
+    "bitcode": ".bc",
+    "c_header": ".h",
+    "llvm_assembly": ".ll",
+    "object": ".o",
+    "python_extension": ".py.cpp",
+    "static_library": ".a",
+    "stmt": ".stmt",
+    "stmt_html": ".stmt.html",
+    "conceptual_stmt": ".conceptual.stmt",
+    "conceptual_stmt_html": ".conceptual.stmt.html",
+    "c_source": ".halide_generated.cpp",
+    "cpp_stub": ".stub.h",
+    "featurization": ".featurization",
+    "function_info_header": ".function_info.h",
+    "hlpipe": ".hlpipe",
+    "pytorch_wrapper": ".pytorch.h",
+    "registration": ".registration.cpp",
+    "schedule": ".schedule.h",
+    "device_code": ".device_code",
+    "compiler_log": ".halide_compiler_log",
+}
 _ALIASES = {"cpp": "c_source", "h": "c_header", "html": "stmt_html", "o": "object", "py.c": "python_extension"}
 
 
@@ -611,45 +698,60 @@ def main(argv: list | None = None) -> None:
             flags[a] = argv[i + 1]
             i += 1
         elif a == "-s":
-            raise HalideError("-s is no longer supported for setting autoscheduler; specify autoschduler.name=NAME "
-                              "instead.\n" + _USAGE)
+            raise HalideError(
+                "-s is no longer supported for setting autoscheduler; specify autoschduler.name=NAME "
+                "instead.\n" + _USAGE
+            )
         else:
             raise HalideError(f"Unknown flag: {a}\n{_USAGE}")
         i += 1
     from .lang.pipeline import load_plugin
+
     for lib in filter(None, flags["-p"].split(",")):
         load_plugin(lib)
     if "auto_schedule" in params:
-        raise HalideError("auto_schedule=true is no longer supported for enabling autoscheduling; specify "
-                          "autoscheduler=NAME instead.\n" + _USAGE)
+        raise HalideError(
+            "auto_schedule=true is no longer supported for enabling autoscheduling; specify "
+            "autoscheduler=NAME instead.\n" + _USAGE
+        )
     if "machine_params" in params:
-        raise HalideError("machine_params is no longer supported as a GeneratorParam; specify "
-                          "autoscheduler.FIELD=VALUE instead.\n" + _USAGE)
+        raise HalideError(
+            "machine_params is no longer supported as a GeneratorParam; specify "
+            "autoscheduler.FIELD=VALUE instead.\n" + _USAGE
+        )
     _check(flags["-d"] in ("0", "1"), "-d must be 0 or 1\n" + _USAGE)
     _check(flags["-v"] in ("0", "1"), "-v must be 0 or 1\n" + _USAGE)
     _check(flags["-d"] == "0", "-d 1 (a gradient module) is not supported by halide_mlir")
-    _check(not flags["-r"], "-r (a standalone runtime) is not supported by halide_mlir: every static library "
-                            "carries its runtime (weak symbols, so several link into one program)")
+    _check(
+        not flags["-r"],
+        "-r (a standalone runtime) is not supported by halide_mlir: every static library "
+        "carries its runtime (weak symbols, so several link into one program)",
+    )
     _check(_registry, "No generators have been registered and not compiling a standalone runtime\n" + _USAGE)
     if not flags["-g"]:
-        raise HalideError("Either -g <name> or -r must be specified; available Generators are:\n" +
-                          "".join(f"    {n}\n" for n in _registry))
+        raise HalideError(
+            "Either -g <name> or -r must be specified; available Generators are:\n"
+            + "".join(f"    {n}\n" for n in _registry)
+        )
     kinds = []
     for opt in (flags["-e"] or "c_header,static_library").split(","):
         opt = _ALIASES.get(opt, opt)
-        _check(opt in _SUFFIX, f"Unrecognized emit option: {opt} is not one of [{' '.join(_SUFFIX)}], ignoring.\n"
-                               f"{_USAGE}")
+        _check(
+            opt in _SUFFIX, f"Unrecognized emit option: {opt} is not one of [{' '.join(_SUFFIX)}], ignoring.\n{_USAGE}"
+        )
         kinds.append(opt)
     targets = [t for t in params.pop("target", "host").split(",") if t]
-    _check(len(targets) == 1, "halide_mlir's generators compile for one target at a time (multi-target "
-                              "libraries are not supported)")
+    _check(
+        len(targets) == 1,
+        "halide_mlir's generators compile for one target at a time (multi-target libraries are not supported)",
+    )
     _check(flags["-o"], "Output directory must be specified (-o)\n" + _USAGE)
     target = Target(targets[0])
     gen = _create(flags["-g"], GeneratorContext(target))
     for k, v in params.items():
         gen._set_generatorparam_value(k, v)
     fn_name = flags["-f"] or flags["-g"]
-    fn_name = fn_name.split("::")[-1]   # a C++ namespace qualifier: the C function is the last component
+    fn_name = fn_name.split("::")[-1]  # a C++ namespace qualifier: the C function is the last component
     base = os.path.join(flags["-o"], flags["-n"] or fn_name)
     os.makedirs(flags["-o"], exist_ok=True)
     compile_generator(gen, {k: base + _SUFFIX[k] for k in kinds}, fn_name, targets[0])
@@ -661,9 +763,16 @@ def main(argv: list | None = None) -> None:
 def compile_generator(gen: Generator, outputs: dict, fn_name: str, target) -> None:
     """Writes ``{kind name: path}`` for the Generator's pipeline compiled as C function ``fn_name``."""
     from .aot import OutputFileType, compile_to
+
     pipeline = gen._build_pipeline()
     several = len(pipeline.outputs()) > 1 and gen.using_autoscheduler()
     if not several:
         gen._apply_autoscheduler(pipeline)
-    compile_to(pipeline, {OutputFileType(k): p for k, p in outputs.items()}, gen._input_arguments(), fn_name,
-               target, _schedule_part=gen._schedule_part if several else None)
+    compile_to(
+        pipeline,
+        {OutputFileType(k): p for k, p in outputs.items()},
+        gen._input_arguments(),
+        fn_name,
+        target,
+        _schedule_part=gen._schedule_part if several else None,
+    )

@@ -5,6 +5,7 @@ Files hold colour images interleaved (rows, columns, channels); Halide programs 
 returns that planar order, ``imwrite`` takes it; 2-D (gray) images pass through unchanged. The file formats are
 the ``imageio`` package's (an optional dependency: ``pip install imageio``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +26,7 @@ def _imageio():
 
 def _array(im) -> np.ndarray:
     from .lang.buffer import Buffer
+
     return im.array if isinstance(im, Buffer) else np.asarray(im)
 
 

@@ -2,6 +2,7 @@
 allocated. Where the kernel overcommits memory (vm.overcommit_memory=1, or a sparse calloc), allocating more than
 the machine has succeeds and the first writes to it get the process killed; checked first, it is a HalideError.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,12 +50,12 @@ def _cgroup_limit() -> int | None:
         if len(parts) != 3:
             continue
         controllers, path = parts[1].split(","), parts[2].lstrip("/")
-        if parts[0] == "0" and not parts[1]:   # v2 (unified)
+        if parts[0] == "0" and not parts[1]:  # v2 (unified)
             base = os.path.join("/sys/fs/cgroup", path)
             mem = _read_int(os.path.join(base, "memory.max"))
             if mem is not None:
                 limits.append(mem + (_read_int(os.path.join(base, "memory.swap.max")) or 0))
-        elif "memory" in controllers:          # v1: the hierarchy's own path is not always mounted
+        elif "memory" in controllers:  # v1: the hierarchy's own path is not always mounted
             for base in (os.path.join("/sys/fs/cgroup/memory", path), "/sys/fs/cgroup/memory"):
                 mem = _read_int(os.path.join(base, "memory.limit_in_bytes"))
                 if mem is not None:

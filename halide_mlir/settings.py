@@ -3,6 +3,7 @@
 Every one of them is part of the compile caches' keys (``compile_settings``): a pipeline compiled under one
 setting is never reused under another.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,7 @@ def set_auto_vectorize(enabled: bool) -> None:
 
 
 def auto_vectorize_mode() -> str:
-    """"auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM):
+    """ "auto", "off" (scalar, LLVM's vectorizers off too) or "llvm" (scalar loops left to LLVM):
     set_auto_vectorize, else HALIDE_MLIR_AUTO_VECTORIZE (default 1)."""
     choice = _auto_vectorize_override[0]
     if choice is None:
@@ -59,8 +60,11 @@ _ENV_NAMES = ("HL_NUM_THREADS", "HALIDE_MLIR_PARALLEL_RUNTIME", "HALIDE_MLIR_AUT
 # os.environ's own mapping (bytes on POSIX): reading it directly costs ~0.1 us a name against ~1 us for
 # os.environ[...] (a realize's fast path reads the settings on every call)
 _environ_data = getattr(os.environ, "_data", None)
-_env_keys = tuple(os.environ.encodekey(n) for n in _ENV_NAMES) if _environ_data is not None and \
-    hasattr(os.environ, "encodekey") else None
+_env_keys = (
+    tuple(os.environ.encodekey(n) for n in _ENV_NAMES)
+    if _environ_data is not None and hasattr(os.environ, "encodekey")
+    else None
+)
 _last: list = [None, None]
 
 

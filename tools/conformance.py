@@ -15,6 +15,7 @@ that need a module built from a Generator (``*_app.py``, ``*_generate.py``, the 
 both sides here: building those is the Generator work, not the API's.
 Nothing here copies Halide's files into this repository; they are read where they are.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,13 +55,16 @@ def make_shim(root: Path) -> Path:
 
 def extract(gitdir: str, rev: str, dest: Path) -> Path:
     """``git show`` file by file: a mirror may lack some large blobs, which only those files need."""
-    paths = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "--name-only", rev, "python_bindings",
-                            *DATA], check=True, capture_output=True, text=True).stdout.split()
+    paths = subprocess.run(
+        ["git", "--git-dir", gitdir, "ls-tree", "-r", "--name-only", rev, "python_bindings", *DATA],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     for p in paths:
         out = dest / p
         out.parent.mkdir(parents=True, exist_ok=True)
-        blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{rev}:{p}"], check=False,
-                              capture_output=True)
+        blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{rev}:{p}"], check=False, capture_output=True)
         if blob.returncode == 0:
             out.write_bytes(blob.stdout)
     return dest
@@ -84,8 +88,16 @@ def run_one(path: Path, shim: Path | None, timeout: float) -> tuple[bool, str, f
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="hl-conf-") as cwd:
         try:
-            r = subprocess.run([sys.executable, str(path)], check=False, cwd=cwd, env=env, capture_output=True,
-                               text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            r = subprocess.run(
+                [sys.executable, str(path)],
+                check=False,
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
             return False, f"timeout after {timeout:.0f} s", time.time() - t0
     dt = time.time() - t0
@@ -99,8 +111,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("halide_src", help="Halide source checkout, or a bare git dir with --rev")
     ap.add_argument("--rev", help="extract this revision from a git directory (e.g. v21.0.0, HEAD)")
-    ap.add_argument("--fallback-rev", help="with --rev and --reference: where real Halide fails a file at REV, "
-                                           "use this revision's version if real Halide passes it")
+    ap.add_argument(
+        "--fallback-rev",
+        help="with --rev and --reference: where real Halide fails a file at REV, "
+        "use this revision's version if real Halide passes it",
+    )
     ap.add_argument("--reference", action="store_true", help="also run each file with the real halide package")
     ap.add_argument("--only", action="append", default=[], help="only files whose path contains this")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file (default 300)")
@@ -114,8 +129,11 @@ def main(argv=None) -> int:
             src = extract(args.halide_src, args.rev, tmp / "src")
         if not (src / "python_bindings").is_dir():
             ap.error(f"{src} has no python_bindings/ (a bare git directory needs --rev)")
-        fallback = extract(args.halide_src, args.fallback_rev, tmp / "fallback") \
-            if args.rev and args.fallback_rev and args.reference else None
+        fallback = (
+            extract(args.halide_src, args.fallback_rev, tmp / "fallback")
+            if args.rev and args.fallback_rev and args.reference
+            else None
+        )
         shim = make_shim(tmp / "shim")
         todo = files(src, args.only)
 
@@ -146,9 +164,14 @@ def main(argv=None) -> int:
                         why = f"{why} | halide: {ref[1]}"
                 detail = f"  {why}" if not ok or (ref and not ref[0]) else ""
                 print(f"{'pass' if ok else 'FAIL'} {name:55s} {dt:6.1f}s{col}{detail}", flush=True)
-        print(f"conformance: {passed}/{len(todo)} pass" +
-              (f" (real halide: {ref_passed}/{len(todo)}; ours on those: {both}/{ref_passed})"
-               if args.reference else ""))
+        print(
+            f"conformance: {passed}/{len(todo)} pass"
+            + (
+                f" (real halide: {ref_passed}/{len(todo)}; ours on those: {both}/{ref_passed})"
+                if args.reference
+                else ""
+            )
+        )
     shutil.rmtree(tmp, ignore_errors=True)
     return 0 if passed == len(todo) else 1
 

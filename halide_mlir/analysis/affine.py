@@ -1,4 +1,5 @@
 """Coordinates of the form ``a * var + constant``: the reads that become slices (strided when ``a`` > 1)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -3,6 +3,7 @@
 Consumers are visited before producers; each call site's coordinates are bounded by interval
 arithmetic over the consumer's region, and a producer's region is the union over its call sites.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # annotations only
 
 @dataclass(frozen=True)
 class Region:
-    mins: tuple[int, ...]     # Halide order: dimension 0 first
+    mins: tuple[int, ...]  # Halide order: dimension 0 first
     extents: tuple[int, ...]
 
     def interval(self, d: int) -> Interval:
@@ -39,13 +40,14 @@ class Region:
 @dataclass
 class Bounded:
     """A pipeline specialized to an output region and to the buffers bound to its inputs."""
+
     pipeline: Pipeline
-    bodies: dict             # Func -> its Tuple of values (usually one), ImageParam dims resolved
-    regions: dict            # Func -> Region
-    input_buffers: list      # Buffer bound to each of pipeline.inputs
-    updates: dict            # Func -> [Update] with ImageParam dims resolved
-    rdom_ranges: dict        # id(RVar) -> (min, extent) (RVars are Exprs: == builds an Expr, so not a key)
-    input_regions: dict = field(default_factory=dict)   # input (Buffer or ImageParam) -> the Region it is read over
+    bodies: dict  # Func -> its Tuple of values (usually one), ImageParam dims resolved
+    regions: dict  # Func -> Region
+    input_buffers: list  # Buffer bound to each of pipeline.inputs
+    updates: dict  # Func -> [Update] with ImageParam dims resolved
+    rdom_ranges: dict  # id(RVar) -> (min, extent) (RVars are Exprs: == builds an Expr, so not a key)
+    input_regions: dict = field(default_factory=dict)  # input (Buffer or ImageParam) -> the Region it is read over
 
     def region(self, func: Func) -> Region:
         return self.regions[func]
@@ -69,10 +71,18 @@ def input_buffer(holder: Buffer | ImageParam) -> Buffer:
 def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = True) -> Bounded:
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
     bodies = {s.func: tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
-    updates = {s.func: [replace(u, args=tuple(resolve_buffer_dims(a) for a in u.args),
-                                    values=tuple(resolve_buffer_dims(v) for v in u.values),
-                                    predicates=[resolve_buffer_dims(p) for p in u.predicates])
-                            for u in s.updates] for s in pipeline.stages}
+    updates = {
+        s.func: [
+            replace(
+                u,
+                args=tuple(resolve_buffer_dims(a) for a in u.args),
+                values=tuple(resolve_buffer_dims(v) for v in u.values),
+                predicates=[resolve_buffer_dims(p) for p in u.predicates],
+            )
+            for u in s.updates
+        ]
+        for s in pipeline.stages
+    }
     rdom_ranges = {}
     for s in pipeline.stages:
         for u in s.updates:
@@ -84,11 +94,10 @@ def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = Tr
                     raise HalideError(f"{what} have a negative extent {rng[1]}")
                 rdom_ranges[id(r)] = rng
     # an update over an empty RDom runs zero times, as in Halide: drop it
-    updates = {k: [u for u in us if all(rdom_ranges[id(r)][1] > 0 for r in u.rvars)]
-               for k, us in updates.items()}
+    updates = {k: [u for u in us if all(rdom_ranges[id(r)][1] > 0 for r in u.rvars)] for k, us in updates.items()}
     regions = {pipeline.output: out_region}
-    required: dict = {}                  # callee (Func, Buffer or ImageParam) -> per-dimension Interval
-    readers: dict = {}                   # (input, dim, side, bound) -> (consumer stage, site), for messages
+    required: dict = {}  # callee (Func, Buffer or ImageParam) -> per-dimension Interval
+    readers: dict = {}  # (input, dim, side, bound) -> (consumer stage, site), for messages
 
     for stage in reversed(pipeline.stages):
         if stage.func is not pipeline.output:
@@ -104,8 +113,9 @@ def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = Tr
         region = _update_region(stage, updates[stage.func], env, region, stage.func is pipeline.output)
         regions[stage.func] = region
         env.update({v: region.interval(d) for d, v in enumerate(stage.vars)})
-        calls = [n for e in [*bodies[stage.func]] + [x for u in updates[stage.func] for x in u.exprs()]
-                 for n in walk(e)]
+        calls = [
+            n for e in [*bodies[stage.func]] + [x for u in updates[stage.func] for x in u.exprs()] for n in walk(e)
+        ]
         for n in calls:
             if n.kind != "call" or n.value is stage.func:
                 continue
@@ -122,9 +132,14 @@ def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = Tr
         if holder in required and check_inputs:  # (only read by updates over empty RDoms: not read at all)
             _check_input(holder, buf, required[holder], readers)
     _check_allocations(pipeline, regions)
-    input_regions = {h: Region(tuple(int(iv.lo) for iv in required[h]),   # (finite: _check_input passed)
-                               tuple(int(iv.hi - iv.lo + 1) for iv in required[h]))
-                     for h in pipeline.inputs if h in required}
+    input_regions = {
+        h: Region(
+            tuple(int(iv.lo) for iv in required[h]),  # (finite: _check_input passed)
+            tuple(int(iv.hi - iv.lo + 1) for iv in required[h]),
+        )
+        for h in pipeline.inputs
+        if h in required
+    }
     return Bounded(pipeline, bodies, regions, input_buffers, updates, rdom_ranges, input_regions)
 
 
@@ -155,18 +170,22 @@ def _check_allocations(pipeline: Pipeline, regions: dict) -> None:
         nbytes = math.prod(region.extents) * sum(max(1, t.bits() // 8) for t in stage.func.output_types())
         site = stage.func._definition().site
         if nbytes > MAX_BUFFER_BYTES:
-            raise HalideError(f"Total allocation for buffer {stage.name} is {nbytes}, which exceeds the maximum "
-                              f"size of {MAX_BUFFER_BYTES}: Func '{stage.name}'{_at(site)} is computed at the root "
-                              f"over extents {list(region.extents)}")
+            raise HalideError(
+                f"Total allocation for buffer {stage.name} is {nbytes}, which exceeds the maximum "
+                f"size of {MAX_BUFFER_BYTES}: Func '{stage.name}'{_at(site)} is computed at the root "
+                f"over extents {list(region.extents)}"
+            )
         total += nbytes
         if biggest is None or nbytes > biggest[1]:
             biggest = (stage, nbytes, site)
     available = _available_memory() if total > (256 << 20) else None
     if available is not None and total > available:
         stage, nbytes, site = biggest
-        raise HalideError(f"The intermediates computed at the root need {total} bytes in total (Func "
-                          f"'{stage.name}'{_at(site)} alone {nbytes}), but only {available} bytes of memory "
-                          f"are available")
+        raise HalideError(
+            f"The intermediates computed at the root need {total} bytes in total (Func "
+            f"'{stage.name}'{_at(site)} alone {nbytes}), but only {available} bytes of memory "
+            f"are available"
+        )
 
 
 def _update_region(stage, updates, env, region: Region, output: bool) -> Region:
@@ -177,21 +196,27 @@ def _update_region(stage, updates, env, region: Region, output: bool) -> Region:
     mins = list(region.mins)
     maxs = [m + e - 1 for m, e in zip(region.mins, region.extents)]
     for u in updates:
-        points = [u.args] + [n.args for e in u.exprs() for n in walk(e)
-                             if n.kind == "call" and n.value is stage.func]
+        points = [u.args] + [n.args for e in u.exprs() for n in walk(e) if n.kind == "call" and n.value is stage.func]
         for args in points:
             for d, a in enumerate(args):
                 iv = bounds(a, env)
                 if not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
-                    raise HalideError(f"Update definition {u.index} of Func '{stage.name}' (at {u.site}) accesses "
-                                      f"an unbounded region in dimension {d}")
+                    raise HalideError(
+                        f"Update definition {u.index} of Func '{stage.name}' (at {u.site}) accesses "
+                        f"an unbounded region in dimension {d}"
+                    )
                 lo, hi = int(iv.lo), int(iv.hi)
                 if output and (lo < mins[d] or hi > maxs[d]):
-                    side = f"at {lo}, which is before the min ({mins[d]})" if lo < mins[d] else \
-                        f"at {hi}, which is beyond the max ({maxs[d]})"
-                    raise HalideError(f"Output buffer {stage.name} is accessed {side} in dimension {d}: update "
-                                      f"definition {u.index} of Func '{stage.name}' (at {u.site}) touches "
-                                      f"[{lo}, {hi}], but the buffer covers [{mins[d]}, {maxs[d]}]")
+                    side = (
+                        f"at {lo}, which is before the min ({mins[d]})"
+                        if lo < mins[d]
+                        else f"at {hi}, which is beyond the max ({maxs[d]})"
+                    )
+                    raise HalideError(
+                        f"Output buffer {stage.name} is accessed {side} in dimension {d}: update "
+                        f"definition {u.index} of Func '{stage.name}' (at {u.site}) touches "
+                        f"[{lo}, {hi}], but the buffer covers [{mins[d]}, {maxs[d]}]"
+                    )
                 mins[d], maxs[d] = min(mins[d], lo), max(maxs[d], hi)
     return Region(tuple(mins), tuple(x - m + 1 for m, x in zip(mins, maxs)))
 
@@ -205,19 +230,26 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
             dim = stage.vars.index(d.args[0])
             lo, ext = d.args[1], d.args[2]
             if mins[dim] < lo or mins[dim] + extents[dim] > lo + ext:
-                raise HalideError(f"Error: Bounds given for {stage.name} in {d.args[0]} (from {lo} to "
-                                  f"{lo + ext - 1}) do not cover required region (from {mins[dim]} to "
-                                  f"{mins[dim] + extents[dim] - 1})"
-                                  f" (bound set at {d.site})")
+                raise HalideError(
+                    f"Error: Bounds given for {stage.name} in {d.args[0]} (from {lo} to "
+                    f"{lo + ext - 1}) do not cover required region (from {mins[dim]} to "
+                    f"{mins[dim] + extents[dim] - 1})"
+                    f" (bound set at {d.site})"
+                )
             if not output:
                 mins[dim], extents[dim] = lo, ext
         elif d.kind in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN) and d.args[0] in stage.vars:
             dim = stage.vars.index(d.args[0])
-            lo, ext = scheduled_extent(stage, d, mins[dim], extents[dim])   # (checks an output's bound_extent)
-            if not output:   # an output's region is its buffer's
+            lo, ext = scheduled_extent(stage, d, mins[dim], extents[dim])  # (checks an output's bound_extent)
+            if not output:  # an output's region is its buffer's
                 mins[dim], extents[dim] = lo, ext
-        elif (d.kind == DirectiveKind.SPLIT and d.args[4] is not None and d.args[4].name == "RoundUp" and not output
-              and d.args[0] in stage.vars):
+        elif (
+            d.kind == DirectiveKind.SPLIT
+            and d.args[4] is not None
+            and d.args[4].name == "RoundUp"
+            and not output
+            and d.args[0] in stage.vars
+        ):
             dim = stage.vars.index(d.args[0])
             f = d.args[3]
             extents[dim] = -(-extents[dim] // f) * f
@@ -227,8 +259,10 @@ def _scheduled_region(stage, region: Region, output: bool = False) -> Region:
 def _region_of(ivs, func) -> Region:
     for d, iv in enumerate(ivs):
         if not (math.isfinite(iv.lo) and math.isfinite(iv.hi)) or iv.hi - iv.lo > 2**31:
-            raise HalideError(f"Func '{func.name()}' is accessed over an unbounded region in dimension {d}; "
-                              f"clamp the coordinates or use a boundary condition")
+            raise HalideError(
+                f"Func '{func.name()}' is accessed over an unbounded region in dimension {d}; "
+                f"clamp the coordinates or use a boundary condition"
+            )
     return Region(tuple(int(iv.lo) for iv in ivs), tuple(int(iv.hi - iv.lo + 1) for iv in ivs))
 
 
@@ -241,13 +275,15 @@ def _check_input(holder, buf: Buffer, ivs, readers) -> None:
             raise HalideError(
                 f"{kind} {holder.name()} is accessed at {_num(iv.lo)}, which is before the min ({dim.min()}) in "
                 f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
-                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]")
+                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]"
+            )
         if iv.hi > dim.max():
             stage, site = readers[(holder, d, "hi", iv.hi)]
             raise HalideError(
                 f"{kind} {holder.name()} is accessed at {_num(iv.hi)}, which is beyond the max ({dim.max()}) in "
                 f"dimension {d}: Func '{stage.name}'{_at(site)} reads {holder.name()} over "
-                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]")
+                f"[{_num(iv.lo)}, {_num(iv.hi)}] in dimension {d}, but the buffer covers [{dim.min()}, {dim.max()}]"
+            )
 
 
 def _num(v) -> str:
@@ -274,7 +310,7 @@ def computed_region(bounded: Bounded, func: Func) -> Region:
     if level.var not in names:
         return bounded.region(func)  # an update's loop: computed before the consumer (placement.py hoist_from_loops)
     pos = loop_position(consumer, level.var)
-    tile = Region(outer.mins, tuple(covered_extents(loops[:names.index(level.var) + 1], outer.extents)))
+    tile = Region(outer.mins, tuple(covered_extents(loops[: names.index(level.var) + 1], outer.extents)))
     # bounds inference over the stages inside that loop, consumers first, from the consumer's tile
     regions, required = {consumer.func: tile}, {}
     for s in reversed(p.stages):

@@ -9,6 +9,7 @@ the folded dimension: the loop advances one row per iteration (its tile is one r
 the consumer's generic and by other windows sliding along the same loop. Elsewhere the buffer spans the loop, as
 before; an explicit ``fold_storage`` that can't be applied then warns (StorageWarning).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -16,7 +17,7 @@ from dataclasses import replace
 
 from ..error import HalideError, StorageWarning
 
-MAX_AUTO_FOLD = 1024   # Halide's max_fold: a wider window is not folded automatically
+MAX_AUTO_FOLD = 1024  # Halide's max_fold: a wider window is not folded automatically
 
 
 def fold_windows(stage, producers: list, levels: list, slides: dict) -> dict:
@@ -31,25 +32,32 @@ def fold_windows(stage, producers: list, levels: list, slides: dict) -> dict:
         lev = levels[slide.level]
         if explicit is not None and explicit.factor < slide.extent:
             # (Halide checks it at run time: halide_error_fold_factor_too_small)
-            raise HalideError(f"{explicit.site}: The fold factor ({explicit.factor}) of dimension {var} of "
-                              f"{prod.name} is too small to store the required region accessed by loop "
-                              f"{stage.name}.s0.{lev.loop.path} ({slide.extent}).")
+            raise HalideError(
+                f"{explicit.site}: The fold factor ({explicit.factor}) of dimension {var} of "
+                f"{prod.name} is too small to store the required region accessed by loop "
+                f"{stage.name}.s0.{lev.loop.path} ({slide.extent})."
+            )
         if explicit is not None:
             factor = explicit.factor
         elif slide.extent <= MAX_AUTO_FOLD:
             factor = 1 << (slide.extent - 1).bit_length()
         else:
             continue
-        span = slide.extent + lev.parent_size - lev.size   # the rows of every window of the loop
+        span = slide.extent + lev.parent_size - lev.size  # the rows of every window of the loop
         if factor >= span:
-            continue   # nothing would wrap around: the unfolded buffer is no larger
-        one_row = lev.size == 1 and all(c.func is stage.func or (c.func in slides and slides[c.func].level ==
-                                                                 slide.level) for c in prod.consumers)
+            continue  # nothing would wrap around: the unfolded buffer is no larger
+        one_row = lev.size == 1 and all(
+            c.func is stage.func or (c.func in slides and slides[c.func].level == slide.level) for c in prod.consumers
+        )
         if one_row:
             out[prod.func] = replace(slide, fold=factor)
         elif explicit is not None:
-            warnings.warn(f"{explicit.site}: Func '{prod.name}': fold_storage({var}, {factor}) is not applied: "
-                          f"the loop {stage.name}.{lev.loop.path} computes {lev.size} rows of it per iteration, "
-                          f"or a Func computed inside that loop reads it; its buffer spans the loop ({span} rows; "
-                          "same values, more memory)", StorageWarning, stacklevel=2)
+            warnings.warn(
+                f"{explicit.site}: Func '{prod.name}': fold_storage({var}, {factor}) is not applied: "
+                f"the loop {stage.name}.{lev.loop.path} computes {lev.size} rows of it per iteration, "
+                f"or a Func computed inside that loop reads it; its buffer spans the loop ({span} rows; "
+                "same values, more memory)",
+                StorageWarning,
+                stacklevel=2,
+            )
     return out

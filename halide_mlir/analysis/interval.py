@@ -4,6 +4,7 @@ Bounds are exact Python numbers; anything we cannot bound tightly falls back to 
 Expr's type, which is always sound (and makes an input access fail the bounds check rather than read
 out of bounds).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -98,7 +99,7 @@ def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
             if _is_int(a) and 0 <= a.lo and a.hi < m:
                 return a
             if _is_int(a) and math.isfinite(a.lo) and a.hi - a.lo < m and a.lo % m <= a.hi % m:
-                return Interval(a.lo % m, a.hi % m)   # (Euclidean, as Halide's %) no wrap inside the range
+                return Interval(a.lo % m, a.hi % m)  # (Euclidean, as Halide's %) no wrap inside the range
             return Interval(0, m - 1)
         if _is_int(b):
             return Interval(0, max(abs(b.lo), abs(b.hi), 1) - 1)
@@ -162,6 +163,7 @@ def simplify_within(e: Expr, env: dict[str, Interval]) -> Expr:
     value, which is right for bounds inference only where the Param is part of the compile key)."""
     from ..lang.expr import const
     from ..lang.traversal import walk
+
     if not e.args:
         return e
     args = tuple(simplify_within(a, env) for a in e.args)
@@ -170,7 +172,7 @@ def simplify_within(e: Expr, env: dict[str, Interval]) -> Expr:
         return e.copy_with(args)
     if k in ("min", "max") and not e.type.is_float():
         a, b = bounds(args[0], env), bounds(args[1], env)
-        if a.hi <= b.lo:   # a <= b everywhere
+        if a.hi <= b.lo:  # a <= b everywhere
             return args[0] if k == "min" else args[1]
         if b.hi <= a.lo:
             return args[1] if k == "min" else args[0]
@@ -205,15 +207,15 @@ def _select_bounds(e: Expr, env: dict[str, Interval]) -> Interval:
     a, b = bounds(c.args[0], env), bounds(c.args[1], env)
     if not (_is_int(a) and _is_int(b)):
         return bounds(yes, env).union(bounds(no, env))
-    below = Interval(a.lo, min(a.hi, b.hi - 1))    # where a < b can hold
-    at_most = Interval(a.lo, min(a.hi, b.hi))      # a <= b
-    above = Interval(max(a.lo, b.lo + 1), a.hi)    # a > b
-    at_least = Interval(max(a.lo, b.lo), a.hi)     # a >= b
+    below = Interval(a.lo, min(a.hi, b.hi - 1))  # where a < b can hold
+    at_most = Interval(a.lo, min(a.hi, b.hi))  # a <= b
+    above = Interval(max(a.lo, b.lo + 1), a.hi)  # a > b
+    at_least = Interval(max(a.lo, b.lo), a.hi)  # a >= b
     where = {"lt": (below, at_least), "le": (at_most, above), "gt": (above, at_most), "ge": (at_least, below)}
     out = None
     for branch, iv in zip((yes, no), where[c.kind]):
         if iv.lo > iv.hi:
-            continue   # the condition never picks this branch here
+            continue  # the condition never picks this branch here
         key = id(c.args[0])
         old = _narrowed.get(key)
         _narrowed[key] = iv

@@ -2,6 +2,7 @@
 
 The same list drives ``print_loop_nest`` and codegen/transform.py, so what a user reads is what runs.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -21,13 +22,13 @@ if TYPE_CHECKING:  # annotations only
 
 @dataclass(frozen=True)
 class Loop:
-    name: str          # the Var name schedules refer to
-    path: str          # Halide's printed name: "x.xi" for the inner half of a split of x
-    parts: tuple       # ((Halide dim, stride), ...): one part, or several for a fuse()d loop, outer first
-    extent: int        # iterations (the last one may be partial)
+    name: str  # the Var name schedules refer to
+    path: str  # Halide's printed name: "x.xi" for the inner half of a split of x
+    parts: tuple  # ((Halide dim, stride), ...): one part, or several for a fuse()d loop, outer first
+    extent: int  # iterations (the last one may be partial)
     kind: LoopKind = LoopKind.SERIAL
     constant: bool = False  # extent known before realize (the inner half of a split)
-    exact: bool = True      # extent is the real one (stage_loops given the extents, or constant)
+    exact: bool = True  # extent is the real one (stage_loops given the extents, or constant)
     part_extents: tuple = ()  # a fuse()d loop: each part's iterations, outer first (None: not known yet)
 
     @property
@@ -43,8 +44,10 @@ def _find(loops: list[Loop], name: str, stage_name: str, d) -> int:
     for i, l in enumerate(loops):
         if l.name == name:
             return i
-    raise HalideError(f"{d.site}: In schedule for {stage_name}: there is no loop variable '{name}' to "
-                      f"{d.kind} (the loops of {stage_name} are {', '.join(l.name for l in loops)})")
+    raise HalideError(
+        f"{d.site}: In schedule for {stage_name}: there is no loop variable '{name}' to "
+        f"{d.kind} (the loops of {stage_name} are {', '.join(l.name for l in loops)})"
+    )
 
 
 UNKNOWN = 1 << 30  # the extent of a loop before realize: large, so split arithmetic stays valid
@@ -81,8 +84,9 @@ def _split_fused(l: Loop, factor: int):
     return parts, exts, inner_parts, inner_exts
 
 
-def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None,
-                directives: Sequence[Directive]) -> list[Loop]:
+def stage_loops(
+    stage_name: str, vars_: list[str], extents: Sequence[int] | None, directives: Sequence[Directive]
+) -> list[Loop]:
     """Outermost loop first. ``extents=None``: before realize (UNKNOWN extents)."""
     exact = extents is not None
     extents = extents if exact else [UNKNOWN] * len(vars_)
@@ -92,58 +96,89 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
         if k == DirectiveKind.SPLIT:
             old, outer, inner, factor = a[0], a[1], a[2], a[3]
             if factor <= 0:
-                raise HalideError(f"{d.site}: In schedule for {stage_name}: split factor must be positive, "
-                                  f"got {factor}")
+                raise HalideError(
+                    f"{d.site}: In schedule for {stage_name}: split factor must be positive, got {factor}"
+                )
             i = _find(loops, old, stage_name, d)
             l = loops[i]
             if outer == inner:
-                raise HalideError(f"{d.site}: In schedule for {stage_name}: can't split {old} into {outer} and "
-                                  f"{inner} because the new Vars have the same name")
+                raise HalideError(
+                    f"{d.site}: In schedule for {stage_name}: can't split {old} into {outer} and "
+                    f"{inner} because the new Vars have the same name"
+                )
             for new in (outer, inner):
                 if new != old and any(m.name == new for m in loops):
-                    raise HalideError(f"{d.site}: In schedule for {stage_name}: split of '{old}' names '{new}', "
-                                      f"which is already a loop of {stage_name}")
+                    raise HalideError(
+                        f"{d.site}: In schedule for {stage_name}: split of '{old}' names '{new}', "
+                        f"which is already a loop of {stage_name}"
+                    )
             base = l.path.rsplit(".", 1)[0] + "." if "." in l.path else l.path + "."
             outer_path = l.path if outer == old else base + outer if "." in l.path else f"{l.path}.{outer}"
             inner_path = f"{l.path}.{inner}" if inner != old else l.path
             if len(l.parts) > 1:
                 op, oe, ip, ie = _split_fused(l, factor)
                 extent = math.prod(oe) if None not in oe else -(-l.extent // factor)
-                loops[i:i + 1] = [
-                    Loop(outer, outer_path, tuple(op), extent, l.kind, l.constant, l.exact,
-                         tuple(oe) if len(op) > 1 else ()),
-                    Loop(inner, inner_path, tuple(ip), factor, constant=True,
-                         part_extents=tuple(ie) if len(ip) > 1 else ())]
+                loops[i : i + 1] = [
+                    Loop(
+                        outer,
+                        outer_path,
+                        tuple(op),
+                        extent,
+                        l.kind,
+                        l.constant,
+                        l.exact,
+                        tuple(oe) if len(op) > 1 else (),
+                    ),
+                    Loop(
+                        inner,
+                        inner_path,
+                        tuple(ip),
+                        factor,
+                        constant=True,
+                        part_extents=tuple(ie) if len(ip) > 1 else (),
+                    ),
+                ]
                 continue
-            (dim, stride), = l.parts
-            loops[i:i + 1] = [
-                Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant,
-                     l.exact),
-                Loop(inner, inner_path, ((dim, stride),), factor, constant=True)]
+            ((dim, stride),) = l.parts
+            loops[i : i + 1] = [
+                Loop(outer, outer_path, ((dim, stride * factor),), -(-l.extent // factor), l.kind, l.constant, l.exact),
+                Loop(inner, inner_path, ((dim, stride),), factor, constant=True),
+            ]
         elif k == DirectiveKind.FUSE:
             inner, outer, fused = a
             i, o = _find(loops, inner, stage_name, d), _find(loops, outer, stage_name, d)
             if o != i - 1:
-                raise HalideError(f"{d.site}: In schedule for {stage_name}: can't fuse '{inner}' and '{outer}': "
-                                  f"'{outer}' must be the loop immediately outside '{inner}'")
+                raise HalideError(
+                    f"{d.site}: In schedule for {stage_name}: can't fuse '{inner}' and '{outer}': "
+                    f"'{outer}' must be the loop immediately outside '{inner}'"
+                )
             li, lo = loops[i], loops[o]
-            loops[o:i + 1] = [Loop(fused, f"{li.path.rsplit('.', 1)[0]}.{fused}" if "." in li.path
-                                   else f"{li.path}.{fused}", lo.parts + li.parts, lo.extent * li.extent,
-                                   constant=lo.constant and li.constant, exact=lo.exact and li.exact,
-                                   part_extents=_part_extents(lo) + _part_extents(li))]
+            loops[o : i + 1] = [
+                Loop(
+                    fused,
+                    f"{li.path.rsplit('.', 1)[0]}.{fused}" if "." in li.path else f"{li.path}.{fused}",
+                    lo.parts + li.parts,
+                    lo.extent * li.extent,
+                    constant=lo.constant and li.constant,
+                    exact=lo.exact and li.exact,
+                    part_extents=_part_extents(lo) + _part_extents(li),
+                )
+            ]
         elif k == DirectiveKind.REORDER:
             idx = [_find(loops, v, stage_name, d) for v in a]
             if len(set(idx)) != len(idx):
                 raise HalideError(f"{d.site}: In schedule for {stage_name}: reorder names a loop twice")
-            chosen = [loops[i] for i in idx]       # innermost first
+            chosen = [loops[i] for i in idx]  # innermost first
             for pos, l in zip(sorted(idx), reversed(chosen)):
                 loops[pos] = l
         elif k in LOOP_KIND_OF:
             i = _find(loops, a[0], stage_name, d)
             kind = LOOP_KIND_OF[k]
             if kind == LoopKind.UNROLLED and len(loops[i].parts) > 1:
-                raise HalideError(f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
-                                  f"not supported yet; split it first")
+                raise HalideError(
+                    f"{d.site}: In schedule for {stage_name}: {k} of the fused loop '{a[0]}' is "
+                    f"not supported yet; split it first"
+                )
             loops[i] = replace(loops[i], kind=kind)
         elif k == DirectiveKind.BOUND:  # the region is set in analysis/bounds.py; the loop's extent becomes a constant
             i = next((i for i, l in enumerate(loops) if l.name == a[0]), None)
@@ -153,7 +188,7 @@ def stage_loops(stage_name: str, vars_: list[str], extents: Sequence[int] | None
             _find(loops, a[0], stage_name, d)
         elif k in (DirectiveKind.BOUND_EXTENT, DirectiveKind.ALIGN):  # the region (analysis/bounds.py)
             pass
-        elif k in GPU_DIRECTIVES:   # the loop stays; analysis/gpu.py maps it to GPU blocks or threads
+        elif k in GPU_DIRECTIVES:  # the loop stays; analysis/gpu.py maps it to GPU blocks or threads
             for v in a:
                 _find(loops, v, stage_name, d)
         else:
@@ -218,13 +253,15 @@ def parallel_groups(loops: list[Loop]) -> list[tuple[int, int]]:
     return groups
 
 
-def update_loops(stage: Stage, u: Update, extents: Sequence[int] | None = None,
-                 directives: Sequence[Directive] | None = None) -> list[Loop]:
+def update_loops(
+    stage: Stage, u: Update, extents: Sequence[int] | None = None, directives: Sequence[Directive] | None = None
+) -> list[Loop]:
     """An update's loop nest: its RVars are the innermost dims (r.x first), then the pure Vars.
     ``directives``: the update's schedule (default: the user's)."""
     names = [r.name() for r in u.rvars] + list(stage.vars)
-    return stage_loops(f"{stage.name}.update({u.index})", names, extents,
-                       u.schedule.directives if directives is None else directives)
+    return stage_loops(
+        f"{stage.name}.update({u.index})", names, extents, u.schedule.directives if directives is None else directives
+    )
 
 
 def definition_loop_names(stage: Stage) -> list[list[str]]:
@@ -273,7 +310,7 @@ def vector_block(loops: list[Loop], v: int, n_rvars: int = 0) -> tuple[list[Loop
         return any(dim == d and stride < s for d, s in vl.parts)
 
     finer = [l for l in loops[:v] if len(l.parts) == 1 and finer_than_vl(l.dim, l.stride)]
-    inner = loops[v + 1:]
+    inner = loops[v + 1 :]
     rvar_loops = [l for l in inner if len(l.parts) == 1 and l.dim < n_rvars]
     lanes = finer + [l for l in inner if l not in rvar_loops]
     blockers = [l for l in lanes if len(l.parts) > 1]

@@ -1,4 +1,5 @@
 """``Func.print_loop_nest()``: the loop nest of a placed pipeline as Halide prints it."""
+
 from __future__ import annotations
 
 from ..lang.schedule import LoopKind

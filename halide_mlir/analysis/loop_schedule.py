@@ -8,6 +8,7 @@ outermost first: tiling creates exactly that loop around the rest, so any split/
 become its lanes (loop_nest.py vector_block), is left inside the op, which is then vectorized with explicit
 vector sizes: partial tiles at the edges are masked, never left scalar.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -30,37 +31,46 @@ if TYPE_CHECKING:  # annotations only
 @dataclass(frozen=True)
 class TiledLoop:
     """One loop the script materializes around the op."""
+
     loop: Loop
     tile_sizes: tuple | None  # per tensor dim (numpy order); None: one iteration over a tile a finer loop outside
     #                           made (e.g. yo inside yi): not tiled (its tile's shape would be dynamic), what is
     #                           computed at it goes to the loop around it
     interchange: tuple | None  # a fused loop's dims in the order tile_using_for must nest them
-    also: tuple               # loops that are not materialized (vector lanes) whose producers are computed here
-    trip: int                 # iterations in one computation (what an unroll unrolls)
-    unroll_what: str          # an unrolled loop, for messages: where the schedule asks for it, the Func, the loop
-    collapsed: tuple = ()     # parallel loops just outside this one that run in its forall (one parallel loop
+    also: tuple  # loops that are not materialized (vector lanes) whose producers are computed here
+    trip: int  # iterations in one computation (what an unroll unrolls)
+    unroll_what: str  # an unrolled loop, for messages: where the schedule asks for it, the Func, the loop
+    collapsed: tuple = ()  # parallel loops just outside this one that run in its forall (one parallel loop
     #                           over their collapsed iteration space; loop_nest.py serialize_nested_parallel)
 
 
 @dataclass(frozen=True)
 class LoopSchedule:
     name: str
-    scheduled: bool           # False: Halide's default (serial loops in dimension order, as linalg-to-loops makes)
-    loops: tuple              # TiledLoop per materialized loop, outermost first
-    computed_before: tuple    # loops (vector lanes, nothing materialized) whose producers run before the op's loops
+    scheduled: bool  # False: Halide's default (serial loops in dimension order, as linalg-to-loops makes)
+    loops: tuple  # TiledLoop per materialized loop, outermost first
+    computed_before: tuple  # loops (vector lanes, nothing materialized) whose producers run before the op's loops
     vector_sizes: tuple | None  # per tensor dim, or None: not vectorized
 
 
 def unroll_what(name: str, loop: Loop, directives: Sequence[Directive]) -> str:
     """The unroll of a loop, for messages: where the schedule asks for it, the Func, the loop."""
-    d = next((d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name
-              and d.site is not None), None)
+    d = next(
+        (d for d in directives if d.kind == DirectiveKind.UNROLL and d.args[0] == loop.name and d.site is not None),
+        None,
+    )
     return f"{d.site}: " * (d is not None) + f"Func '{name}': unrolled loop '{loop.path}'"
 
 
-def loop_schedule(name: str, loops: list[Loop], extents: Sequence[int], directives: Sequence[Directive],
-                  producer_loops: set[str], n_rvars: int,
-                  trips: dict) -> LoopSchedule:
+def loop_schedule(
+    name: str,
+    loops: list[Loop],
+    extents: Sequence[int],
+    directives: Sequence[Directive],
+    producer_loops: set[str],
+    n_rvars: int,
+    trips: dict,
+) -> LoopSchedule:
     """``loops`` (outermost first) run over ``extents``; ``producer_loops``: names of the loops some producer
     is fused at; ``n_rvars``: an update's RVar loops are its first dims; ``trips``: loop name -> iterations in
     one computation (a stage computed at a consumer's loop runs its loops over one tile)."""
@@ -74,16 +84,20 @@ def loop_schedule(name: str, loops: list[Loop], extents: Sequence[int], directiv
 
     vec = [i for i, l in enumerate(loops) if l.kind == LoopKind.VECTORIZED]
     if len(vec) > 1:
-        raise HalideError(f"Func '{name}': only one loop can be vectorized (got "
-                          f"{', '.join(loops[i].name for i in vec)})")
+        raise HalideError(
+            f"Func '{name}': only one loop can be vectorized (got {', '.join(loops[i].name for i in vec)})"
+        )
     if vec and loops[vec[0]].constant and loops[vec[0]].extent == 1:
         vec = []  # vectorize(v, 1): one lane, a plain loop
-    materialize, lanes = _vector_loops(name, loops, vec[0], extents, n_rvars, producer_loops, site) if vec \
-        else (loops, [])
+    materialize, lanes = (
+        _vector_loops(name, loops, vec[0], extents, n_rvars, producer_loops, site) if vec else (loops, [])
+    )
     for l in loops:
         if l.kind == LoopKind.UNROLLED and trips.get(l.name, l.extent) > MAX_UNROLL:
-            raise HalideError(f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of "
-                              f"{trips.get(l.name, l.extent)} iterations (at most {MAX_UNROLL}); split it first")
+            raise HalideError(
+                f"{site(l.name)}Func '{name}': can't unroll loop '{l.name}' of "
+                f"{trips.get(l.name, l.extent)} iterations (at most {MAX_UNROLL}); split it first"
+            )
     # producers computed at the vectorized loop or at one of its lanes: at the loop around the vector block
     in_vector = tuple(l.name for l in [loops[vec[0]], *lanes]) if vec else ()
     tiled = []
@@ -100,17 +114,24 @@ def loop_schedule(name: str, loops: list[Loop], extents: Sequence[int], directiv
             sizes[n - 1 - dim] = stride
             tile[dim] = min(tile[dim], stride)
         prev = tiled[-1] if tiled else None
-        if l.kind == LoopKind.PARALLEL and prev is not None and prev.loop.kind == LoopKind.PARALLEL \
-                and prev.tile_sizes is not None and not prev.also \
-                and not any(a and b for a, b in zip(prev.tile_sizes, sizes)):
+        if (
+            l.kind == LoopKind.PARALLEL
+            and prev is not None
+            and prev.loop.kind == LoopKind.PARALLEL
+            and prev.tile_sizes is not None
+            and not prev.also
+            and not any(a and b for a, b in zip(prev.tile_sizes, sizes))
+        ):
             # nested parallel loops: one tile_using_forall over both (a multi-dimensional scf.forall)
             merged = tuple(a or b for a, b in zip(prev.tile_sizes, sizes))
             tiled[-1] = TiledLoop(l, merged, None, also, prev.trip * trip, "", prev.collapsed + (prev.loop,))
             continue
         if l.kind == LoopKind.PARALLEL and any(t.loop.kind == LoopKind.PARALLEL and t.tile_sizes for t in tiled):
-            raise InternalError(f"Func '{name}': parallel loop '{l.name}' is nested in another one it can't be "
-                                f"collapsed with (loop_nest.py serialize_nested_parallel should have made it serial)",
-                                stage="plan")
+            raise InternalError(
+                f"Func '{name}': parallel loop '{l.name}' is nested in another one it can't be "
+                f"collapsed with (loop_nest.py serialize_nested_parallel should have made it serial)",
+                stage="plan",
+            )
         # a fused loop tiles several dims at once; tile_using_for nests them in dimension order
         wanted = [n - 1 - dim for dim, _ in l.parts]
         interchange = None
@@ -136,27 +157,36 @@ def _vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, p
     l = loops[v]
     outer, lanes, blockers = vector_block(loops, v, n_rvars)
     if not l.constant and (lanes or len(l.parts) > 1):  # (Halide too wants its extent known when compiling)
-        raise HalideError(f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
-                          f"(loops inside it or finer: {', '.join(m.name for m in lanes)}); reorder it "
-                          f"innermost or vectorize an inner split of it")
+        raise HalideError(
+            f"{site(l.name)}Func '{name}': the vectorized loop '{l.name}' must be the innermost "
+            f"(loops inside it or finer: {', '.join(m.name for m in lanes)}); reorder it "
+            f"innermost or vectorize an inner split of it"
+        )
     if blockers:
-        raise HalideError(f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
-                          f"{', '.join(m.name for m in blockers)} would have to run as its lanes (they are inside "
-                          f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
-                          f"fused; reorder '{l.name}' innermost or vectorize an inner split of it")
-    inner = [m for m in lanes if m in loops[v + 1:]]
-    if any(m.name in producer_loops for m in inner) or \
-            math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
+        raise HalideError(
+            f"{site(l.name)}Func '{name}': can't vectorize loop '{l.name}': the loops "
+            f"{', '.join(m.name for m in blockers)} would have to run as its lanes (they are inside "
+            f"it{' or finer loops of its dimension' if l.stride > 1 else ''}), but are "
+            f"fused; reorder '{l.name}' innermost or vectorize an inner split of it"
+        )
+    inner = [m for m in lanes if m in loops[v + 1 :]]
+    if any(m.name in producer_loops for m in inner) or math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
         outer, lanes = outer + inner, [m for m in lanes if m not in inner]
     parallel = [m.name for m in lanes if m.kind == LoopKind.PARALLEL]
     if parallel:  # same values; say so rather than let a parallel request silently do nothing
-        warnings.warn(f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
-                      f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
-                      f"lanes are strided), not in parallel", ParallelAsLanesWarning, stacklevel=2)
+        warnings.warn(
+            f"{site(parallel[0])}Func '{name}': the parallel loop {', '.join(parallel)} runs as lanes of "
+            f"the vectorized loop '{l.name}' (it is inside it, or a finer loop of its dimension when its "
+            f"lanes are strided), not in parallel",
+            ParallelAsLanesWarning,
+            stacklevel=2,
+        )
     n_lanes = math.prod(covered_extents(outer, extents))
     if lanes and n_lanes > MAX_VECTOR_LANES:
-        raise HalideError(f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "
-                          f"{l.stride} elements apart, makes a vector of {n_lanes} elements with the finer loops "
-                          f"of its dimension ({', '.join(m.name for m in lanes)}), more than {MAX_VECTOR_LANES}; "
-                          f"vectorize a loop with fewer elements between lanes")
+        raise HalideError(
+            f"{site(l.name)}Func '{name}': vectorizing loop '{l.name}', whose lanes are "
+            f"{l.stride} elements apart, makes a vector of {n_lanes} elements with the finer loops "
+            f"of its dimension ({', '.join(m.name for m in lanes)}), more than {MAX_VECTOR_LANES}; "
+            f"vectorize a loop with fewer elements between lanes"
+        )
     return outer, lanes

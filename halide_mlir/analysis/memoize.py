@@ -5,6 +5,7 @@ values of the Params its values depend on (through every Func it calls, RDom bou
 included) and the image sizes it reads; not the contents of Buffers it reads (Halide does not key on them
 either: changing such a Buffer returns the cached values), and a Func that reads an ImageParam is refused, as in
 Halide. Also the checks and warnings of async_, hoist_storage and ring_buffer (lang/memoize.py)."""
+
 from __future__ import annotations
 
 import warnings
@@ -28,8 +29,10 @@ def standins(f: Func) -> list[ImageParam]:
     s = f.__dict__.get("_memo_standins")
     types = f.types() if hasattr(f, "types") else [f.type()]
     if s is None or [p.type() for p in s] != list(types) or s[0].dimensions() != f.dimensions():
-        s = [ImageParam(t, f.dimensions(), f"{f.name()}_memoized" + (f"{i}" if len(types) > 1 else ""))
-             for i, t in enumerate(types)]
+        s = [
+            ImageParam(t, f.dimensions(), f"{f.name()}_memoized" + (f"{i}" if len(types) > 1 else ""))
+            for i, t in enumerate(types)
+        ]
         for p in s:
             p._memoized = (f, s)
         f._memo_standins = s
@@ -63,6 +66,7 @@ def redirect(consumer: Func, e: Expr, output: Func) -> Expr:
             r = n.copy_with(args)
         memo[id(n)] = (n, r)
         return r
+
     return rewrite(e)
 
 
@@ -102,14 +106,18 @@ def check(output: Func, internal: bool = False) -> list[Func]:
     """Halide's errors for memoize in the pipeline of ``output``; returns the memoized Funcs it reaches besides
     the output (``internal``: the output is a memoized Func realized for the cache)."""
     if is_memoized(output) and not internal:
-        raise HalideError(f"{output.schedule().memoize.site}: Can't compile Pipeline with memoized output Func: "
-                          f"{output.name()}. Memoization is valid only on intermediate Funcs because it takes "
-                          f"control of buffer allocation.")
+        raise HalideError(
+            f"{output.schedule().memoize.site}: Can't compile Pipeline with memoized output Func: "
+            f"{output.name()}. Memoization is valid only on intermediate Funcs because it takes "
+            f"control of buffer allocation."
+        )
     found = [f for f in closure(output)[1:] if is_memoized(f)]
     for f in found:
         if f.schedule().compute.kind == LevelKind.INLINE and not f.has_update_definition():
-            raise HalideError(f"{f.schedule().memoize.site}: Cannot memoize function {f.name()} because the "
-                              f"function is scheduled inline.")
+            raise HalideError(
+                f"{f.schedule().memoize.site}: Cannot memoize function {f.name()} because the "
+                f"function is scheduled inline."
+            )
         for g in closure(f):
             for e in _definition_exprs(g):
                 for n in walk(e):
@@ -117,12 +125,14 @@ def check(output: Func, internal: bool = False) -> list[Func]:
                         raise HalideError(
                             f"{f.schedule().memoize.site}: Buffer parameter {n.value.name()} encountered in "
                             f"computed_cached computation (memoized Func '{f.name()}', through Func '{g.name()}').\n"
-                            f"Computations which depend on buffer parameters cannot be scheduled compute_cached.")
+                            f"Computations which depend on buffer parameters cannot be scheduled compute_cached."
+                        )
     return found
 
 
 def _value(e: Expr, what: str):
-    from .pipeline import resolve_buffer_dims   # (pipeline.py imports this module)
+    from .pipeline import resolve_buffer_dims  # (pipeline.py imports this module)
+
     iv = bounds(resolve_buffer_dims(e), {})
     if iv.lo != iv.hi:
         raise HalideError(f"{what} must depend only on constants, Params and image sizes; {e} does not")
@@ -142,8 +152,9 @@ def cache_key(f: Func, region) -> tuple:
                     if not isinstance(holder, Buffer):
                         dims[(id(holder), d, field)] = _value(n, "an image size")
     m = f.schedule().memoize
-    evict = None if m.eviction_key is None else \
-        _value(m.eviction_key, f"The eviction key of memoized Func '{f.name()}'")
+    evict = (
+        None if m.eviction_key is None else _value(m.eviction_key, f"The eviction key of memoized Func '{f.name()}'")
+    )
     key = (id(f), region.mins, region.extents, tuple(sorted(params.items())), tuple(sorted(dims.items())))
     return key, evict
 
@@ -154,22 +165,34 @@ def warn_async(pipeline) -> None:
     for s in pipeline.stages:
         sch, name = s.func.schedule(), s.name
         if sch.ring_buffer is not None and sch.hoist is None:
-            raise HalideError(f"Func \"{name}\" is scheduled with ring_buffer(), but has matching store_at and "
-                              f"hoist_storage levels. Add an explicit hoist_storage directive to the schedule to fix "
-                              f"the issue.")
+            raise HalideError(
+                f'Func "{name}" is scheduled with ring_buffer(), but has matching store_at and '
+                f"hoist_storage levels. Add an explicit hoist_storage directive to the schedule to fix "
+                f"the issue."
+            )
         if sch.async_ or sch.ring_buffer is not None:
             on = [w for w, yes in (("async_()", sch.async_), ("ring_buffer()", sch.ring_buffer is not None)) if yes]
-            warnings.warn(AsyncWarning(
-                f"Func '{name}': {' and '.join(on)} run{'' if len(on) > 1 else 's'} synchronously in halide_mlir: "
-                f"it is computed before its consumer reads it, not beside it (same values)"), stacklevel=5)
+            warnings.warn(
+                AsyncWarning(
+                    f"Func '{name}': {' and '.join(on)} run{'' if len(on) > 1 else 's'} synchronously in halide_mlir: "
+                    f"it is computed before its consumer reads it, not beside it (same values)"
+                ),
+                stacklevel=5,
+            )
     for f in closure(pipeline.output):
         sch = f.schedule()
-        if (sch.hoist is not None and sch.compute.kind == LevelKind.INLINE and not f.has_update_definition()
-                and f is not pipeline.output):   # (the output is computed at the root)
+        if (
+            sch.hoist is not None
+            and sch.compute.kind == LevelKind.INLINE
+            and not f.has_update_definition()
+            and f is not pipeline.output
+        ):  # (the output is computed at the root)
             root = sch.hoist.kind == LevelKind.ROOT
-            raise HalideError(f"Func \"{f.name()}\" is scheduled hoist_storage{'_root' if root else ''}(), but is "
-                              f"inlined. Funcs that use hoist_storage_root must also call "
-                              f"{'compute_root or compute_at' if root else 'compute_at'}.")
+            raise HalideError(
+                f'Func "{f.name()}" is scheduled hoist_storage{"_root" if root else ""}(), but is '
+                f"inlined. Funcs that use hoist_storage_root must also call "
+                f"{'compute_root or compute_at' if root else 'compute_at'}."
+            )
 
 
 def memoized_at_loops(pipeline) -> None:
@@ -177,6 +200,10 @@ def memoized_at_loops(pipeline) -> None:
     for f in closure(pipeline.output):
         if is_memoized(f) and f.schedule().compute.kind == LevelKind.AT and f is not pipeline.output:
             c = f.schedule().compute
-            warnings.warn(StorageWarning(
-                f"Func '{f.name()}': memoized, it is computed once over the whole region its consumers read (one "
-                f"cache entry), not at {c.func.name()}.{c.var} (same values)"), stacklevel=5)
+            warnings.warn(
+                StorageWarning(
+                    f"Func '{f.name()}': memoized, it is computed once over the whole region its consumers read (one "
+                    f"cache entry), not at {c.func.name()}.{c.var} (same values)"
+                ),
+                stacklevel=5,
+            )

@@ -4,6 +4,7 @@ A *stage* is a Func that gets its own storage (the output, and every Func not co
 Inline Funcs are substituted into their callers here, so codegen only sees calls to stages and inputs.
 Where each stage is computed is settled afterwards, by placement.py (driver.py runs the steps in order).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,12 +25,13 @@ from .wrappers import Wrapping
 @dataclass
 class Update:
     """One update definition, with inline Funcs substituted."""
+
     index: int
-    args: tuple              # LHS coordinates (Exprs of pure Vars, RVars, data)
-    values: tuple            # one Expr per Tuple element (one for an ordinary Func)
-    rvars: list              # the RVars it iterates, r.x first
-    predicates: list         # RDom.where conditions
-    schedule: object         # FuncSchedule of f.update(index)
+    args: tuple  # LHS coordinates (Exprs of pure Vars, RVars, data)
+    values: tuple  # one Expr per Tuple element (one for an ordinary Func)
+    rvars: list  # the RVars it iterates, r.x first
+    predicates: list  # RDom.where conditions
+    schedule: object  # FuncSchedule of f.update(index)
     site: object
 
     @property
@@ -43,8 +45,8 @@ class Update:
 @dataclass(eq=False)  # (identity: stages are dictionary keys)
 class Stage:
     func: Func
-    vars: list[str]          # pure var names, Halide order (dimension 0 first)
-    values: tuple            # the definition's Tuple elements with inline Funcs substituted
+    vars: list[str]  # pure var names, Halide order (dimension 0 first)
+    values: tuple  # the definition's Tuple elements with inline Funcs substituted
     consumers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
     compute: LoopLevel = None  # where it is computed: the Func's LoopLevel, or where placement.py places it
@@ -67,9 +69,9 @@ class Stage:
 @dataclass
 class Pipeline:
     output: Func
-    stages: list[Stage]      # realization order: producers before consumers, output last
-    inputs: list             # Buffers and ImageParams read by the pipeline, in first-use order
-    params: list[Param]      # scalar Params read by the pipeline
+    stages: list[Stage]  # realization order: producers before consumers, output last
+    inputs: list  # Buffers and ImageParams read by the pipeline, in first-use order
+    params: list[Param]  # scalar Params read by the pipeline
     index_params: list[Param]  # Params that appear in coordinates: their values shape the code
     specializations: list = field(default_factory=list)  # (where, schedule) with specialize()s: analysis/specialize.py
 
@@ -110,8 +112,9 @@ def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
 
 def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     """Replace Vars by Exprs."""
-    return _rewrite(e, lambda n, args: env.get(n.value.name()) if n.kind == "var" else None,
-                    {} if memo is None else memo)
+    return _rewrite(
+        e, lambda n, args: env.get(n.value.name()) if n.kind == "var" else None, {} if memo is None else memo
+    )
 
 
 def _is_stage(f: Func, output: Func) -> bool:
@@ -122,13 +125,14 @@ def _is_stage(f: Func, output: Func) -> bool:
 def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
     """Substitute every call to an inline Func by its definition (recursively), its calls to wrapped Funcs
     redirected to their wrappers first (analysis/wrappers.py)."""
+
     def leaf(n, args):
         if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
             d = n.value._definition()
             value = wrapping.wrap(n.value, d.values[n.index])
-            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo,
-                           wrapping)
+            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping)
         return None
+
     return _rewrite(e, leaf, memo)
 
 
@@ -138,7 +142,7 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
     if not output.defined():
         raise HalideError(f"Func '{output.name()}' can't be realized: it has no definition")
 
-    funcs: list[Func] = []   # reachable stages, discovered consumers-first
+    funcs: list[Func] = []  # reachable stages, discovered consumers-first
     bodies: dict[Func, tuple] = {}
     updates: dict[Func, list] = {}
     memo: dict = {}
@@ -147,6 +151,7 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
     def inline(f, e):
         e = _inline(wrapping.wrap(f, e), output, memo, wrapping)
         return redirect_memoized(f, e, output) if memoized else e
+
     work = [output]
     while work:
         f = work.pop()
@@ -155,17 +160,24 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
         _check_self_references(f)
         values = tuple(inline(f, v) for v in f._definition().values)
         bodies[f] = values
-        updates[f] = [Update(i, tuple(inline(f, a) for a in u.args),
-                                 tuple(inline(f, v) for v in u.values),
-                                 u.rvars(), [inline(f, p) for p in u.predicates()], u.schedule, u.site)
-                          for i, u in enumerate(f.updates())]
+        updates[f] = [
+            Update(
+                i,
+                tuple(inline(f, a) for a in u.args),
+                tuple(inline(f, v) for v in u.values),
+                u.rvars(),
+                [inline(f, p) for p in u.predicates()],
+                u.schedule,
+                u.site,
+            )
+            for i, u in enumerate(f.updates())
+        ]
         funcs.append(f)
         for e in [*values, *(x for u in updates[f] for x in u.exprs())]:
             for n in walk(e):
                 if n.kind == "call" and isinstance(n.value, Func) and n.value is not f:
                     if not n.value.defined():
-                        raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no "
-                                          f"definition")
+                        raise HalideError(f"Func '{f.name()}' calls Func '{n.value.name()}', which has no definition")
                     work.append(n.value)
 
     wrapping.check()
@@ -190,8 +202,10 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
 
     visit(output, [])
     order = _inline_padded_copies(order, bodies, updates, output)
-    stages = [Stage(f, [v.name() for v in f._definition().args], bodies[f], updates=updates[f],
-                    compute=f.schedule().compute) for f in order]
+    stages = [
+        Stage(f, [v.name() for v in f._definition().args], bodies[f], updates=updates[f], compute=f.schedule().compute)
+        for f in order
+    ]
     index = {s.func: s for s in stages}
     inputs, params, index_params = [], [], []
     for s in stages:
@@ -220,7 +234,7 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     pipeline = Pipeline(output, stages, inputs, params, index_params, specialized_schedules(stages))
-    resolve_specializations(pipeline)    # each stage's directives: those of the specialization the values choose
+    resolve_specializations(pipeline)  # each stage's directives: those of the specialization the values choose
     return pipeline
 
 
@@ -229,9 +243,12 @@ def partitionable(f: Func, output: Func, funcs: list[Func]) -> bool:
     partition): a stage at the root with no update, no unroll (the pieces' loops are shorter) and no Func
     computed at one of its loops (a tiled stage is one loop nest)."""
     s = f.schedule()
-    return (f is output or s.compute.kind == LevelKind.ROOT) and not f.has_update_definition() \
-        and not any(d.kind == DirectiveKind.UNROLL for d in _all_directives(s)) \
+    return (
+        (f is output or s.compute.kind == LevelKind.ROOT)
+        and not f.has_update_definition()
+        and not any(d.kind == DirectiveKind.UNROLL for d in _all_directives(s))
         and not any(g.schedule().compute.kind == LevelKind.AT and g.schedule().compute.func is f for g in funcs)
+    )
 
 
 def _all_directives(s):
@@ -245,22 +262,31 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
     piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
     The copy stays for the other consumers, over the region they read; it goes when none is left."""
-    for bc in [f for f in order if f is not output and f.schedule().padded_copy and
-               not _all_directives(f.schedule())]:
+    for bc in [f for f in order if f is not output and f.schedule().padded_copy and not _all_directives(f.schedule())]:
         d = bc._definition()
         for c in order:
             calls = [n for e in bodies[c] for n in walk(e) if n.kind == "call" and n.value is bc]
-            if c is bc or not calls or not partitionable(c, output, order) or \
-                    any(slice_forms(n) is None for n in calls):
+            if (
+                c is bc
+                or not calls
+                or not partitionable(c, output, order)
+                or any(slice_forms(n) is None for n in calls)
+            ):
                 continue
 
             def leaf(n, args):
                 if n.kind == "call" and n.value is bc:
                     return substitute(bodies[bc][n.index], {v.name(): a for v, a in zip(d.args, args)})
                 return None
+
             bodies[c] = tuple(_rewrite(v, leaf, {}) for v in bodies[c])
-    used = {n.value for f in order for e in [*bodies[f], *(x for u in updates[f] for x in u.exprs())]
-            for n in walk(e) if n.kind == "call" and isinstance(n.value, Func) and n.value is not f}
+    used = {
+        n.value
+        for f in order
+        for e in [*bodies[f], *(x for u in updates[f] for x in u.exprs())]
+        for n in walk(e)
+        if n.kind == "call" and isinstance(n.value, Func) and n.value is not f
+    }
     return [f for f in order if f is output or f in used]
 
 
@@ -278,10 +304,12 @@ def _check_self_references(f: Func) -> None:
                 for j, v in enumerate(lhs):
                     a = n.args[j]
                     if v is not None and not (a.kind == "var" and a.value.name() == v):
-                        raise HalideError(f"{u.site}: In definition of Func \"{f.name()}\" (update definition {i}): "
-                                          f"All of a function's recursive references to itself must contain the "
-                                          f"same pure variables in the same places as on the left-hand-side "
-                                          f"('{v}' in argument {j})")
+                        raise HalideError(
+                            f'{u.site}: In definition of Func "{f.name()}" (update definition {i}): '
+                            f"All of a function's recursive references to itself must contain the "
+                            f"same pure variables in the same places as on the left-hand-side "
+                            f"('{v}' in argument {j})"
+                        )
 
 
 def resolve_buffer_dims(e: Expr) -> Expr:

@@ -5,6 +5,7 @@ and is changed here only: an unscheduled reduction is placed at its consumer's l
 compute at a consumer's loop are hoisted to the root (``Stage.hoisted_from`` keeps the level they came from).
 Everything after placement reads ``Stage.compute`` (through the StagePlan), never the user's level.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -29,6 +30,7 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
     (the deepest such), after those producers, as in Halide; or, where such a producer is computed at a loop
     that encloses the consumer, at the consumer's own level. (Through chains of them: a reduction read by a
     reduction goes to the loop of the first consumer that is not one.)"""
+
     def inline_reduction(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.kind == LevelKind.INLINE and len(s.consumers) == 1
 
@@ -38,14 +40,27 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
         consumer = s.consumers[0]
         while inline_reduction(consumer):
             consumer = consumer.consumers[0]
-        at = [p.compute.var for p in pipeline.stages if s in p.consumers and p.compute.kind == LevelKind.AT
-              and p.compute.func is consumer.func and loop_position(consumer, p.compute.var) is not None]
+        at = [
+            p.compute.var
+            for p in pipeline.stages
+            if s in p.consumers
+            and p.compute.kind == LevelKind.AT
+            and p.compute.func is consumer.func
+            and loop_position(consumer, p.compute.var) is not None
+        ]
         if at:
             s.compute = LoopLevel(LevelKind.AT, consumer.func, max(at, key=lambda v: loop_position(consumer, v)))
         elif consumer.compute.at_loop() and any(
-                p.compute.at_loop() and computed_inside(pipeline, consumer, pipeline.stage(p.compute.func),
-                                                        loop_position(pipeline.stage(p.compute.func), p.compute.var))
-                for p in pipeline.stages if s in p.consumers):
+            p.compute.at_loop()
+            and computed_inside(
+                pipeline,
+                consumer,
+                pipeline.stage(p.compute.func),
+                loop_position(pipeline.stage(p.compute.func), p.compute.var),
+            )
+            for p in pipeline.stages
+            if s in p.consumers
+        ):
             # a producer is computed at a loop around the consumer (both at a tile's loop, say): at the root
             # the reduction would be outside that loop, so it goes where its consumer is, just before it
             s.compute = consumer.compute
@@ -65,6 +80,7 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
       a data-dependent index): such a read is a ``tensor.extract`` inside the consumer's ``linalg.generic``, and
       ``fuse_into_containing_op`` "fuses" the producer there by cloning the whole producer into the consumer's
       body, once per read and per point (it does not vectorize, and applying the script takes minutes)."""
+
     def at_a_loop(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.at_loop()
 
@@ -88,9 +104,13 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
     for s in hoisted:
         at = s.compute
         # a slow path, not a silent one: the schedule's locality is lost (the values are the same)
-        warnings.warn(ComputeAtWarning(
-            f"{at.site}: " * (at.site is not None) + f"Func '{s.name}' is scheduled compute_at({at.func.name()}, "
-            f"{at.var}) but computed once at the root: {reasons[s.name]} (same values)"), stacklevel=5)
+        warnings.warn(
+            ComputeAtWarning(
+                f"{at.site}: " * (at.site is not None) + f"Func '{s.name}' is scheduled compute_at({at.func.name()}, "
+                f"{at.var}) but computed once at the root: {reasons[s.name]} (same values)"
+            ),
+            stacklevel=5,
+        )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
 
 

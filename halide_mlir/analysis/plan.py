@@ -17,6 +17,7 @@ loops depend on its consumer's: the tile it is computed in, whether it is inside
 Codegen's payload (codegen/payload.py) and transform script (codegen/transform.py) print these plans; neither
 derives a schedule decision of its own.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -43,46 +44,47 @@ if TYPE_CHECKING:  # annotations only
     from ..lang.expr import Expr
     from .pipeline import Pipeline
 
-PARALLEL_MIN_EXTENT = 16   # rows: fewer would leave cores idle at a fork/join that costs ~1 us anyway
+PARALLEL_MIN_EXTENT = 16  # rows: fewer would leave cores idle at a fork/join that costs ~1 us anyway
 
 
 @dataclass(eq=False)
 class UpdatePlan:
     """One update definition of a stage."""
+
     update: Update
-    name: str                 # "f.update(0)", for messages and the transform script
-    reduction: bool           # a linalg.generic with reduction iterators; else explicit loops (scatter, scan)
-    extents: list             # what its loops run over: each RVar's extent, then the stage's extents
-    directives: list          # the user's, plus auto-vectorization
-    loops: list[Loop]         # RVars innermost first... as analysis/loop_nest.py update_loops builds them
-    trips: dict               # loop name -> iterations in one computation of the stage
-    compound: bool            # reads through sums of loop dims: the transform folds unit dims before vectorizing
+    name: str  # "f.update(0)", for messages and the transform script
+    reduction: bool  # a linalg.generic with reduction iterators; else explicit loops (scatter, scan)
+    extents: list  # what its loops run over: each RVar's extent, then the stage's extents
+    directives: list  # the user's, plus auto-vectorization
+    loops: list[Loop]  # RVars innermost first... as analysis/loop_nest.py update_loops builds them
+    trips: dict  # loop name -> iterations in one computation of the stage
+    compound: bool  # reads through sums of loop dims: the transform folds unit dims before vectorizing
     schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
-    trace_lanes: int = 1      # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
 
 
 @dataclass(eq=False)
 class StagePlan:
     stage: Stage
-    index: int                # position in realization order (the payload's hl.stage)
-    name: str                 # unique in the pipeline: "f", or "f$1" for a second Func also called f
-    compute: LoopLevel        # where it is computed (placement.py's decision)
-    store: LoopLevel | None   # where it is stored (None: where it is computed)
-    values: tuple             # its pure definition's values, ImageParam dims resolved
-    region: Region            # everything it computes
-    extents: tuple            # what its pure definition's loops run over: the region, or one tile of it
-    per_computation: tuple    # what one computation of it covers (a tile when computed at a loop)
-    directives: list          # effective: the user's + auto-vectorization + implicit parallel
-    loops: list[Loop]         # after the directives, nested parallel loops collapsed or made serial
-    trips: dict               # loop name -> iterations in one computation (inside the tile plan's loops)
-    inside_parallel: bool     # computed inside a parallel loop of a consumer
-    tile: TilePlan | None     # the consumer loops the payload spells out (tiling.py), or None
-    pieces: list | None       # (mins, extents) of the pieces a boundary condition cuts its region into
+    index: int  # position in realization order (the payload's hl.stage)
+    name: str  # unique in the pipeline: "f", or "f$1" for a second Func also called f
+    compute: LoopLevel  # where it is computed (placement.py's decision)
+    store: LoopLevel | None  # where it is stored (None: where it is computed)
+    values: tuple  # its pure definition's values, ImageParam dims resolved
+    region: Region  # everything it computes
+    extents: tuple  # what its pure definition's loops run over: the region, or one tile of it
+    per_computation: tuple  # what one computation of it covers (a tile when computed at a loop)
+    directives: list  # effective: the user's + auto-vectorization + implicit parallel
+    loops: list[Loop]  # after the directives, nested parallel loops collapsed or made serial
+    trips: dict  # loop name -> iterations in one computation (inside the tile plan's loops)
+    inside_parallel: bool  # computed inside a parallel loop of a consumer
+    tile: TilePlan | None  # the consumer loops the payload spells out (tiling.py), or None
+    pieces: list | None  # (mins, extents) of the pieces a boundary condition cuts its region into
     producers: list = field(default_factory=list)  # StagePlans computed at its loops and fused there
     updates: list[UpdatePlan] = field(default_factory=list)
-    in_tiles: bool = False    # a consumer's payload loops compute its tiles: no generic of its own
+    in_tiles: bool = False  # a consumer's payload loops compute its tiles: no generic of its own
     schedule: LoopSchedule | None = None  # what the script materializes around its op (inside the tile's loops)
-    trace_lanes: int = 1      # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
 
     @property
     def func(self) -> Func:
@@ -92,7 +94,7 @@ class StagePlan:
 @dataclass
 class PipelinePlan:
     bounded: Bounded
-    stages: list[StagePlan]   # realization order
+    stages: list[StagePlan]  # realization order
     fusions: list = field(default_factory=list)  # compute_with's fused loops (analysis/compute_with.py)
 
     def of(self, func: Func) -> StagePlan:
@@ -106,17 +108,26 @@ class PipelinePlan:
         """Every plan, readable (``halide-mlir plan FILE.py``)."""
         out = []
         for sp in self.stages:
-            where = "output" if sp.func is self.pipeline.output else str(sp.compute.kind) if sp.compute.func is None \
+            where = (
+                "output"
+                if sp.func is self.pipeline.output
+                else str(sp.compute.kind)
+                if sp.compute.func is None
                 else f"at {sp.compute.func.name()}.{sp.compute.var}"
-            out.append(f"stage {sp.index} {sp.name}: {where}, region mins {list(sp.region.mins)} extents "
-                       f"{list(sp.region.extents)}, loops over {list(sp.extents)}"
-                       f"{', inside a parallel loop' if sp.inside_parallel else ''}"
-                       f"{', computed in its consumer' + chr(39) + 's tiles' if sp.in_tiles else ''}")
+            )
+            out.append(
+                f"stage {sp.index} {sp.name}: {where}, region mins {list(sp.region.mins)} extents "
+                f"{list(sp.region.extents)}, loops over {list(sp.extents)}"
+                f"{', inside a parallel loop' if sp.inside_parallel else ''}"
+                f"{', computed in its consumer' + chr(39) + 's tiles' if sp.in_tiles else ''}"
+            )
             out += [f"  {_loop_text(l, sp.trips)}" for l in sp.loops]
             if sp.tile is not None:
-                out.append(f"  payload loops: {', '.join(lev.loop.name for lev in sp.tile.levels)}; tile "
-                           f"{list(sp.tile.tile_sizes)}; computed {sorted(f.name() for f in sp.tile.computed)}; "
-                           f"viewed {sorted(f.name() for f in sp.tile.viewed)}")
+                out.append(
+                    f"  payload loops: {', '.join(lev.loop.name for lev in sp.tile.levels)}; tile "
+                    f"{list(sp.tile.tile_sizes)}; computed {sorted(f.name() for f in sp.tile.computed)}; "
+                    f"viewed {sorted(f.name() for f in sp.tile.viewed)}"
+                )
             if sp.pieces:
                 out.append(f"  {len(sp.pieces)} pieces (boundary condition partitioning)")
             if sp.producers:
@@ -128,8 +139,10 @@ class PipelinePlan:
 
 
 def _loop_text(loop: Loop, trips: dict) -> str:
-    return f"{loop.kind} {loop.path}: {trips.get(loop.name, loop.extent)} iterations, dims " \
-           f"{', '.join(f'{d}*{s}' for d, s in loop.parts)}"
+    return (
+        f"{loop.kind} {loop.path}: {trips.get(loop.name, loop.extent)} iterations, dims "
+        f"{', '.join(f'{d}*{s}' for d, s in loop.parts)}"
+    )
 
 
 def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozenset = frozenset()) -> PipelinePlan:
@@ -139,20 +152,28 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
     plans: dict[Func, StagePlan] = {}
     for index in reversed(range(len(p.stages))):
         stage = p.stages[index]
-        plans[stage.func] = _plan_stage(bounded, stage, index, names[index], plans, auto_vector and
-                                        stage.func not in scalar_funcs)
+        plans[stage.func] = _plan_stage(
+            bounded, stage, index, names[index], plans, auto_vector and stage.func not in scalar_funcs
+        )
     ordered = [plans[s.func] for s in p.stages]
-    check_storage_bounds(PipelinePlan(bounded, ordered))   # bound_storage (analysis/small_directives.py)
+    check_storage_bounds(PipelinePlan(bounded, ordered))  # bound_storage (analysis/small_directives.py)
     for plan in ordered:  # (producers are planned after their consumers)
         tile = plan.tile
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so are the
         # stages placement.py hoist_from_loops moves out of loops); the payload computes the tiles of its tile
         # plan's computed producers in place: nothing to fuse for them
-        plan.producers = [plans[s.func] for s in p.stages if s.compute.at_loop() and s.func is not p.output
-                          and s.compute.func is plan.func and (tile is None or s.func not in tile.computed)]
+        plan.producers = [
+            plans[s.func]
+            for s in p.stages
+            if s.compute.at_loop()
+            and s.func is not p.output
+            and s.compute.func is plan.func
+            and (tile is None or s.func not in tile.computed)
+        ]
         for f in tile.computed if tile is not None else ():
             plans[f].in_tiles = True
     from .compute_with import plan_compute_with
+
     return PipelinePlan(bounded, ordered, plan_compute_with(ordered))
 
 
@@ -168,15 +189,16 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
     directives = list(stage.directives)
     prints = tracing.prints_in_stage(bounded, stage)
-    if prints:   # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
+    if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_lanes(name, stage.vars, extents, directives)
         auto_vector = False
     inside = _parallel_at(level, plans)
     at_loops = _levels_in(p.stages, stage)
     loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
     lanes = _consumer_lanes(stage, plans)
-    auto = auto_vector and vectorize.plan(loops, directives, bounded.bodies[func], func.output_types(), stage.vars,
-                                          computed_here=at_loops, lanes=lanes)
+    auto = auto_vector and vectorize.plan(
+        loops, directives, bounded.bodies[func], func.output_types(), stage.vars, computed_here=at_loops, lanes=lanes
+    )
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
@@ -185,31 +207,67 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         directives = [*directives, implicit]
         loops = stage_loops(name, stage.vars, extents, directives)
     tile = tile_plan(bounded, stage)
-    at_root = func is p.output or level.kind == LevelKind.ROOT   # not fused into a consumer's loop
-    pieces = partition(stage, bounded.bodies[func], region) if at_root and tile is None \
-        and not bounded.updates[func] and len(func.output_types()) == 1 else None
+    at_root = func is p.output or level.kind == LevelKind.ROOT  # not fused into a consumer's loop
+    pieces = (
+        partition(stage, bounded.bodies[func], region)
+        if at_root and tile is None and not bounded.updates[func] and len(func.output_types()) == 1
+        else None
+    )
     # the loops the script materializes run over one computation, or inside the payload's loops of a tile plan
     inner = per_computation if tile is None else tile.tile_sizes
     trips = loop_trips(stage_loops(name, stage.vars, inner, directives), inner)
-    check_always(stage, bounded.bodies[func], pieces)   # partition(v, Partition.Always): analysis/small_directives.py
-    plan = StagePlan(stage, index, name, level, func.schedule().store, bounded.bodies[func], region, extents,
-                     per_computation, directives, loops, trips, inside, tile, pieces)
+    check_always(stage, bounded.bodies[func], pieces)  # partition(v, Partition.Always): analysis/small_directives.py
+    plan = StagePlan(
+        stage,
+        index,
+        name,
+        level,
+        func.schedule().store,
+        bounded.bodies[func],
+        region,
+        extents,
+        per_computation,
+        directives,
+        loops,
+        trips,
+        inside,
+        tile,
+        pieces,
+    )
     plan.trace_lanes = trace_lanes if prints else 1
     # the producers fused at its loops (the ones a tile plan's payload computes are in place already)
-    producer_loops = {s.compute.var for s in p.stages if s.compute.at_loop() and s.func is not p.output
-                      and s.compute.func is func and (tile is None or s.func not in tile.computed)}
+    producer_loops = {
+        s.compute.var
+        for s in p.stages
+        if s.compute.at_loop()
+        and s.func is not p.output
+        and s.compute.func is func
+        and (tile is None or s.func not in tile.computed)
+    }
     if tile is None:
         plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
     else:
-        plan.schedule = loop_schedule(name, loops[len(tile.levels):], tile.tile_sizes, directives, producer_loops,
-                                      0, trips)
-    plan.updates = [_plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
-                    for u in bounded.updates[func]]
+        plan.schedule = loop_schedule(
+            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
+        )
+    plan.updates = [
+        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
+        for u in bounded.updates[func]
+    ]
     return plan
 
 
-def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, per_computation, inside: bool,
-                 auto_vector: bool, lanes: int | None = None) -> UpdatePlan:
+def _plan_update(
+    bounded: Bounded,
+    stage: Stage,
+    u: Update,
+    name: str,
+    extents,
+    per_computation,
+    inside: bool,
+    auto_vector: bool,
+    lanes: int | None = None,
+) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
@@ -220,24 +278,41 @@ def _plan_update(bounded: Bounded, stage: Stage, u: Update, name: str, extents, 
     uext_one = rvar_extents + list(per_computation)
     directives = list(u.schedule.directives)
     prints = tracing.prints_in_update(bounded, stage, u)
-    if prints:   # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
+    if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_update_lanes(stage, u, uext, directives)
         auto_vector = False
     loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     # an update is vectorized along x where a pure x loop is innermost or has only RVar loops inside it
-    auto = auto_vector and vectorize.plan(loops, directives, [*u.values, *u.predicates], stage.func.output_types(),
-                                          stage.vars, dim=len(u.rvars), lanes=lanes,
-                                          through_rvars=not compound_reads(stage, u, scaled_only=True))
+    auto = auto_vector and vectorize.plan(
+        loops,
+        directives,
+        [*u.values, *u.predicates],
+        stage.func.output_types(),
+        stage.vars,
+        dim=len(u.rvars),
+        lanes=lanes,
+        through_rvars=not compound_reads(stage, u, scaled_only=True),
+    )
     if auto:
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
-    return UpdatePlan(u, uname, True, uext, directives, loops, trips, compound_reads(stage, u) or bool(u.rvars),
-                      loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips),
-                      trace_lanes if prints else 1)
+    return UpdatePlan(
+        u,
+        uname,
+        True,
+        uext,
+        directives,
+        loops,
+        trips,
+        compound_reads(stage, u) or bool(u.rvars),
+        loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips),
+        trace_lanes if prints else 1,
+    )
 
 
 # --- policies ------------------------------------------------------------------------------------------------
+
 
 def _parallel_at(level: LoopLevel, plans: dict) -> bool:
     """Is the loop ``level`` (a consumer's loop) inside a parallel loop, its own or an enclosing one? (The
@@ -246,7 +321,7 @@ def _parallel_at(level: LoopLevel, plans: dict) -> bool:
         return False
     consumer = plans[level.func]
     names = [l.name for l in consumer.loops]
-    if level.var in names and any(l.kind == LoopKind.PARALLEL for l in consumer.loops[:names.index(level.var) + 1]):
+    if level.var in names and any(l.kind == LoopKind.PARALLEL for l in consumer.loops[: names.index(level.var) + 1]):
         return True
     return consumer.inside_parallel
 
@@ -263,12 +338,20 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
     if stage.hoisted_from is not None:
         wanted = _parallel_at(stage.hoisted_from, plans)
     elif schedule.padded_copy and not stage.directives:
-        wanted = any(plans[c.func].inside_parallel or any(l.kind == LoopKind.PARALLEL for l in plans[c.func].loops)
-                     for c in stage.consumers)
+        wanted = any(
+            plans[c.func].inside_parallel or any(l.kind == LoopKind.PARALLEL for l in plans[c.func].loops)
+            for c in stage.consumers
+        )
     else:
         return None
-    loop = next((l for l in loops if l.kind == LoopKind.SERIAL and len(l.parts) == 1 and l.exact
-                 and l.extent >= PARALLEL_MIN_EXTENT), None)
+    loop = next(
+        (
+            l
+            for l in loops
+            if l.kind == LoopKind.SERIAL and len(l.parts) == 1 and l.exact and l.extent >= PARALLEL_MIN_EXTENT
+        ),
+        None,
+    )
     return Directive(DirectiveKind.PARALLEL, (loop.name,)) if wanted and loop is not None else None
 
 
@@ -281,14 +364,28 @@ def _consumer_lanes(stage: Stage, plans: dict) -> int | None:
     if consumer is None:
         return None
     cvars = consumer.stage.vars
-    return next((l.extent for l in consumer.loops if l.kind == LoopKind.VECTORIZED and len(l.parts) == 1
-                 and l.stride == 1 and l.constant and cvars[l.dim] == stage.vars[0]), None)
+    return next(
+        (
+            l.extent
+            for l in consumer.loops
+            if l.kind == LoopKind.VECTORIZED
+            and len(l.parts) == 1
+            and l.stride == 1
+            and l.constant
+            and cvars[l.dim] == stage.vars[0]
+        ),
+        None,
+    )
 
 
 def _levels_in(stages: list[Stage], stage: Stage) -> set:
     """Names of ``stage``'s loops that some producer is computed or stored at."""
-    return {level.var for s in stages for level in (s.compute, s.func.schedule().store)
-            if level is not None and level.kind == LevelKind.AT and level.func is stage.func}
+    return {
+        level.var
+        for s in stages
+        for level in (s.compute, s.func.schedule().store)
+        if level is not None and level.kind == LevelKind.AT and level.func is stage.func
+    }
 
 
 def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
@@ -303,8 +400,10 @@ def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
                 continue
             for a in node.args:
                 form = affine_form(a, dim_of, base_of)
-                if form is not None and ((not scaled_only and sum(1 for c in form[0].values() if c) > 1) or
-                                         any(c not in (0, 1) for c in form[0].values())):
+                if form is not None and (
+                    (not scaled_only and sum(1 for c in form[0].values() if c) > 1)
+                    or any(c not in (0, 1) for c in form[0].values())
+                ):
                     return True
     return False
 
@@ -341,7 +440,7 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
     has no such clamp or the stage is not one generic (pipeline.py partitionable)."""
     if any(d.kind == DirectiveKind.UNROLL for d in stage.directives):
         return None
-    inside: dict = {}   # var -> (lo, hi) where all its clamps are the identity
+    inside: dict = {}  # var -> (lo, hi) where all its clamps are the identity
     for n in (m for v in values for m in walk(v)):
         if n.kind != "max" or n.args[0].kind != "min" or n.type.is_float():
             continue
@@ -354,8 +453,9 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
         inside[form[0]] = (max(a, old[0]), min(z, old[1]))
     if not inside:
         return None
-    never = {d for d, p in partition_policies(stage.name, stage.vars, None, stage.directives).items()
-             if p == Partition.Never}   # partition(v, Partition.Never): one piece along v, its clamps kept
+    never = {
+        d for d, p in partition_policies(stage.name, stage.vars, None, stage.directives).items() if p == Partition.Never
+    }  # partition(v, Partition.Never): one piece along v, its clamps kept
     if all(stage.vars.index(v) in never for v in inside):
         return None
     cuts = []
@@ -373,7 +473,7 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
 def _constant(e) -> int | None:
     """The value of an integer Expr made of constants (``lo + ext - 1`` of a boundary condition), else None."""
     e = resolve_buffer_dims(e)
-    if any(n.kind in ("var", "rvar", "call", "param") for n in walk(e)):   # a Param may change after compiling
+    if any(n.kind in ("var", "rvar", "call", "param") for n in walk(e)):  # a Param may change after compiling
         return None
     iv = bounds(e, {})
     return int(iv.lo) if iv.lo == iv.hi else None

@@ -7,6 +7,7 @@ on the bound values, in the order the user added them, and the first that holds 
 *path*) is part of the compiled-code keys (driver.py), so realizing with other values compiles or reuses the
 variant for them; the untaken versions are never compiled. Reaching a ``specialize_fail`` is Halide's error.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,14 @@ def evaluate(e):
         return (not a[0]) if t.is_bool() else _wrap(~a[0], t)
     if k == "select":
         return a[1] if a[0] else a[2]
-    cmp = {"lt": lambda x, y: x < y, "le": lambda x, y: x <= y, "gt": lambda x, y: x > y,
-           "ge": lambda x, y: x >= y, "eq": lambda x, y: x == y, "ne": lambda x, y: x != y}
+    cmp = {
+        "lt": lambda x, y: x < y,
+        "le": lambda x, y: x <= y,
+        "gt": lambda x, y: x > y,
+        "ge": lambda x, y: x >= y,
+        "eq": lambda x, y: x == y,
+        "ne": lambda x, y: x != y,
+    }
     if k in cmp:
         return cmp[k](a[0], a[1])
     x, y = a[0], a[1] if len(a) > 1 else None
@@ -60,8 +67,20 @@ def evaluate(e):
     else:
         if k in ("div", "mod") and y == 0:
             return 0  # Halide: division by zero is zero
-        ops = {"add": x + y, "sub": x - y, "mul": x * y, "min": min(x, y), "max": max(x, y),
-               "and": x & y, "or": x | y, "xor": x ^ y} if y is not None else {}
+        ops = (
+            {
+                "add": x + y,
+                "sub": x - y,
+                "mul": x * y,
+                "min": min(x, y),
+                "max": max(x, y),
+                "and": x & y,
+                "or": x | y,
+                "xor": x ^ y,
+            }
+            if y is not None
+            else {}
+        )
         if k == "div":
             return _wrap(halide_div(x, y), t)
         if k == "mod":
@@ -72,8 +91,9 @@ def evaluate(e):
             return _wrap(x >> y if y >= 0 else x << -y, t)
     if k in ops:
         return ops[k] if t.is_float() or t.is_bool() else _wrap(ops[k], t)
-    raise HalideError(f"a specialization condition must be made of constants, Params and image sizes; {e} is "
-                      f"not supported yet")
+    raise HalideError(
+        f"a specialization condition must be made of constants, Params and image sizes; {e} is not supported yet"
+    )
 
 
 def _wrap(v: int, t) -> int:
@@ -89,8 +109,9 @@ def choose(schedule: FuncSchedule, where: str) -> tuple[FuncSchedule, tuple]:
     while s.specializations:
         for i, sp in enumerate(s.specializations):
             if sp.failure is not None:
-                raise HalideError(f"A schedule specialized with specialize_fail() was chosen: {sp.failure} "
-                                  f"({where}, at {sp.site})")
+                raise HalideError(
+                    f"A schedule specialized with specialize_fail() was chosen: {sp.failure} ({where}, at {sp.site})"
+                )
             if evaluate(sp.condition):
                 path.append(i)
                 s = sp.schedule

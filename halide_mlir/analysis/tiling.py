@@ -32,6 +32,7 @@ fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a d
 inside the region rather than made smaller, so every tile has a static shape (pure Funcs give the same
 values either way).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -53,9 +54,9 @@ if TYPE_CHECKING:  # annotations only
 @dataclass(frozen=True)
 class Level:
     loop: Loop
-    trip: int          # iterations of this loop
-    parent_size: int   # elements of the loop's dimension covered by one iteration of the enclosing level
-    size: int          # elements covered by one iteration of this loop (static, ShiftInwards)
+    trip: int  # iterations of this loop
+    parent_size: int  # elements of the loop's dimension covered by one iteration of the enclosing level
+    size: int  # elements covered by one iteration of this loop (static, ShiftInwards)
     collapsed: bool = False  # runs in one scf.forall with the next level (nested parallel loops, loop_nest.py)
 
 
@@ -63,6 +64,7 @@ class Level:
 class Span:
     """What one dimension of a producer's tile covers: the consumer tile's dimension ``dim`` from its start
     + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``."""
+
     dim: int | None
     lo: int
     hi: int
@@ -72,11 +74,12 @@ class Span:
 class Slide:
     """A producer's sliding window over payload level ``level``: its Halide dim ``dim`` follows the loop's
     dimension; each iteration's window is ``extent`` wide and moves by ``step`` (< extent)."""
+
     level: int
     dim: int
     extent: int
     step: int
-    fold: int | None = None   # rows of its circular buffer (analysis/folding.py); None: the buffer spans the loop
+    fold: int | None = None  # rows of its circular buffer (analysis/folding.py); None: the buffer spans the loop
 
     @property
     def warm_up(self) -> int:
@@ -86,21 +89,21 @@ class Slide:
 
 @dataclass
 class TilePlan:
-    region: object         # the consumer's Region
-    levels: list           # Level per payload loop, outermost first
-    producers: dict        # level index -> [producer Stage] computed there, in realization order
-    computed: set          # the producer Funcs whose tiles the payload computes (codegen/tiled.py)
-    viewed: set            # the producer Funcs read through one slice per level and fused by the script
-    spans: dict            # Func -> Span per dim of its tile, for computed and viewed producers
-    tile_sizes: tuple      # per Halide dim: the tile the consumer's generic inside the innermost level computes
-    loops: list            # all the consumer's loops (nested parallel loops collapsed or serial)
-    slides: dict           # Func -> Slide, for the computed producers with a sliding window
-    gpu: object = None     # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
+    region: object  # the consumer's Region
+    levels: list  # Level per payload loop, outermost first
+    producers: dict  # level index -> [producer Stage] computed there, in realization order
+    computed: set  # the producer Funcs whose tiles the payload computes (codegen/tiled.py)
+    viewed: set  # the producer Funcs read through one slice per level and fused by the script
+    spans: dict  # Func -> Span per dim of its tile, for computed and viewed producers
+    tile_sizes: tuple  # per Halide dim: the tile the consumer's generic inside the innermost level computes
+    loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
+    slides: dict  # Func -> Slide, for the computed producers with a sliding window
+    gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
         sizes = list(self.region.extents)
-        for lev in self.levels[:level + 1]:
+        for lev in self.levels[: level + 1]:
             sizes[lev.loop.dim] = lev.size
         return sizes
 
@@ -171,14 +174,16 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         return None
     if stage.func is not p.output and stage.compute.at_loop():
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.compute.at_loop() and s.func is not p.output
-                 and s.compute.func is stage.func]
+    producers = [s for s in p.stages if s.compute.at_loop() and s.func is not p.output and s.compute.func is stage.func]
     if not producers:
         return None
     if len(bounded.bodies[stage.func]) > 1 or any(len(bounded.bodies[prod.func]) > 1 for prod in producers):
         return None  # Tuple-valued Funcs keep the plain compute_at path
-    direct = [prod for prod in producers if any(n.kind == "call" and n.value is prod.func
-                                                for n in walk(bounded.bodies[stage.func][0]))]
+    direct = [
+        prod
+        for prod in producers
+        if any(n.kind == "call" and n.value is prod.func for n in walk(bounded.bodies[stage.func][0]))
+    ]
     if not direct:
         return None
     spans = {stage.func: [Span(d, 0, 0) for d in range(len(stage.vars))]}
@@ -195,27 +200,39 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         if not s:
             continue  # plain fusion
         spans[prod.func] = s
-        reads_at_loops = any(n.kind == "call" and n.value in at_loops and n.value is not prod.func
-                             for v in bounded.bodies[prod.func] for n in walk(v))
+        reads_at_loops = any(
+            n.kind == "call" and n.value in at_loops and n.value is not prod.func
+            for v in bounded.bodies[prod.func]
+            for n in walk(v)
+        )
         if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
             computed.add(prod.func)
             readers[prod.func] = prod
         else:
             viewed.add(prod.func)
     region = bounded.region(stage.func)
-    at_loops = {lv.var for s in p.stages for lv in (s.compute, s.func.schedule().store)
-                if lv is not None and lv.at_loop() and lv.func is stage.func}
+    at_loops = {
+        lv.var
+        for s in p.stages
+        for lv in (s.compute, s.func.schedule().store)
+        if lv is not None and lv.at_loop() and lv.func is stage.func
+    }
     loops = serialize_nested_parallel(
-        stage_loops(stage.name, stage.vars, region.extents, stage.directives), False, at_loops)
+        stage_loops(stage.name, stage.vars, region.extents, stage.directives), False, at_loops
+    )
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
-    if any(len(l.parts) > 1 or l.kind == LoopKind.VECTORIZED or
-           any(l.dim == d and l.stride < s for v in vec for d, s in v.parts) for l in loops[:depth + 1]):
+    if any(
+        len(l.parts) > 1
+        or l.kind == LoopKind.VECTORIZED
+        or any(l.dim == d and l.stride < s for v in vec for d, s in v.parts)
+        for l in loops[: depth + 1]
+    ):
         return None  # (the loops finer than a vectorized one become its lanes: codegen/transform.py)
     sizes = list(region.extents)
     levels = []
-    for i, l in enumerate(loops[:depth + 1]):
+    for i, l in enumerate(loops[: depth + 1]):
         parent = sizes[l.dim]
         size = min(l.stride, parent)
         collapsed = l.kind == LoopKind.PARALLEL and i < depth and loops[i + 1].kind == LoopKind.PARALLEL
@@ -229,16 +246,28 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         slide = _slide(bounded, stage, prod, levels, names, spans.get(prod.func), readers)
         if slide is None:
             continue
-        reads = {n.value for v in bounded.bodies[prod.func] for n in walk(v)
-                 if n.kind == "call" and n.value in at_loops and n.value is not prod.func}
+        reads = {
+            n.value
+            for v in bounded.bodies[prod.func]
+            for n in walk(v)
+            if n.kind == "call" and n.value in at_loops and n.value is not prod.func
+        }
         if prod.func in viewed or all(r in slides and slides[r].level == slide.level for r in reads):
             slides[prod.func] = slide
             viewed.discard(prod.func)
             computed.add(prod.func)  # the payload computes its warm-up and its new rows
     slides = fold_windows(stage, producers, levels, slides)
-    return TilePlan(region, levels, at, computed, viewed, {k: tuple(v) for k, v in spans.items()
-                                                           if k in computed | viewed}, tuple(sizes), loops,
-                    slides)
+    return TilePlan(
+        region,
+        levels,
+        at,
+        computed,
+        viewed,
+        {k: tuple(v) for k, v in spans.items() if k in computed | viewed},
+        tuple(sizes),
+        loops,
+        slides,
+    )
 
 
 def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
@@ -252,8 +281,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     if store is None or spans is None or bounded.updates[prod.func]:
         return None
     li = names.index(prod.compute.var)
-    if store.at_loop() and store.func is stage.func and \
-            names.index(store.var) >= li:
+    if store.at_loop() and store.func is stage.func and names.index(store.var) >= li:
         return None  # stored at the loop it is computed at: nothing to keep
     if not all(c.func in readers for c in prod.consumers):
         return None
@@ -264,8 +292,11 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     if len(dims) != 1 or dims[0] == 0:
         return None
     j = dims[0]
-    own = [l for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.directives)
-           if any(d == j for d, _ in l.parts)]
+    own = [
+        l
+        for l in stage_loops(prod.name, prod.vars, [1] * len(prod.vars), prod.directives)
+        if any(d == j for d, _ in l.parts)
+    ]
     if len(own) != 1 or own[0].parts != ((j, 1),) or own[0].kind not in (LoopKind.SERIAL, LoopKind.PARALLEL):
         return None
     extent = lev.size + spans[j].hi - spans[j].lo

@@ -2,6 +2,7 @@
 one after another: each lane's print is a call (codegen/trace.py), which MLIR's vectorizer can't widen.
 Halide prints a vector event as one line; the lanes' lines are merged into that line when they are printed
 (runtime/trace.py), so a stage keeps its vector width as ``trace_lanes``. Their values are the same."""
+
 from __future__ import annotations
 
 from ..lang.debugging import tracing

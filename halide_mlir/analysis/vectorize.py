@@ -24,6 +24,7 @@ what the user did not vectorize as scalar code, as Halide does -- LLVM's own loo
 kept off too (Halide disables them: vectorization is the schedule's job); ``llvm`` leaves those loops to LLVM's
 vectorizers (what a plain MLIR scalar lowering at -O3 gets), to measure the difference.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,13 +34,14 @@ from ..settings import auto_vectorize_mode
 from ..lang.traversal import free_vars, walk
 from .loop_nest import Loop
 
-REGISTER_BITS = 512          # AVX-512
+REGISTER_BITS = 512  # AVX-512
 MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans at most this many registers
 MIN_LANES, MAX_LANES = 4, 64
-AUTO_SUFFIX = "_vec"         # the inner loop auto-vectorization splits off: x -> x, x_vec
+AUTO_SUFFIX = "_vec"  # the inner loop auto-vectorization splits off: x -> x, x_vec
+
 
 def mode() -> str:
-    """"auto", "off" or "llvm" (settings.py auto_vectorize_mode)."""
+    """ "auto", "off" or "llvm" (settings.py auto_vectorize_mode)."""
     return auto_vectorize_mode()
 
 
@@ -74,6 +76,7 @@ def natural_lanes(values, output_types, var: str) -> int:
 @dataclass(frozen=True)
 class AutoVector:
     """The loop auto-vectorization picked for a stage: ``split`` it by ``lanes`` first unless it is short."""
+
     loop: str
     lanes: int
     split: bool
@@ -82,13 +85,23 @@ class AutoVector:
         if not self.split:
             return [Directive(DirectiveKind.VECTORIZE, (self.loop,))]
         inner = self.loop + AUTO_SUFFIX
-        return [Directive(DirectiveKind.SPLIT, (self.loop, self.loop, inner, self.lanes, None)),
-                Directive(DirectiveKind.VECTORIZE, (inner,))]
+        return [
+            Directive(DirectiveKind.SPLIT, (self.loop, self.loop, inner, self.lanes, None)),
+            Directive(DirectiveKind.VECTORIZE, (inner,)),
+        ]
 
 
-def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, dim: int = 0,
-         computed_here: set = frozenset(), lanes: int | None = None,
-         through_rvars: bool = True) -> AutoVector | None:
+def plan(
+    loops: list[Loop],
+    directives,
+    values,
+    output_types,
+    pure_vars: list,
+    dim: int = 0,
+    computed_here: set = frozenset(),
+    lanes: int | None = None,
+    through_rvars: bool = True,
+) -> AutoVector | None:
     """Auto-vectorization for one stage with ``loops`` (outermost first, after the user's directives), whose
     pure x is loop dimension ``dim`` (an update's RVars come first), or None when the user vectorized
     something or the innermost loop is not a plain loop over x. An update's serial RVar loops innermost (its
@@ -99,12 +112,23 @@ def plan(loops: list[Loop], directives, values, output_types, pure_vars: list, d
     if not enabled() or not loops or not pure_vars or any(d.kind == DirectiveKind.VECTORIZE for d in directives):
         return None
     at = len(loops) - 1
-    while through_rvars and at > 0 and loops[at].kind == LoopKind.SERIAL and len(loops[at].parts) == 1 \
-            and loops[at].dim < dim:
+    while (
+        through_rvars
+        and at > 0
+        and loops[at].kind == LoopKind.SERIAL
+        and len(loops[at].parts) == 1
+        and loops[at].dim < dim
+    ):
         at -= 1
     inner = loops[at]
-    if inner.kind != LoopKind.SERIAL or len(inner.parts) > 1 or inner.dim != dim or inner.stride != 1 \
-            or inner.name in computed_here or inner.extent < MIN_LANES:
+    if (
+        inner.kind != LoopKind.SERIAL
+        or len(inner.parts) > 1
+        or inner.dim != dim
+        or inner.stride != 1
+        or inner.name in computed_here
+        or inner.extent < MIN_LANES
+    ):
         return None
     if any(l.name == inner.name + AUTO_SUFFIX for l in loops):
         return None

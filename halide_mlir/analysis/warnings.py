@@ -4,6 +4,7 @@
 - an update definition left unscheduled while another definition of its Func was scheduled (Halide's
   ScheduleFunctions.cpp), unless ``f.update(i).unscheduled()`` says so.
 """
+
 from __future__ import annotations
 
 import sys
@@ -15,6 +16,7 @@ from ..lang.traversal import walk
 def _funcs(output) -> list:
     """Every Func the output reads, directly or not (inline ones too), output first."""
     from ..lang.func import Func
+
     seen, order, todo = set(), [], [output]
     while todo:
         f = todo.pop()
@@ -43,15 +45,19 @@ def schedule_warnings(output) -> list[str]:
         if inline:
             for d in sched.directives:
                 if d.kind == DirectiveKind.BOUND:
-                    lines.append(f"It is meaningless to bound dimension {d.args[0]} of function {f.name()} to be "
-                                 f"within [{d.args[1]}, {d.args[2]}] because the function is scheduled inline.")
+                    lines.append(
+                        f"It is meaningless to bound dimension {d.args[0]} of function {f.name()} to be "
+                        f"within [{d.args[1]}, {d.args[2]}] because the function is scheduled inline."
+                    )
         if _touched(sched) or any(_touched(u.schedule) for u in f.updates()):
             for i, u in enumerate(f.updates()):
                 if not _touched(u.schedule):
-                    lines.append(f"Update definition {i} of function {f.name()} has not been scheduled, even though "
-                                 f"some other definitions have been. You may have forgotten to schedule it. If "
-                                 f"this was intentional, call {f.name()}.update({i}).unscheduled() to suppress "
-                                 f"this warning.")
+                    lines.append(
+                        f"Update definition {i} of function {f.name()} has not been scheduled, even though "
+                        f"some other definitions have been. You may have forgotten to schedule it. If "
+                        f"this was intentional, call {f.name()}.update({i}).unscheduled() to suppress "
+                        f"this warning."
+                    )
     return lines
 
 

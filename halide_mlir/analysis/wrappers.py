@@ -2,6 +2,7 @@
 calls to the wrapper named for that Func (``f.in_(g)``, ``f.clone_in(g)``), else to the global wrapper
 (``f.in_()``), except in the wrapped Func itself and in its wrappers (which still call it). Done per Func before
 inlining, as Halide does, so a wrapper for an inline Func applies to the calls it makes."""
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -16,9 +17,9 @@ class Wrapping:
     (Halide refuses ``f.in_(g)`` when g, in the pipeline, does not call f)."""
 
     def __init__(self):
-        self.consumers: dict = {}   # id -> Func whose definitions were wrapped (every Func of the pipeline)
-        self.callees: dict = {}     # id -> Func or ImageParam called by one of them
-        self.applied: set = set()   # (id(callee), id(consumer)) of the custom wrappers substituted
+        self.consumers: dict = {}  # id -> Func whose definitions were wrapped (every Func of the pipeline)
+        self.callees: dict = {}  # id -> Func or ImageParam called by one of them
+        self.applied: set = set()  # (id(callee), id(consumer)) of the custom wrappers substituted
 
     def _target(self, callee, consumer):
         reg = wrappers_of(callee)
@@ -63,6 +64,7 @@ class Wrapping:
                 r.site, r.index = n.site, n.index
             memo[id(n)] = (n, r)
             return r
+
         return rewrite(e)
 
     def check(self) -> None:
@@ -73,8 +75,10 @@ class Wrapping:
             for c, w in reg.custom():
                 if id(c) in self.consumers and (id(callee), id(c)) not in self.applied:
                     name = callee.name() if hasattr(callee, "_pure") else f"{callee.name()}_im"
-                    raise HalideError(f"Cannot wrap \"{name}\" in \"{c.name()}\" because \"{c.name()}\" does not "
-                                      f"call \"{name}\" (wrapper '{w.name()}')")
+                    raise HalideError(
+                        f'Cannot wrap "{name}" in "{c.name()}" because "{c.name()}" does not '
+                        f"call \"{name}\" (wrapper '{w.name()}')"
+                    )
 
 
 def _calls(e: Expr):

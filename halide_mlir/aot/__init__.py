@@ -5,6 +5,7 @@ order (the arguments as given, then the outputs), and returns 0 or a Halide erro
 ``halide_error``. Static libraries link with Halide's line, ``cc main.c lib.a -lpthread -ldl -lm``: the runtime
 (errors, memory, the thread pool of parallel loops) is inside. See docs/aot.md.
 """
+
 from __future__ import annotations
 
 import enum
@@ -17,14 +18,22 @@ from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import Argument, ArgumentKind, infer_arguments
 
-__all__ = ["OutputFileType", "StmtOutputFormat", "Argument", "ArgumentKind", "infer_arguments", "compile_to",
-           "build_python_extension"]
+__all__ = [
+    "OutputFileType",
+    "StmtOutputFormat",
+    "Argument",
+    "ArgumentKind",
+    "infer_arguments",
+    "compile_to",
+    "build_python_extension",
+]
 
 from .pyext import build_python_extension  # noqa: E402
 
 
 class OutputFileType(enum.Enum):
     """Halide's ``hl.OutputFileType`` (the kinds halide_mlir writes; others are refused by compile_to)."""
+
     assembly = "assembly"
     bitcode = "bitcode"
     c_header = "c_header"
@@ -50,19 +59,31 @@ class OutputFileType(enum.Enum):
 
 class StmtOutputFormat(enum.Enum):
     """Halide's names are ``Text`` and ``HTML``; the lower-case ones stay as aliases."""
+
     Text = "text"
     HTML = "html"
     text = "text"
     html = "html"
 
 
-SUPPORTED = (OutputFileType.assembly, OutputFileType.bitcode, OutputFileType.c_header, OutputFileType.llvm_assembly,
-             OutputFileType.object, OutputFileType.static_library, OutputFileType.stmt, OutputFileType.stmt_html,
-             OutputFileType.conceptual_stmt, OutputFileType.conceptual_stmt_html, OutputFileType.python_extension)
+SUPPORTED = (
+    OutputFileType.assembly,
+    OutputFileType.bitcode,
+    OutputFileType.c_header,
+    OutputFileType.llvm_assembly,
+    OutputFileType.object,
+    OutputFileType.static_library,
+    OutputFileType.stmt,
+    OutputFileType.stmt_html,
+    OutputFileType.conceptual_stmt,
+    OutputFileType.conceptual_stmt_html,
+    OutputFileType.python_extension,
+)
 
 
 def _output_func(f):
     from ..lang.pipeline import Pipeline
+
     return f._output() if isinstance(f, Pipeline) else f
 
 
@@ -71,8 +92,9 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
     Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
     from . import build
     from ..lang.pipeline import Pipeline
+
     func = _output_func(f) if not (isinstance(f, Pipeline) and len(f.outputs()) > 1) else f.outputs()[0]
-    fn_name = fn_name or re.sub(r"\W", "_", func.name())   # (a Func named twice is f$1: not a C name)
+    fn_name = fn_name or re.sub(r"\W", "_", func.name())  # (a Func named twice is f$1: not a C name)
     kinds = {}
     for kind, path in dict(outputs).items():
         kind = kind if isinstance(kind, OutputFileType) else OutputFileType(str(kind).split(".")[-1])
@@ -83,9 +105,11 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
         return
     from ..lang.pipeline import Pipeline
     from .requirements import requirements_of
+
     funcs = f.outputs() if isinstance(f, Pipeline) else [f]
-    if len(funcs) > 1:   # several outputs: one part per output Func (aot/multi.py)
+    if len(funcs) > 1:  # several outputs: one part per output Func (aot/multi.py)
         from .multi import compile_multi
+
         kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
         kernel.parts[0].spec.requirements = requirements_of(f)
     else:
@@ -98,11 +122,12 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
             shutil.copyfile(build.build_object(kernel, d), kinds[OutputFileType.object])
         if OutputFileType.c_header in kinds:
             from .wrapper import header
+
             _write(kinds[OutputFileType.c_header], header(kernel.spec, build.runtime_header()))
         if OutputFileType.python_extension in kinds:
             from .pyext import python_extension_source
-            _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec,
-                                                                                   build.runtime_header()))
+
+            _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec, build.runtime_header()))
         if OutputFileType.assembly in kinds:
             _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
         if OutputFileType.llvm_assembly in kinds:
@@ -123,25 +148,39 @@ def _write(path: str, text: str) -> None:
 
 
 def _html(fn_name: str, text: str) -> str:
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(fn_name)}</title></head>\n"
-            f"<body><pre>{html.escape(text)}</pre></body></html>\n")
+    return (
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(fn_name)}</title></head>\n"
+        f"<body><pre>{html.escape(text)}</pre></body></html>\n"
+    )
 
 
 # Halide's compile_to_* conveniences, with Halide's file names
 
+
 def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None) -> None:
-    compile_to(f, {OutputFileType.static_library: f"{filename_prefix}.a",
-                   OutputFileType.c_header: f"{filename_prefix}.h"}, args, fn_name, target)
+    compile_to(
+        f,
+        {OutputFileType.static_library: f"{filename_prefix}.a", OutputFileType.c_header: f"{filename_prefix}.h"},
+        args,
+        fn_name,
+        target,
+    )
 
 
 def compile_to_file(f, filename_prefix, args, fn_name="", target=None) -> None:
-    compile_to(f, {OutputFileType.object: f"{filename_prefix}.o",
-                   OutputFileType.c_header: f"{filename_prefix}.h"}, args, fn_name, target)
+    compile_to(
+        f,
+        {OutputFileType.object: f"{filename_prefix}.o", OutputFileType.c_header: f"{filename_prefix}.h"},
+        args,
+        fn_name,
+        target,
+    )
 
 
 def compile_to_one(kind: OutputFileType):
     def method(f, filename, args, fn_name="", target=None) -> None:
         compile_to(f, {kind: filename}, args, fn_name, target)
+
     return method
 
 

@@ -6,6 +6,7 @@ the output's region comes from the Func's estimates (``set_estimate(s)``), each 
 the Buffer bound to it (``ImageParam.set``). At run time the generated function checks the buffers it is given
 against that region and returns Halide's error code otherwise (aot/wrapper.py).
 """
+
 from __future__ import annotations
 
 import enum
@@ -23,6 +24,7 @@ from ..lang.types import Type
 
 class ArgumentKind(enum.IntEnum):
     """Halide's ``hl.ArgumentKind``."""
+
     InputScalar = 0
     InputBuffer = 1
     OutputBuffer = 2
@@ -59,14 +61,16 @@ def argument_of(x) -> Argument:
         return Argument(x.name(), ArgumentKind.InputScalar, x.type(), 0, x)
     if isinstance(x, Buffer):
         return Argument(x.name(), ArgumentKind.InputBuffer, x.type(), x.dimensions(), x)
-    raise HalideError(f"{user_site()}: the arguments of compile_to must be ImageParams, Params, Buffers or "
-                      f"Arguments, not {x!r}")
+    raise HalideError(
+        f"{user_site()}: the arguments of compile_to must be ImageParams, Params, Buffers or Arguments, not {x!r}"
+    )
 
 
 def infer_arguments(func) -> list[Argument]:
     """Halide's ``Func.infer_arguments``: every ImageParam, then every Param the pipeline reads, each group
     sorted by name (Halide's canonical order). Buffers read by the pipeline are compiled into it."""
     from .. import driver
+
     p = driver.front_end(func)
     buffers = sorted((h for h in p.inputs if isinstance(h, ImageParam)), key=lambda h: h.name())
     params = sorted(p.params, key=lambda q: q.name())
@@ -76,32 +80,34 @@ def infer_arguments(func) -> list[Argument]:
 @dataclass
 class BufferArg:
     """A buffer argument of the generated function: what the wrapper checks and passes on."""
-    name: str                 # Halide's argument name (the C parameter is _<name>_buffer)
+
+    name: str  # Halide's argument name (the C parameter is _<name>_buffer)
     type: Type
-    mins: tuple               # the region the code is compiled for, dimension 0 first
+    mins: tuple  # the region the code is compiled for, dimension 0 first
     extents: tuple
     output: bool
-    exact: bool               # the algorithm reads its dims (a boundary condition): the buffer must be this region
-    source: object = None     # the ImageParam (inputs)
+    exact: bool  # the algorithm reads its dims (a boundary condition): the buffer must be this region
+    source: object = None  # the ImageParam (inputs)
 
 
 @dataclass
 class ScalarArg:
     name: str
     type: Type
-    fixed: object = None      # an index Param: its value is compiled in (checked at run time)
+    fixed: object = None  # an index Param: its value is compiled in (checked at run time)
 
 
 @dataclass
 class Spec:
     """A pipeline specialized for AOT: the function's arguments in order and the data compiled into it."""
+
     func: object
     fn_name: str
-    arguments: list           # BufferArg / ScalarArg in Halide's order: args as given, then the outputs
-    kernel_inputs: list       # per pipeline input (first-use order): the BufferArg, or an embedded Buffer
-    kernel_params: list       # ScalarArg per pipeline param, in the pipeline's order
-    outputs: list             # BufferArg per Tuple element
-    region: object            # the output Region
+    arguments: list  # BufferArg / ScalarArg in Halide's order: args as given, then the outputs
+    kernel_inputs: list  # per pipeline input (first-use order): the BufferArg, or an embedded Buffer
+    kernel_params: list  # ScalarArg per pipeline param, in the pipeline's order
+    outputs: list  # BufferArg per Tuple element
+    region: object  # the output Region
 
 
 def _reads_dims(pipeline, holder) -> bool:
@@ -125,21 +131,23 @@ def specialize(func, args, fn_name: str):
     compiled (restored by the caller). Raises Halide's errors for arguments that are missing or unknown."""
     from .. import driver
     from ..analysis.bounds import Region
+
     p = driver.front_end(func)
     given = [argument_of(a) for a in args]
     names = [a.name for a in given]
     for n in names:
         if names.count(n) > 1:
-            raise HalideError(f"{user_site()}: the argument name '{n}' is used twice in the arguments of "
-                              f"'{fn_name}'")
+            raise HalideError(f"{user_site()}: the argument name '{n}' is used twice in the arguments of '{fn_name}'")
     by_source = {id(a._source): a for a in given if a._source is not None}
     for h in [*p.inputs, *p.params]:
         if isinstance(h, Buffer):
-            continue   # a Buffer the pipeline reads is compiled in, as in Halide
+            continue  # a Buffer the pipeline reads is compiled in, as in Halide
         if id(h) not in by_source:
             kind = "buffer" if isinstance(h, ImageParam) else "parameter"
-            raise HalideError(f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not found in "
-                              f"the argument list of '{fn_name}'")
+            raise HalideError(
+                f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not found in "
+                f"the argument list of '{fn_name}'"
+            )
     dims = func.dimensions()
     estimates = [func._estimates.get(v.name()) for v in func.args()]
     if any(e is None for e in estimates):
@@ -147,7 +155,8 @@ def specialize(func, args, fn_name: str):
             f"{user_site()}: ahead-of-time compilation of Func '{func.name()}' needs the output's size: halide_mlir "
             f"compiles for fixed sizes, so give every dimension an estimate ({func.name()}.set_estimates("
             f"[(min, extent)] * {dims}) or set_estimate(var, min, extent)); the compiled function accepts output "
-            f"buffers of exactly that region")
+            f"buffers of exactly that region"
+        )
     region = Region(tuple(m for m, _ in estimates), tuple(e for _, e in estimates))
     bind = []
     arguments, kernel_inputs = [], []
@@ -170,7 +179,8 @@ def specialize(func, args, fn_name: str):
             raise HalideError(
                 f"{user_site()}: ahead-of-time compilation of '{fn_name}' needs the size of ImageParam "
                 f"'{h.name()}': give it estimates ({h.name()}.set_estimates([(min, extent)] * {h.dimensions()})) "
-                f"or set a Buffer to it; halide_mlir compiles for fixed sizes")
+                f"or set a Buffer to it; halide_mlir compiles for fixed sizes"
+            )
         b = BufferArg(h.name(), h.type(), mins, extents, False, _reads_dims(p, h), h)
         buffer_args[id(h)] = b
         kernel_inputs.append(b)
@@ -180,9 +190,11 @@ def specialize(func, args, fn_name: str):
         if any(q is i for i in p.index_params):
             fixed = q._value if q._value is not None else getattr(q, "_estimate", None)
             if fixed is None:
-                raise HalideError(f"{user_site()}: Param '{q.name()}' is used in coordinates or RDom bounds, so its "
-                                  f"value is compiled into '{fn_name}' (halide_mlir compiles for fixed sizes): give it "
-                                  f"a value or an estimate")
+                raise HalideError(
+                    f"{user_site()}: Param '{q.name()}' is used in coordinates or RDom bounds, so its "
+                    f"value is compiled into '{fn_name}' (halide_mlir compiles for fixed sizes): give it "
+                    f"a value or an estimate"
+                )
         scalars[id(q)] = ScalarArg(q.name(), q.type(), fixed)
     kernel_params = [scalars[id(q)] for q in p.params]
     for a in given:
@@ -191,14 +203,20 @@ def specialize(func, args, fn_name: str):
         src = a._source
         if a.is_buffer():
             if isinstance(src, Buffer):
-                raise HalideError(f"{user_site()}: a Buffer as an argument of '{fn_name}' is not supported; use an "
-                                  f"ImageParam (a Buffer the pipeline reads is compiled in)")
-            arguments.append(buffer_args.get(id(src)) or BufferArg(a.name, a.type, (0,) * a.dimensions,
-                                                                     (0,) * a.dimensions, False, False, src))
+                raise HalideError(
+                    f"{user_site()}: a Buffer as an argument of '{fn_name}' is not supported; use an "
+                    f"ImageParam (a Buffer the pipeline reads is compiled in)"
+                )
+            arguments.append(
+                buffer_args.get(id(src))
+                or BufferArg(a.name, a.type, (0,) * a.dimensions, (0,) * a.dimensions, False, False, src)
+            )
         else:
             arguments.append(scalars.get(id(src)) or ScalarArg(a.name, a.type))
     types = func.output_types()
-    outputs = [BufferArg(func.name() if len(types) == 1 else f"{func.name()}_{k}", t, region.mins, region.extents,
-                         True, True) for k, t in enumerate(types)]
+    outputs = [
+        BufferArg(func.name() if len(types) == 1 else f"{func.name()}_{k}", t, region.mins, region.extents, True, True)
+        for k, t in enumerate(types)
+    ]
     arguments.extend(outputs)
     return Spec(func, fn_name, arguments, kernel_inputs, kernel_params, outputs, region), bind

@@ -8,6 +8,7 @@ a pthread pool). The system C compiler (``$CC``, else ``cc``) builds both; ``cc 
 object, and ``llvm-ar`` makes the library. Before returning, the library is linked with Halide's link line
 (``cc main.c lib.a -lpthread -ldl -lm``) so a missing symbol is an error here, not in the user's build.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,19 +27,26 @@ from .wrapper import header, wrapper
 RUNTIME_C = os.path.join(os.path.dirname(__file__), "runtime.c")
 
 # Halide target features and the LLVM attributes they select (x86-64 only: the wrapper is built by the host's cc)
-_FEATURES = {"sse41": "+sse4.1", "avx": "+avx", "avx2": "+avx2,+fma,+f16c", "fma": "+fma", "f16c": "+f16c",
-             "avx512": "+avx512f,+avx512cd", "avx512_knl": "+avx512f,+avx512cd,+avx512er,+avx512pf",
-             "avx512_skylake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq",
-             "avx512_cannonlake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi",
-             "avx512_sapphirerapids": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512bf16,+avx512fp16"}
+_FEATURES = {
+    "sse41": "+sse4.1",
+    "avx": "+avx",
+    "avx2": "+avx2,+fma,+f16c",
+    "fma": "+fma",
+    "f16c": "+f16c",
+    "avx512": "+avx512f,+avx512cd",
+    "avx512_knl": "+avx512f,+avx512cd,+avx512er,+avx512pf",
+    "avx512_skylake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq",
+    "avx512_cannonlake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi",
+    "avx512_sapphirerapids": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512bf16,+avx512fp16",
+}
 # features that change nothing in what halide_mlir generates
 _NO_OP = {"no_asserts", "no_bounds_query", "large_buffers", "strict_float", "no_neon", "c_plus_plus_name_mangling"}
 
 
 @dataclass
 class Target:
-    llc: list            # -mtriple/-mcpu/-mattr
-    runtime: bool        # include the runtime (Halide's -no_runtime leaves it out)
+    llc: list  # -mtriple/-mcpu/-mattr
+    runtime: bool  # include the runtime (Halide's -no_runtime leaves it out)
 
 
 def parse_target(target) -> Target:
@@ -49,8 +57,9 @@ def parse_target(target) -> Target:
         rest = parts[1:]
     else:
         if parts[:3] != ["x86", "64", "linux"]:
-            raise HalideError(f"{user_site()}: target '{text}': halide_mlir compiles ahead of time for x86-64-linux "
-                              f"(or host) only")
+            raise HalideError(
+                f"{user_site()}: target '{text}': halide_mlir compiles ahead of time for x86-64-linux (or host) only"
+            )
         rest = parts[3:]
     attrs, runtime = [], True
     for f in rest:
@@ -59,8 +68,10 @@ def parse_target(target) -> Target:
         elif f in _FEATURES:
             attrs.append(_FEATURES[f])
         elif f not in _NO_OP:
-            raise HalideError(f"{user_site()}: target feature '{f}' (in '{text}') is not supported by halide_mlir's "
-                              f"ahead-of-time compilation")
+            raise HalideError(
+                f"{user_site()}: target feature '{f}' (in '{text}') is not supported by halide_mlir's "
+                f"ahead-of-time compilation"
+            )
     llc = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native" if host else "-mcpu=x86-64"]
     if attrs:
         llc.append("-mattr=" + ",".join(attrs))
@@ -86,6 +97,7 @@ def runtime_header() -> str:
     else the few declarations the generated function needs, behind the same include guard."""
     try:
         import halide
+
         path = os.path.join(os.path.dirname(halide.__file__), "include", "HalideRuntime.h")
         with open(path) as f:
             return f.read()
@@ -138,22 +150,31 @@ enum halide_error_code_t { halide_error_code_success = 0, halide_error_code_gene
 class Kernel:
     spec: Spec
     target: Target
-    compilation: object   # driver.Compilation: payload and transform script
+    compilation: object  # driver.Compilation: payload and transform script
     threads: int
-    llvm_ir: str          # optimized LLVM IR, symbols renamed
-    symbol: str           # the kernel's C-interface entry point
+    llvm_ir: str  # optimized LLVM IR, symbols renamed
+    symbol: str  # the kernel's C-interface entry point
 
     def stmt(self) -> str:
         """Halide's "stmt": our loops on memrefs (the bufferized module, before the LLVM dialect)."""
         from .. import driver
         from ..runtime import jit
-        return str(driver.lower_to_llvm(jit.new_context(), self.compilation.payload, self.compilation.transform,
-                                        self.threads, until="bufferized"))
+
+        return str(
+            driver.lower_to_llvm(
+                jit.new_context(),
+                self.compilation.payload,
+                self.compilation.transform,
+                self.threads,
+                until="bufferized",
+            )
+        )
 
 
 def _threads() -> int:
     """Parallel loops become OpenMP calls (runtime.c runs them); the count is decided at run time."""
     from ..settings import num_threads
+
     return max(2, num_threads())
 
 
@@ -175,22 +196,26 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
     from ..runtime import jit
     from ..runtime.tools import llvm_tool
     from ..settings import parallel_runtime
+
     if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
         raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
     tgt = parse_target(target)
     spec, bind = specialize(func, args, fn_name)
     if func.dimensions() == 0:
-        raise HalideError(f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func "
-                          f"('{func.name()}') is not supported")
+        raise HalideError(
+            f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
+        )
     threads = _threads()
     if parallel_runtime(threads) != "openmp":
-        raise HalideError(f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
-                          f"static libraries carry their own OpenMP entry points)")
+        raise HalideError(
+            f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
+            f"static libraries carry their own OpenMP entry points)"
+        )
     with _bound(bind):
         compilation = driver.compile_pipeline(func, spec.region)
         try:
             module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
-        except InternalError:   # as driver.compile: without auto-vectorization
+        except InternalError:  # as driver.compile: without auto-vectorization
             compilation = driver.compile_pipeline(func, spec.region, auto_vector=False)
             module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
     ir = jit.translate_to_llvm_ir(str(module))
@@ -210,17 +235,20 @@ def _runtime_object(d: str, cc: str) -> str:
 def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
     """The kernel (llc) and its C wrapper as objects in ``d``."""
     from ..runtime.tools import llvm_tool
+
     fn = kernel.spec.fn_name
     with open(os.path.join(d, f"{fn}.h"), "w") as f:
         f.write(header(kernel.spec, runtime_header()))
     with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
         f.write(wrapper(kernel.spec, kernel.symbol))
     k_obj = os.path.join(d, f"{fn}_kernel.o")
-    _run([llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],
-         "llc", kernel.llvm_ir)
+    _run(
+        [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],
+        "llc",
+        kernel.llvm_ir,
+    )
     w_obj = os.path.join(d, f"{fn}_wrapper.o")
-    _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")],
-         "compiling the wrapper")
+    _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")], "compiling the wrapper")
     return [k_obj, w_obj]
 
 
@@ -235,13 +263,16 @@ def build_object(kernel, d: str) -> str:
         objects += _part_objects(k, d, cc)
     if parts:
         from .multi import top_wrapper
+
         with open(os.path.join(d, f"{fn}.h"), "w") as f:
             f.write(header(kernel.spec, runtime_header()))
         with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
             f.write(top_wrapper(kernel))
         objects.append(os.path.join(d, f"{fn}_wrapper.o"))
-        _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", objects[-1], os.path.join(d, f"{fn}_wrapper.c")],
-             "compiling the wrapper")
+        _run(
+            [cc, "-c", "-O2", "-fPIC", "-I", d, "-o", objects[-1], os.path.join(d, f"{fn}_wrapper.c")],
+            "compiling the wrapper",
+        )
     if kernel.target.runtime:
         objects.append(_runtime_object(d, cc))
     out = os.path.join(d, f"{fn}.o")
@@ -251,6 +282,7 @@ def build_object(kernel, d: str) -> str:
 
 def build_library(kernel: Kernel, d: str) -> str:
     from ..runtime.tools import llvm_tool
+
     obj = build_object(kernel, d)
     lib = os.path.join(d, f"{kernel.spec.fn_name}.a")
     _run([llvm_tool("llvm-ar"), "rcs", lib, obj], "llvm-ar")
@@ -264,26 +296,34 @@ def check_link(lib: str, fn_name: str, d: str) -> None:
     main = os.path.join(d, "link_check.c")
     with open(main, "w") as f:
         f.write(f"extern int {fn_name}(); int main(void) {{ return (int)(long)&{fn_name} == 0; }}\n")
-    r = subprocess.run([_cc(), main, lib, "-lpthread", "-ldl", "-lm", "-o", os.path.join(d, "link_check")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [_cc(), main, lib, "-lpthread", "-ldl", "-lm", "-o", os.path.join(d, "link_check")],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         missing = sorted(set(re.findall(r"undefined reference to `([^']+)'", r.stderr)))
-        raise HalideError(f"{user_site()}: the static library of '{fn_name}' needs symbols no runtime provides "
-                          f"({', '.join(missing) or r.stderr[-2000:]}); this schedule can't be compiled ahead of "
-                          f"time yet")
+        raise HalideError(
+            f"{user_site()}: the static library of '{fn_name}' needs symbols no runtime provides "
+            f"({', '.join(missing) or r.stderr[-2000:]}); this schedule can't be compiled ahead of "
+            f"time yet"
+        )
 
 
 def assembly(kernel: Kernel, d: str) -> str:
     from ..runtime.tools import llvm_tool
+
     asm = _run([llvm_tool("llc"), "-O3", "-filetype=asm", *kernel.target.llc], "llc", kernel.llvm_ir)
-    build_object(kernel, d)   # writes the wrapper's source next to it
-    wrapper_asm = _run([_cc(), "-S", "-O2", "-fPIC", "-I", d, "-o", "-", os.path.join(d, f"{kernel.spec.fn_name}"
-                                                                                       f"_wrapper.c")], "cc -S")
+    build_object(kernel, d)  # writes the wrapper's source next to it
+    wrapper_asm = _run(
+        [_cc(), "-S", "-O2", "-fPIC", "-I", d, "-o", "-", os.path.join(d, f"{kernel.spec.fn_name}_wrapper.c")], "cc -S"
+    )
     return f"# kernel\n{asm}\n# wrapper ({kernel.spec.fn_name})\n{wrapper_asm}"
 
 
 def bitcode(kernel: Kernel, path: str) -> None:
     from ..runtime.tools import llvm_tool
+
     _run([llvm_tool("llvm-as"), "-o", path], "llvm-as", kernel.llvm_ir)
 
 

@@ -5,6 +5,7 @@ Buffers, positionally or by name. A call binds them for the duration of the call
 and the Params' values are restored after it: a Callable never changes what a later ``realize`` sees) and
 realizes into the outputs given, through the JIT's caches (compiled once per output size and input shapes).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,6 +22,7 @@ class Callable:
         """``func``: a Func or a Pipeline (a Generator's: its outputs named ``output_names``)."""
         from .. import driver
         from ..lang.pipeline import Pipeline
+
         self._func = func
         funcs = func.outputs() if isinstance(func, Pipeline) else [func]
         self._pipeline = func if isinstance(func, Pipeline) else None
@@ -31,8 +33,10 @@ class Callable:
             for h in [*p.inputs, *p.params]:
                 if not isinstance(h, Buffer) and id(h) not in given:
                     kind = "buffer" if isinstance(h, ImageParam) else "parameter"
-                    raise HalideError(f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not "
-                                      f"found in the argument list")
+                    raise HalideError(
+                        f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not "
+                        f"found in the argument list"
+                    )
         outputs = []
         for i, f in enumerate(funcs):
             name = output_names[i] if output_names else f.name()
@@ -68,13 +72,13 @@ class Callable:
                     src.set(_buffer(name, v))
                 elif isinstance(src, Param):
                     if not isinstance(v, (int, float, bool, np.number)):
-                        raise HalideError(f"Argument {name}: {v!r} is not an instance of a scalar "
-                                          f"({src.type()})")
+                        raise HalideError(f"Argument {name}: {v!r} is not an instance of a scalar ({src.type()})")
                     saved.append((src, "_value", src._value))
                     src.set(v)
-            outs = [_buffer(name, v) for name, v in zip(names[-self._n_outputs:], values[-self._n_outputs:])]
+            outs = [_buffer(name, v) for name, v in zip(names[-self._n_outputs :], values[-self._n_outputs :])]
             if self._pipeline is not None:
                 from .requirements import check
+
                 check(self._pipeline)
             self._func.realize(outs if len(outs) > 1 else outs[0])
         finally:

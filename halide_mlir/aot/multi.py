@@ -6,6 +6,7 @@ the header declares takes the arguments then every output; it answers a bounds q
 static: an input's is the union of what the outputs read) and otherwise calls each part in order, returning the
 first error code.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -16,8 +17,8 @@ from .wrapper import c_name, c_scalar, prototype
 
 @dataclass
 class MultiKernel:
-    spec: Spec        # the function the header declares: the arguments, then each part's outputs
-    parts: list       # build.Kernel per output Func
+    spec: Spec  # the function the header declares: the arguments, then each part's outputs
+    parts: list  # build.Kernel per output Func
     target: object
 
     @property
@@ -26,6 +27,7 @@ class MultiKernel:
         import os
         from ..runtime.tools import llvm_tool
         from .build import _run, temp_dir
+
         with temp_dir() as d:
             paths = []
             for k in self.parts:
@@ -46,6 +48,7 @@ def compile_multi(funcs, args, fn_name: str, target, schedule_part=None) -> Mult
     """``schedule_part(func)``, when given, schedules each output's pipeline just before it is compiled (a
     Generator's autoscheduler: the autoscheduler takes one output, and shared producers get each part's schedule)."""
     from .build import compile_kernel
+
     parts = []
     for i, f in enumerate(funcs):
         if schedule_part is not None:
@@ -59,8 +62,9 @@ def compile_multi(funcs, args, fn_name: str, target, schedule_part=None) -> Mult
             if regions:
                 lo = tuple(min(r.mins[d] for r in regions) for d in range(len(a.mins)))
                 hi = tuple(max(r.mins[d] + r.extents[d] for r in regions) for d in range(len(a.mins)))
-                a = replace(a, mins=lo, extents=tuple(h - m for m, h in zip(lo, hi)),
-                            exact=any(r.exact for r in regions))
+                a = replace(
+                    a, mins=lo, extents=tuple(h - m for m, h in zip(lo, hi)), exact=any(r.exact for r in regions)
+                )
                 used.append(a)
         arguments.append(a)
     outputs = [o for p in parts for o in p.spec.outputs]
@@ -79,25 +83,28 @@ def top_wrapper(multi: MultiKernel) -> str:
     # a bounds query (a well-formed buffer with no memory): the static regions, nothing run
     for a in spec.kernel_inputs + spec.outputs:
         v = f"_{c_name(a.name)}_buffer"
-        lines.append(f"    if ({v} != NULL && {v}->dimensions == {len(a.mins)} && {v}->host == NULL && "
-                     f"{v}->device == 0) {{")
+        lines.append(
+            f"    if ({v} != NULL && {v}->dimensions == {len(a.mins)} && {v}->host == NULL && {v}->device == 0) {{"
+        )
         lines.append("        query = 1;")
         stride = 1
         for d, (m, e) in enumerate(zip(a.mins, a.extents)):
-            lines.append(f"        {v}->dim[{d}].min = {m}; {v}->dim[{d}].extent = {e}; "
-                         f"{v}->dim[{d}].stride = {stride};")
+            lines.append(
+                f"        {v}->dim[{d}].min = {m}; {v}->dim[{d}].extent = {e}; {v}->dim[{d}].stride = {stride};"
+            )
             stride *= e
         lines.append("    }")
     lines.append("    if (query) return 0;")
-    names = [f"_{c_name(a.name)}" + ("_buffer" if isinstance(a, BufferArg) else "")
-             for a in spec.arguments[:n_args]]
+    names = [f"_{c_name(a.name)}" + ("_buffer" if isinstance(a, BufferArg) else "") for a in spec.arguments[:n_args]]
     k = 0
     for p in multi.parts:
         outs = [f"_{c_name(o.name)}_buffer" for o in p.spec.outputs]
         k += len(outs)
         lines.append(f"    if ((r = {p.spec.fn_name}({', '.join(names + outs)})) != 0) return r;")
     lines += ["    return 0;", "}", ""]
-    unpack = [f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else
-              f"*({c_scalar(a.type)} *)args[{i}]" for i, a in enumerate(spec.arguments)]
+    unpack = [
+        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
+        for i, a in enumerate(spec.arguments)
+    ]
     lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
     return "\n".join(lines)

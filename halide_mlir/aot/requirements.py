@@ -5,6 +5,7 @@ The conditions are of Params and constants (what Halide's tests and apps use), s
 kernel: in Python before a ``Callable`` call, and in the AOT wrapper as a C expression. A condition reading
 anything else (a buffer, a Func) is refused when the Generator is built.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -14,13 +15,37 @@ from ..lang.traversal import walk
 
 REQUIREMENT_FAILED = -27
 
-_C_BINARY = {"add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
-             "ne": "!=", "land": "&&", "lor": "||", "and": "&", "or": "|", "xor": "^"}
-_PY_BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-              "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
-              "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
-              "land": lambda a, b: bool(a) and bool(b), "lor": lambda a, b: bool(a) or bool(b),
-              "min": min, "max": max}
+_C_BINARY = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+    "land": "&&",
+    "lor": "||",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+}
+_PY_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "land": lambda a, b: bool(a) and bool(b),
+    "lor": lambda a, b: bool(a) or bool(b),
+    "min": min,
+    "max": max,
+}
 _KINDS = set(_C_BINARY) | {"const", "param", "not", "min", "max", "cast", "select"}
 
 
@@ -30,8 +55,10 @@ class Requirement:
         self.message = message
         bad = {n.kind for n in walk(self.condition)} - _KINDS
         if bad:
-            raise HalideError(f"add_requirement: halide_mlir checks requirements of Params and constants only; "
-                              f"this condition uses {', '.join(sorted(bad))}")
+            raise HalideError(
+                f"add_requirement: halide_mlir checks requirements of Params and constants only; "
+                f"this condition uses {', '.join(sorted(bad))}"
+            )
 
     def params(self) -> list:
         return [n.value for n in walk(self.condition) if n.kind == "param"]
@@ -77,6 +104,7 @@ def _eval(e):
 def c_expr(e, c_name) -> str:
     """The condition as C over the wrapper's scalar parameters (``c_name(param)`` names each)."""
     from .wrapper import c_scalar
+
     k = e.kind
     if k == "const":
         v = e.value

@@ -9,6 +9,7 @@ compiled for, exactly that region when the algorithm reads its size; an output m
 compiled-in Params. Each failure goes through ``halide_error`` and returns Halide's error code. The kernel takes
 dense memrefs (identity layout): a buffer whose strides are not dense over the region is copied.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,9 +27,19 @@ CONSTRAINT_VIOLATED = -8
 OUT_OF_MEMORY = -11
 
 # keyed by (halide_type_code_t, bits): Int 0, UInt 1, Float 2 (hl.TypeCode's values)
-_C_SCALARS = {(0, 8): "int8_t", (0, 16): "int16_t", (0, 32): "int32_t", (0, 64): "int64_t",
-              (1, 1): "bool", (1, 8): "uint8_t", (1, 16): "uint16_t", (1, 32): "uint32_t",
-              (1, 64): "uint64_t", (2, 32): "float", (2, 64): "double"}
+_C_SCALARS = {
+    (0, 8): "int8_t",
+    (0, 16): "int16_t",
+    (0, 32): "int32_t",
+    (0, 64): "int64_t",
+    (1, 1): "bool",
+    (1, 8): "uint8_t",
+    (1, 16): "uint16_t",
+    (1, 32): "uint32_t",
+    (1, 64): "uint64_t",
+    (2, 32): "float",
+    (2, 64): "double",
+}
 
 
 def c_name(name: str) -> str:
@@ -105,12 +116,14 @@ def _requirement_checks(spec: Spec) -> list:
     """Generator.add_requirement's conditions (of the scalar arguments), Halide's requirement_failed if false."""
     from ..lang.param import Param
     from .requirements import REQUIREMENT_FAILED, c_expr
+
     lines = []
     scalars = {a.name for a in spec.arguments if isinstance(a, ScalarArg)}
     for r in getattr(spec, "requirements", ()):
         for q in r.params():
             if q.name() not in scalars:
                 from ..error import HalideError
+
                 raise HalideError(f"add_requirement: Param '{q.name()}' is not an argument of '{spec.fn_name}'")
         fmt, vals = [], []
         for m in r.message:
@@ -120,9 +133,11 @@ def _requirement_checks(spec: Spec) -> list:
             else:
                 fmt.append(str(m).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%"))
         cond = str(r.condition).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-        lines += [f"    if (!{c_expr(r.condition, lambda q: f'_{c_name(q.name())}')})",
-                  f"        return __hl_aot_fail({REQUIREMENT_FAILED}, \"Requirement Failed: ({cond}) "
-                  f"{' '.join(fmt)}\"{''.join(', ' + v for v in vals)});"]
+        lines += [
+            f"    if (!{c_expr(r.condition, lambda q: f'_{c_name(q.name())}')})",
+            f'        return __hl_aot_fail({REQUIREMENT_FAILED}, "Requirement Failed: ({cond}) '
+            f'{" ".join(fmt)}"{"".join(", " + v for v in vals)});',
+        ]
     return lines
 
 
@@ -131,13 +146,17 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
     fn = spec.fn_name
     used = spec.kernel_inputs + spec.outputs
     buffers = [a for a in spec.arguments if isinstance(a, BufferArg)]
-    lines = [f'#include "{fn}.h"', "#include <string.h>", "",
-             "extern int __hl_aot_fail(int code, const char *fmt, ...);",
-             "extern const char *__hl_aot_type_code(int code);",
-             "extern int __hl_aot_view(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
-             "                         int output, int64_t *descriptor, void **temp);",
-             "extern void __hl_aot_finish(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
-             "                            int output, void *temp);"]
+    lines = [
+        f'#include "{fn}.h"',
+        "#include <string.h>",
+        "",
+        "extern int __hl_aot_fail(int code, const char *fmt, ...);",
+        "extern const char *__hl_aot_type_code(int code);",
+        "extern int __hl_aot_view(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
+        "                         int output, int64_t *descriptor, void **temp);",
+        "extern void __hl_aot_finish(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
+        "                            int output, void *temp);",
+    ]
     kernel_params = []
     for k, x in enumerate(spec.kernel_inputs):
         if not isinstance(x, BufferArg):
@@ -152,15 +171,14 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
         v = f"_{c_name(a.name)}_buffer"
         t = a.type
         lines += [
-            f"    if ({v} == NULL) return __hl_aot_fail({BUFFER_ARGUMENT_IS_NULL}, \"Buffer argument {a.name} is "
-            f"NULL\");",
-            f"    if ({v}->type.code != {int(t.code())} || {v}->type.bits != {t.bits()} || "
-            f"{v}->type.lanes != 1)",
-            f"        return __hl_aot_fail({BAD_TYPE}, \"{what} has type {t} but type of the buffer passed in is "
-            f"%s%d%s\", __hl_aot_type_code({v}->type.code), {v}->type.bits, {v}->type.lanes == 1 ? \"\" : \"xN\");",
+            f'    if ({v} == NULL) return __hl_aot_fail({BUFFER_ARGUMENT_IS_NULL}, "Buffer argument {a.name} is '
+            f'NULL");',
+            f"    if ({v}->type.code != {int(t.code())} || {v}->type.bits != {t.bits()} || {v}->type.lanes != 1)",
+            f'        return __hl_aot_fail({BAD_TYPE}, "{what} has type {t} but type of the buffer passed in is '
+            f'%s%d%s", __hl_aot_type_code({v}->type.code), {v}->type.bits, {v}->type.lanes == 1 ? "" : "xN");',
             f"    if ({v}->dimensions != {len(a.mins)})",
-            f"        return __hl_aot_fail({BAD_DIMENSIONS}, \"{what} requires a buffer of exactly {len(a.mins)} "
-            f"dimensions, but the buffer passed in has %d dimensions\", {v}->dimensions);",
+            f'        return __hl_aot_fail({BAD_DIMENSIONS}, "{what} requires a buffer of exactly {len(a.mins)} '
+            f'dimensions, but the buffer passed in has %d dimensions", {v}->dimensions);',
         ]
     # bounds query: a null host (and no device allocation) asks for the region the function needs
     lines.append("    int query = 0;")
@@ -171,8 +189,9 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
         if a in used:
             stride = 1
             for d, (m, e) in enumerate(zip(a.mins, a.extents)):
-                lines.append(f"        {v}->dim[{d}].min = {m}; {v}->dim[{d}].extent = {e}; "
-                             f"{v}->dim[{d}].stride = {stride};")
+                lines.append(
+                    f"        {v}->dim[{d}].min = {m}; {v}->dim[{d}].extent = {e}; {v}->dim[{d}].stride = {stride};"
+                )
                 stride *= e
         lines.append("    }")
     lines.append("    if (query) return 0;")
@@ -185,39 +204,49 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
             if a.exact:
                 lines += [
                     f"    if ({v}->dim[{d}].min != {m} || {v}->dim[{d}].extent != {e})",
-                    f"        return __hl_aot_fail({CONSTRAINT_VIOLATED}, \"Constraint violated: {a.name}.min.{d} "
+                    f'        return __hl_aot_fail({CONSTRAINT_VIOLATED}, "Constraint violated: {a.name}.min.{d} '
                     f"(%d) == {m} and {a.name}.extent.{d} (%d) == {e}: halide_mlir compiled {fn} for this "
-                    f"{'region' if a.output else 'size (its algorithm reads it)'}\", {v}->dim[{d}].min, "
-                    f"{v}->dim[{d}].extent);"]
+                    f'{"region" if a.output else "size (its algorithm reads it)"}", {v}->dim[{d}].min, '
+                    f"{v}->dim[{d}].extent);",
+                ]
             else:
                 lines += [
                     f"    if ({v}->dim[{d}].min > {m})",
-                    f"        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, \"{what} is accessed at {m}, which is "
-                    f"before the min (%d) in dimension {d}\", {v}->dim[{d}].min);",
+                    f'        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, "{what} is accessed at {m}, which is '
+                    f'before the min (%d) in dimension {d}", {v}->dim[{d}].min);',
                     f"    if ({v}->dim[{d}].min + {v}->dim[{d}].extent < {m + e})",
-                    f"        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, \"{what} is accessed at {m + e - 1}, "
-                    f"which is beyond the max (%d) in dimension {d}\", {v}->dim[{d}].min + {v}->dim[{d}].extent - 1);"]
+                    f'        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, "{what} is accessed at {m + e - 1}, '
+                    f'which is beyond the max (%d) in dimension {d}", {v}->dim[{d}].min + {v}->dim[{d}].extent - 1);',
+                ]
     for q in spec.kernel_params:
         if q.fixed is not None:
-            lines += [f"    if (_{c_name(q.name)} != ({c_scalar(q.type)}){q.fixed})",
-                      f"        return __hl_aot_fail({CONSTRAINT_VIOLATED}, \"Constraint violated: {q.name} == "
-                      f"{q.fixed}: halide_mlir compiled {fn} for this value (it is used in coordinates)\");"]
+            lines += [
+                f"    if (_{c_name(q.name)} != ({c_scalar(q.type)}){q.fixed})",
+                f'        return __hl_aot_fail({CONSTRAINT_VIOLATED}, "Constraint violated: {q.name} == '
+                f'{q.fixed}: halide_mlir compiled {fn} for this value (it is used in coordinates)");',
+            ]
     lines += _requirement_checks(spec)
     # descriptors: the region of each buffer, dense (copied when the buffer's strides are not)
     views = [a for a in spec.kernel_inputs if isinstance(a, BufferArg)] + spec.outputs
     for k, a in enumerate(views):
-        lines.append(f"    static const int32_t mins{k}[] = {{{', '.join(map(str, a.mins))}}}, "
-                     f"extents{k}[] = {{{', '.join(map(str, a.extents))}}};")
-    for k, a in enumerate(views):   # allocated, aligned, offset, sizes[rank], strides[rank]
+        lines.append(
+            f"    static const int32_t mins{k}[] = {{{', '.join(map(str, a.mins))}}}, "
+            f"extents{k}[] = {{{', '.join(map(str, a.extents))}}};"
+        )
+    for k, a in enumerate(views):  # allocated, aligned, offset, sizes[rank], strides[rank]
         lines.append(f"    int64_t desc{k}[{3 + 2 * len(a.mins)}];")
     lines.append(f"    void *temp[{max(1, len(views))}] = {{0}};")
     for k, a in enumerate(views):
         v = f"_{c_name(a.name)}_buffer"
-        lines += [f"    if (__hl_aot_view({v}, mins{k}, extents{k}, {int(a.output)}, desc{k}, &temp[{k}])) {{",
-                  *[f"        __hl_aot_finish(_{c_name(b.name)}_buffer, mins{j}, extents{j}, 0, temp[{j}]);"
-                    for j, b in enumerate(views[:k])],
-                  f"        return __hl_aot_fail({OUT_OF_MEMORY}, \"Out of memory copying buffer {a.name}\");",
-                  "    }"]
+        lines += [
+            f"    if (__hl_aot_view({v}, mins{k}, extents{k}, {int(a.output)}, desc{k}, &temp[{k}])) {{",
+            *[
+                f"        __hl_aot_finish(_{c_name(b.name)}_buffer, mins{j}, extents{j}, 0, temp[{j}]);"
+                for j, b in enumerate(views[:k])
+            ],
+            f'        return __hl_aot_fail({OUT_OF_MEMORY}, "Out of memory copying buffer {a.name}");',
+            "    }",
+        ]
     for k, x in enumerate(spec.kernel_inputs):
         if not isinstance(x, BufferArg):
             shape = x.array.shape
@@ -225,9 +254,11 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
             for n in reversed(shape):
                 strides.insert(0, s)
                 s *= n
-            lines.append(f"    struct {{ const void *a, *b; int64_t o, s[{len(shape)}], t[{len(shape)}]; }} emb{k} = "
-                         f"{{__hl_embedded_{k}, __hl_embedded_{k}, 0, {{{', '.join(map(str, shape))}}}, "
-                         f"{{{', '.join(map(str, strides))}}}}};")
+            lines.append(
+                f"    struct {{ const void *a, *b; int64_t o, s[{len(shape)}], t[{len(shape)}]; }} emb{k} = "
+                f"{{__hl_embedded_{k}, __hl_embedded_{k}, 0, {{{', '.join(map(str, shape))}}}, "
+                f"{{{', '.join(map(str, strides))}}}}};"
+            )
     call, j = [], 0
     for k, x in enumerate(spec.kernel_inputs):
         if isinstance(x, BufferArg):
@@ -239,11 +270,12 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
     call += [f"desc{j + k}" for k in range(len(spec.outputs))]
     lines.append(f"    {kernel_symbol}({', '.join(call)});")
     for k, a in enumerate(views):
-        lines.append(f"    __hl_aot_finish(_{c_name(a.name)}_buffer, mins{k}, extents{k}, {int(a.output)}, "
-                     f"temp[{k}]);")
+        lines.append(f"    __hl_aot_finish(_{c_name(a.name)}_buffer, mins{k}, extents{k}, {int(a.output)}, temp[{k}]);")
     lines += ["    return 0;", "}", ""]
     # the _argv form: one pointer per argument (a buffer's halide_buffer_t *, a scalar's address)
-    unpack = [f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else
-              f"*({c_scalar(a.type)} *)args[{i}]" for i, a in enumerate(spec.arguments)]
+    unpack = [
+        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
+        for i, a in enumerate(spec.arguments)
+    ]
     lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ From the shell: ``python -m halide_mlir.autotune FILE.py --budget 60`` (FILE.py 
 Modules: space.py (genomes, decoding to schedule calls, code), search.py (genetic search, cache, progress),
 measure.py (what the worker process, halide_mlir/tools/worker.py, runs: compile, check, time).
 """
+
 from .search import AutotuneResult, autotune
 from .space import apply_plan, pipeline_funcs, plan_code
 

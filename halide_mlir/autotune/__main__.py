@@ -4,6 +4,7 @@ FILE.py defines ``pipeline()`` returning ``(output_func, sizes)`` (the conventio
 ``halide-mlir`` command); its ``if __name__ == "__main__":`` block does not run. Progress goes to stderr; the best
 schedule (Python to paste) and its times go to stdout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,23 +26,34 @@ def main(argv=None) -> int:
     from ..error import HalideError
     from ..tools.examples import UsageError, load_example, parse_sizes
     from .search import autotune
+
     try:
         func, sizes, _ = load_example(args.file)
         if args.sizes:
             sizes = parse_sizes(args.sizes)
-        r = autotune(func, sizes, budget_s=args.budget, seed=args.seed,
-                     cache_dir=False if args.no_cache else args.cache_dir, progress=not args.quiet)
+        r = autotune(
+            func,
+            sizes,
+            budget_s=args.budget,
+            seed=args.seed,
+            cache_dir=False if args.no_cache else args.cache_dir,
+            progress=not args.quiet,
+        )
     except UsageError as e:
         print(f"halide_mlir.autotune: error: {e}", file=sys.stderr)
         return 2
     except HalideError as e:
         print(f"halide_mlir.autotune: {e}", file=sys.stderr)
         return 1
-    ms = lambda t: "-" if t is None else f"{t * 1e3:.3f} ms"   # noqa: E731
-    print(f"# {func.name()} {'x'.join(map(str, sizes))}: searched {r.search_s:.0f} s, "
-          f"{len(r.evaluations)} schedules tried ({r.counts})")
-    print(f"# best {ms(r.best_time)}; the file's own schedule {ms(r.baseline_time)}"
-          + (f" ({r.speedup:.2f}x faster)" if r.speedup else ""))
+    ms = lambda t: "-" if t is None else f"{t * 1e3:.3f} ms"  # noqa: E731
+    print(
+        f"# {func.name()} {'x'.join(map(str, sizes))}: searched {r.search_s:.0f} s, "
+        f"{len(r.evaluations)} schedules tried ({r.counts})"
+    )
+    print(
+        f"# best {ms(r.best_time)}; the file's own schedule {ms(r.baseline_time)}"
+        + (f" ({r.speedup:.2f}x faster)" if r.speedup else "")
+    )
     for status, msgs in r.errors.items():
         print(f"# rejected ({status}), e.g.: {msgs[0]}")
     print(r.schedule_code, end="")

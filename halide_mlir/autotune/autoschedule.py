@@ -21,15 +21,16 @@ store, what to compute per tile of what, what runs in parallel and in vectors --
 The result is a plan in search.py's format (space.py), so it applies through the public schedule calls and prints
 as code the user can paste.
 """
+
 from __future__ import annotations
 
 from ..analysis.vectorize import natural_lanes
 from ..lang.traversal import walk
 from .space import FuncInfo, pipeline_funcs
 
-ROOT_COST = 8             # a store plus a load per element, in expression nodes
+ROOT_COST = 8  # a store plus a load per element, in expression nodes
 TILE_X, TILE_Y = 256, 32  # a fused producer's tile (plus halo) stays in L2
-STRIP = 32                # rows per strip of a 3-D consumer
+STRIP = 32  # rows per strip of a 3-D consumer
 
 
 def _definition_exprs(f) -> list:
@@ -41,8 +42,9 @@ def _definition_exprs(f) -> list:
 
 def expression_cost(f, inlined_cost: dict) -> int:
     """Nodes of the pure definition (operations and loads), a call to an inlined Func counting as its cost."""
-    return sum(inlined_cost.get(id(n.value), 1) if n.kind == "call" else 1
-               for v in f._definition().values for n in walk(v))
+    return sum(
+        inlined_cost.get(id(n.value), 1) if n.kind == "call" else 1 for v in f._definition().values for n in walk(v)
+    )
 
 
 def call_sites(producer, consumers) -> int:
@@ -80,14 +82,13 @@ def _fresh(infos: list[FuncInfo], var: str) -> tuple[str, str]:
 def _groups(infos: list[FuncInfo], stored: set) -> dict:
     """Func index -> the index of the consumer it is computed per tile of, for every fused stored Func. Consumers
     are visited before their producers, so a chain (gray -> blur_y -> blur_x -> output) joins one group."""
-    group: dict = {}     # stored Func -> its group's consumer (itself for a group's consumer)
+    group: dict = {}  # stored Func -> its group's consumer (itself for a group's consumer)
     fused: dict = {}
     for info in reversed(infos):
         if info.index not in stored:
             continue
         owners = {group.get(c) for c in _stored_consumers(infos, info, stored)}
-        if not info.is_output and not info.updates and len(owners) == 1 and None not in owners \
-                and len(info.vars) == 2:
+        if not info.is_output and not info.updates and len(owners) == 1 and None not in owners and len(info.vars) == 2:
             group[info.index] = fused[info.index] = owners.pop()
         elif not info.updates and len(info.vars) in (2, 3):
             group[info.index] = info.index
@@ -114,8 +115,11 @@ def auto_schedule(output, parallelism: int | None = None) -> tuple[list[FuncInfo
     for info in infos:  # producers first: the cost of what is inlined into a Func is known when it is reached
         f = info.func
         cost = expression_cost(f, inlined_cost)
-        if info.is_output or info.updates or \
-                cost * (call_sites(f, [infos[c].func for c in info.consumers]) - 1) > ROOT_COST:
+        if (
+            info.is_output
+            or info.updates
+            or cost * (call_sites(f, [infos[c].func for c in info.consumers]) - 1) > ROOT_COST
+        ):
             stored.add(info.index)
         else:
             inlined_cost[id(f)] = cost

@@ -5,6 +5,7 @@ parallel loop or a leak costs one worker, which the autotuner kills and restarts
 (Funcs, Exprs and Buffers are plain Python objects) as ``measurer``'s arguments; then each message is a
 ``(command, argument)`` pair answered with a dict whose "status" is "ok" or says what went wrong.
 """
+
 from __future__ import annotations
 
 import time
@@ -30,13 +31,15 @@ def same(ref: np.ndarray, got: np.ndarray, rtol: float = 1e-4, atol_rel: float =
     if ok.all():
         return True, "close"
     bad = ~ok
-    return False, (f"{int(bad.sum())} of {ref.size} values differ, max |diff| "
-                   f"{float(np.nanmax(np.abs(g[bad] - r[bad]))):.3g}")
+    return False, (
+        f"{int(bad.sum())} of {ref.size} values differ, max |diff| {float(np.nanmax(np.abs(g[bad] - r[bad]))):.3g}"
+    )
 
 
 class State:
     def __init__(self, infos, sizes, ref):
         from .space import save_schedules
+
         self.infos, self.sizes, self.ref = infos, list(sizes), ref
         self.original = save_schedules(infos)
 
@@ -46,9 +49,11 @@ class State:
 
     def schedule(self, plan) -> None:
         from .space import apply_plan, reset_schedules, restore_schedules
+
         if plan is None:
             restore_schedules(self.infos, self.original)
             from .space import save_schedules
+
             self.original = save_schedules(self.infos)
         elif plan == "reset":
             reset_schedules(self.infos)
@@ -57,6 +62,7 @@ class State:
 
     def new_output(self):
         import halide_mlir as hl
+
         return hl.Buffer(self.func.output_type(), self.sizes, "autotune_out")
 
     def reference(self):
@@ -68,6 +74,7 @@ class State:
 
     def measure(self, plan, best: float | None, min_time: float, max_samples: int) -> dict:
         from ..error import HalideError, InternalError
+
         res = {"status": "ok"}
         try:
             self.schedule(plan)
@@ -79,27 +86,29 @@ class State:
                 ok, why = same(self.ref, np.asarray(out))
                 if not ok:
                     return {"status": "mismatch", "error": why, "compile_s": res["compile_s"]}
-            self.func.realize(out)   # warm-up
+            self.func.realize(out)  # warm-up
             samples = []
             start = time.perf_counter()
             while True:
                 t = time.perf_counter()
                 self.func.realize(out)
                 samples.append(time.perf_counter() - t)
-                if best and samples[-1] > 4 * best and len(samples) >= 2:   # hopeless: do not spend more
+                if best and samples[-1] > 4 * best and len(samples) >= 2:  # hopeless: do not spend more
                     break
                 if len(samples) >= max_samples or (len(samples) >= 3 and time.perf_counter() - start >= min_time):
                     break
             res["time"] = min(samples)
             res["samples"] = len(samples)
             return res
-        except InternalError as e:   # MLIR rejected what we generated: a compiler bug, counted apart
+        except InternalError as e:  # MLIR rejected what we generated: a compiler bug, counted apart
             lines = [l.strip() for l in str(e).strip().splitlines() if l.strip()]
             return {"status": "internal_error", "error": " | ".join(lines[:2])[:400] or "InternalError"}
         except HalideError as e:
-            return {"status": "halide_error", "error": str(e).strip().splitlines()[-1][:400] if str(e).strip()
-                    else "HalideError"}
-        except Exception as e:   # noqa: BLE001 -- a bug in the compiler; reported, the search goes on
+            return {
+                "status": "halide_error",
+                "error": str(e).strip().splitlines()[-1][:400] if str(e).strip() else "HalideError",
+            }
+        except Exception as e:  # noqa: BLE001 -- a bug in the compiler; reported, the search goes on
             tb = traceback.format_exception_only(type(e), e)
             return {"status": "exception", "error": "".join(tb).strip()[-400:]}
 
@@ -116,12 +125,12 @@ def measurer(infos, sizes, ref):
                 ref = state.reference()
                 return {"status": "ok", "ref": ref, "time": time.perf_counter() - t}
             if cmd == "measure":
-                return state.measure(arg["plan"], arg.get("best"), arg.get("min_time", 0.2),
-                                     arg.get("max_samples", 30))
+                return state.measure(arg["plan"], arg.get("best"), arg.get("min_time", 0.2), arg.get("max_samples", 30))
             if cmd == "transform":
                 state.schedule(arg)
                 return {"status": "ok", "text": state.func.transform_script(state.sizes)}
             return {"status": "exception", "error": f"unknown command {cmd}"}
         except Exception as e:  # noqa: BLE001
             return {"status": "exception", "error": "".join(traceback.format_exception_only(type(e), e))[-400:]}
+
     return handle

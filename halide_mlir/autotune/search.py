@@ -1,6 +1,7 @@
 """The search: a genetic algorithm over schedules (Halide paper, section 5: elitism, tournament selection,
 crossover of whole per-Func genes, mutation of single genes), every candidate measured with the real JIT in a
 worker process and checked against the unscheduled pipeline."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,13 +17,22 @@ import numpy as np
 
 from ..error import HalideError
 from ..tools.worker import HandlerError, Worker, WorkerDied
-from .space import (Space, apply_plan, pipeline_funcs, plan_code, plan_key, reset_schedules, restore_schedules,
-                    save_schedules)
+from .space import (
+    Space,
+    apply_plan,
+    pipeline_funcs,
+    plan_code,
+    plan_key,
+    reset_schedules,
+    restore_schedules,
+    save_schedules,
+)
 
 CACHE_VERSION = 1
 
 
 # ------------------------------------------------------------------------------------------------ worker
+
 
 class Measurer:
     """The worker process (halide_mlir/tools/worker.py) running measure.py's handler for this pipeline; restarted
@@ -52,6 +62,7 @@ class Measurer:
 
 # ------------------------------------------------------------------------------------------------ cache
 
+
 def _source_hash() -> str:
     """The compiler's own sources: a change to halide_mlir invalidates cached measurements."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,6 +79,7 @@ def _source_hash() -> str:
 def pipeline_hash(infos, sizes) -> str:
     """Hash of the algorithm (every Func with schedules reset, inputs included), sizes, threads, compiler."""
     from ..settings import num_threads
+
     saved = save_schedules(infos)
     try:
         reset_schedules(infos)
@@ -110,21 +122,22 @@ class Cache:
 
 # ------------------------------------------------------------------------------------------------ result
 
+
 @dataclass
 class AutotuneResult:
-    best_time: float | None           # seconds, best of the runs of the best schedule
-    schedule_code: str                # Python to paste (Func/Var names as in the pipeline)
-    transform_script: str             # the transform-dialect script of the best schedule
-    history: list                     # [(search seconds, best time so far)] after every evaluation
-    plan: list                        # the best schedule as (func index, update or None, method, args) calls
-    baseline_time: float | None       # the schedule the Funcs had when autotune was called
-    reference_time: float | None      # the unscheduled pipeline (the correctness reference), compile + run
-    counts: dict                      # evaluations by status: ok, cached, mismatch, halide_error,
+    best_time: float | None  # seconds, best of the runs of the best schedule
+    schedule_code: str  # Python to paste (Func/Var names as in the pipeline)
+    transform_script: str  # the transform-dialect script of the best schedule
+    history: list  # [(search seconds, best time so far)] after every evaluation
+    plan: list  # the best schedule as (func index, update or None, method, args) calls
+    baseline_time: float | None  # the schedule the Funcs had when autotune was called
+    reference_time: float | None  # the unscheduled pipeline (the correctness reference), compile + run
+    counts: dict  # evaluations by status: ok, cached, mismatch, halide_error,
     #                                   internal_error, crash, ...
-    evaluations: list                 # every candidate: dict(t, status, time, error, key)
+    evaluations: list  # every candidate: dict(t, status, time, error, key)
     budget_s: float
     search_s: float
-    errors: dict = field(default_factory=dict)   # a few example messages per failure status
+    errors: dict = field(default_factory=dict)  # a few example messages per failure status
     _infos: list = field(default_factory=list, repr=False)
     _original: list = field(default_factory=list, repr=False)
 
@@ -144,13 +157,16 @@ class AutotuneResult:
         return None
 
     def __str__(self) -> str:
-        ms = lambda t: "-" if t is None else f"{t * 1e3:.3f} ms"   # noqa: E731
-        head = (f"# autotuned in {self.search_s:.0f} s: best {ms(self.best_time)}, "
-                f"given schedule {ms(self.baseline_time)}, {self.counts}")
+        ms = lambda t: "-" if t is None else f"{t * 1e3:.3f} ms"  # noqa: E731
+        head = (
+            f"# autotuned in {self.search_s:.0f} s: best {ms(self.best_time)}, "
+            f"given schedule {ms(self.baseline_time)}, {self.counts}"
+        )
         return head + "\n" + self.schedule_code
 
 
 # ------------------------------------------------------------------------------------------------ progress
+
 
 class Progress:
     def __init__(self, enabled: bool, budget: float, stream=None):
@@ -162,7 +178,7 @@ class Progress:
         if not self.enabled:
             return
         tty = getattr(self.stream, "isatty", lambda: False)()
-        if not tty:   # a log file: one line when the best improves, else every 15 s
+        if not tty:  # a log file: one line when the best improves, else every 15 s
             if best == self._last_best and elapsed - self._last_t < 15:
                 return
             self._last_best, self._last_t = best, elapsed
@@ -170,9 +186,11 @@ class Progress:
         bar = "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width))
         b = f"{best * 1e3:.3f} ms" if best else "-"
         base = f" (given {baseline * 1e3:.3f} ms)" if baseline else ""
-        self.stream.write(("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, "
-                          f"{bad:3d} rejected  "
-                          f"best {b}{base} " + ("" if tty else "\n"))
+        self.stream.write(
+            ("\r" if tty else "") + f"[{bar}] {elapsed:5.0f}/{self.budget:.0f} s  {n:4d} tried, "
+            f"{bad:3d} rejected  "
+            f"best {b}{base} " + ("" if tty else "\n")
+        )
         self.stream.flush()
 
     def note(self, text: str) -> None:
@@ -188,19 +206,31 @@ class Progress:
 
 # ------------------------------------------------------------------------------------------------ search
 
+
 def _bind_inputs(inputs) -> None:
     if not inputs:
         return
     from ..lang.buffer import Buffer
-    for holder, value in (inputs.items() if isinstance(inputs, dict) else inputs):
+
+    for holder, value in inputs.items() if isinstance(inputs, dict) else inputs:
         if isinstance(value, np.ndarray):
             value = Buffer(value)
         holder.set(value)
 
 
-def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_dir=None, progress=True,
-             population: int = 12, timeout_s: float = 120.0, min_time: float = 0.2,
-             log=None) -> AutotuneResult:
+def autotune(
+    func,
+    sizes,
+    budget_s: float = 60.0,
+    inputs=None,
+    seed=None,
+    cache_dir=None,
+    progress=True,
+    population: int = 12,
+    timeout_s: float = 120.0,
+    min_time: float = 0.2,
+    log=None,
+) -> AutotuneResult:
     """Search the schedule space of the pipeline ending at ``func`` for ``budget_s`` seconds.
 
     Every Func of the pipeline is scheduled: inline / compute_root / compute_at(consumer, loop) (+ store_at),
@@ -221,11 +251,13 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
     sizes = [int(s) for s in sizes]
     _bind_inputs(inputs)
     from ..driver import front_end
-    front_end(func)   # definitions must be complete and the given schedule legal
+
+    front_end(func)  # definitions must be complete and the given schedule legal
     infos = pipeline_funcs(func)
     if len(sizes) != len(infos[-1].vars):
-        raise HalideError(f"autotune: Func '{func.name()}' has {len(infos[-1].vars)} dimensions but "
-                          f"{len(sizes)} sizes were given")
+        raise HalideError(
+            f"autotune: Func '{func.name()}' has {len(infos[-1].vars)} dimensions but {len(sizes)} sizes were given"
+        )
     original = save_schedules(infos)
     rng = random.Random(seed)
     space = Space(infos, sizes, rng)
@@ -252,7 +284,7 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
         if b["status"] != "ok":
             say(f"autotune: the given schedule fails ({b['status']}): {b.get('error')}")
         t0 = time.monotonic()
-        elapsed = lambda: time.monotonic() - t0   # noqa: E731
+        elapsed = lambda: time.monotonic() - t0  # noqa: E731
 
         def evaluate(genome) -> float:
             plan = space.decode(genome)
@@ -264,8 +296,11 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
                 res, status = hit, "cached"
             else:
                 left = budget_s - elapsed()
-                res = worker.call("measure", {"plan": plan, "best": best["time"], "min_time": min_time},
-                                  max(15.0, min(timeout_s, left + 10)))
+                res = worker.call(
+                    "measure",
+                    {"plan": plan, "best": best["time"], "min_time": min_time},
+                    max(15.0, min(timeout_s, left + 10)),
+                )
                 status = res["status"]
                 if status in ("ok", "mismatch", "halide_error", "internal_error", "exception"):
                     cache.put(k, {kk: v for kk, v in res.items() if kk in ("status", "time", "error", "compile_s")})
@@ -281,8 +316,16 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
             seen[k] = fitness
             if t is not None and (best["time"] is None or t < best["time"]):
                 best.update(time=t, plan=plan, genome=genome)
-            evaluations.append({"t": elapsed(), "status": res["status"], "time": t, "error": res.get("error"),
-                                "cached": status == "cached", "key": k})
+            evaluations.append(
+                {
+                    "t": elapsed(),
+                    "status": res["status"],
+                    "time": t,
+                    "error": res.get("error"),
+                    "cached": status == "cached",
+                    "key": k,
+                }
+            )
             history.append((elapsed(), best["time"]))
             prog.update(elapsed(), len(evaluations), counts.get("rejected", 0), best["time"], baseline)
             return fitness
@@ -304,16 +347,16 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
         stale = 0
         while elapsed() < budget_s and pop:
             pop.sort(key=lambda p: p[0])
-            nxt = pop[:2]   # elitism
+            nxt = pop[:2]  # elitism
             while len(nxt) < population and elapsed() < budget_s:
                 a = tournament()
                 child = space.crossover(a, tournament()) if rng.random() < 0.5 else a
                 child = space.mutate(child, 1 + int(rng.random() < 0.4) + int(rng.random() < 0.2))
-                for _ in range(8):   # prefer schedules not seen yet
+                for _ in range(8):  # prefer schedules not seen yet
                     if plan_key(space.decode(child)) not in seen:
                         break
                     child = space.mutate(child, 1)
-                if rng.random() < 0.08:   # immigrants keep diversity
+                if rng.random() < 0.08:  # immigrants keep diversity
                     child = space.random_genome()
                 n_before = len(evaluations)
                 f = evaluate(child)
@@ -322,7 +365,7 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
                 if stale > 200:
                     break
             pop = nxt
-            if stale > 200:   # the space is exhausted (all neighbours seen)
+            if stale > 200:  # the space is exhausted (all neighbours seen)
                 break
         search_s = elapsed()
         prog.done()
@@ -335,7 +378,19 @@ def autotune(func, sizes, budget_s: float = 60.0, inputs=None, seed=None, cache_
         worker.close()
 
     code = plan_code(infos, best["plan"]) if best["plan"] is not None else "# no valid schedule found\n"
-    return AutotuneResult(best_time=best["time"], schedule_code=code, transform_script=transform, history=history,
-                          plan=best["plan"] or [], baseline_time=baseline, reference_time=reference_time,
-                          counts=counts, evaluations=evaluations, budget_s=budget_s, search_s=search_s,
-                          errors=errors, _infos=infos, _original=original)
+    return AutotuneResult(
+        best_time=best["time"],
+        schedule_code=code,
+        transform_script=transform,
+        history=history,
+        plan=best["plan"] or [],
+        baseline_time=baseline,
+        reference_time=reference_time,
+        counts=counts,
+        evaluations=evaluations,
+        budget_s=budget_s,
+        search_s=search_s,
+        errors=errors,
+        _infos=infos,
+        _original=original,
+    )

@@ -6,6 +6,7 @@ A plan is a list of calls ``(func_index, update_index_or_None, method, args)``; 
 the measuring worker, by ``AutotuneResult.apply()``, and printed by ``plan_code``, so the code the user pastes is
 exactly what was measured.
 """
+
 from __future__ import annotations
 
 import copy
@@ -20,16 +21,17 @@ from ..lang.traversal import walk
 
 # ------------------------------------------------------------------------------------------------ pipeline
 
+
 @dataclass
 class FuncInfo:
     func: Func
     index: int
     name: str
-    vars: list            # pure var names, dimension 0 first
-    bits: int             # element type width
+    vars: list  # pure var names, dimension 0 first
+    bits: int  # element type width
     is_output: bool
-    consumers: list = field(default_factory=list)   # indices of Funcs that call this one directly
-    updates: list = field(default_factory=list)     # per update: (pure vars in its args, rvar names)
+    consumers: list = field(default_factory=list)  # indices of Funcs that call this one directly
+    updates: list = field(default_factory=list)  # per update: (pure vars in its args, rvar names)
 
     @property
     def natural_lanes(self) -> int:
@@ -50,8 +52,12 @@ def pipeline_funcs(output: Func) -> list[FuncInfo]:
         out = []
         for e in exprs:
             for n in walk(e):
-                if n.kind == "call" and isinstance(n.value, Func) and n.value is not f \
-                        and not any(n.value is g for g in out):
+                if (
+                    n.kind == "call"
+                    and isinstance(n.value, Func)
+                    and n.value is not f
+                    and not any(n.value is g for g in out)
+                ):
                     out.append(n.value)
         return out
 
@@ -72,8 +78,17 @@ def pipeline_funcs(output: Func) -> list[FuncInfo]:
         for u in f.updates():
             pure = [a.value.name() for a in u.args if a.kind == "var"]
             ups.append((pure, [r.name() for r in u.rvars()]))
-        infos.append(FuncInfo(f, i, f.name(), [v.name() for v in f.args()], max(t.bits() for t in f.output_types()),
-                              f is output, updates=ups))
+        infos.append(
+            FuncInfo(
+                f,
+                i,
+                f.name(),
+                [v.name() for v in f.args()],
+                max(t.bits() for t in f.output_types()),
+                f is output,
+                updates=ups,
+            )
+        )
     for f in order:
         for g in calls[id(f)]:
             infos[index[id(g)]].consumers.append(index[id(f)])
@@ -108,9 +123,14 @@ def apply_plan(infos: list[FuncInfo], plan: list) -> None:
     reset_schedules(infos)
     for fi, ui, method, args in plan:
         target = infos[fi].func if ui is None else infos[fi].func.update(ui)
-        real = [infos[a[1]].func if isinstance(a, (tuple, list)) and a and a[0] == "func" else
-                infos[fi].updates[ui][1][a[1]] if isinstance(a, (tuple, list)) and a and a[0] == "rvar" else a
-                for a in args]
+        real = [
+            infos[a[1]].func
+            if isinstance(a, (tuple, list)) and a and a[0] == "func"
+            else infos[fi].updates[ui][1][a[1]]
+            if isinstance(a, (tuple, list)) and a and a[0] == "rvar"
+            else a
+            for a in args
+        ]
         getattr(target, method)(*real)
     touch()
 
@@ -176,10 +196,14 @@ class Space:
             "vec": r.choice([0] + self.lanes_choices(i) * 2) if info.vars else 0,
             "unroll": r.choice([0, 0, 0, 2, 4]) if len(info.vars) > 1 else 0,
             "par": r.random() < 0.8,
-            "updates": [{"vec": r.choice([0] + self.lanes_choices(i)) if pure else 0,
-                         "rv_outer": r.random() < 0.5 if (pure and rvs) else False,
-                         "par": r.random() < 0.5 if len(pure) > 1 else False}
-                        for pure, rvs in info.updates],
+            "updates": [
+                {
+                    "vec": r.choice([0] + self.lanes_choices(i)) if pure else 0,
+                    "rv_outer": r.random() < 0.5 if (pure and rvs) else False,
+                    "par": r.random() < 0.5 if len(pure) > 1 else False,
+                }
+                for pure, rvs in info.updates
+            ],
         }
         return g
 
@@ -195,13 +219,29 @@ class Space:
             for i, info in enumerate(self.infos):
                 c = compute if compute in self.compute_choices(i) else self.compute_choices(i)[0]
                 tiled = compute == "at" and info.is_output
-                genome.append({
-                    "compute": c, "host": self.out, "level": 1, "store_outer": False,
-                    "fx": 256 if tiled else 0, "fy": (32 if tiled else 0) if len(info.vars) > 1 else 0,
-                    "order": "tile", "extra_inner": False, "vec": info.natural_lanes if info.vars else 0,
-                    "unroll": 0, "par": True,
-                    "updates": [{"vec": info.natural_lanes if pure else 0, "rv_outer": bool(pure and rvs),
-                                 "par": len(pure) > 1} for pure, rvs in info.updates]})
+                genome.append(
+                    {
+                        "compute": c,
+                        "host": self.out,
+                        "level": 1,
+                        "store_outer": False,
+                        "fx": 256 if tiled else 0,
+                        "fy": (32 if tiled else 0) if len(info.vars) > 1 else 0,
+                        "order": "tile",
+                        "extra_inner": False,
+                        "vec": info.natural_lanes if info.vars else 0,
+                        "unroll": 0,
+                        "par": True,
+                        "updates": [
+                            {
+                                "vec": info.natural_lanes if pure else 0,
+                                "rv_outer": bool(pure and rvs),
+                                "par": len(pure) > 1,
+                            }
+                            for pure, rvs in info.updates
+                        ],
+                    }
+                )
             out.append(genome)
         assert all(len(g) == n for g in out)
         return out
@@ -214,7 +254,7 @@ class Space:
             fresh = self.random_gene(i)
             keys = [k for k in fresh if k != "updates"] + (["updates"] if fresh["updates"] else [])
             k = r.choice(keys)
-            if k in ("fx", "fy") and g[i][k] and r.random() < 0.6:   # local move: halve or double
+            if k in ("fx", "fy") and g[i][k] and r.random() < 0.6:  # local move: halve or double
                 cur = g[i][k]
                 pool = self.x_factors if k == "fx" else self.y_factors
                 g[i][k] = min(pool, key=lambda f: abs(math.log2(f) - math.log2(cur) - r.choice([-1, 1])))
@@ -240,7 +280,8 @@ class Space:
             if d < len(dims) and f:
                 split[dims[d]] = (self.fresh[dims[d]][0], self.fresh[dims[d]][1], f)
 
-        def inner(v): return split[v][1] if v in split else v
+        def inner(v):
+            return split[v][1] if v in split else v
 
         if g["order"] == "tile":
             order = [inner(v) for v in dims] + [split[v][0] for v in dims if v in split]
@@ -281,8 +322,11 @@ class Space:
             elif c == "at":
                 host = g["host"] if g["host"] in self.hosts(i) and computes.get(g["host"]) != "inline" else self.out
                 # outermost first; a loop that is vectorized or unrolled whole is not a loop anymore
-                whole = {a[0] for hi, ui, m, a in self._calls_of(host, genome, computes) if len(a) == 1
-                         and m in ("vectorize", "unroll")}
+                whole = {
+                    a[0]
+                    for hi, ui, m, a in self._calls_of(host, genome, computes)
+                    if len(a) == 1 and m in ("vectorize", "unroll")
+                }
                 host_loops = [v for v in reversed(self.loops(host, genome[host])[0]) if v not in whole]
                 level = min(g["level"], len(host_loops) - 1)
                 calls.append(("compute_at", (("func", host), host_loops[level])))
@@ -317,7 +361,7 @@ class Space:
             plan += [(i, None, m, a) for m, a in calls]
             for j, (ug, (pure, rvs)) in enumerate(zip(g["updates"], info.updates)):
                 ucalls = []
-                if ug["rv_outer"] and pure and rvs:   # RVars by position: anonymous RDom names vary per build
+                if ug["rv_outer"] and pure and rvs:  # RVars by position: anonymous RDom names vary per build
                     ucalls.append(("reorder", tuple(pure) + tuple(("rvar", k) for k in range(len(rvs)))))
                 if ug["vec"] and pure:
                     ucalls.append(("vectorize", (pure[0], ug["vec"])))
@@ -332,6 +376,7 @@ def plan_key(plan: list) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ code
+
 
 def _ident(name: str) -> str:
     s = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
@@ -370,12 +415,16 @@ def plan_code(infos: list[FuncInfo], plan: list, hl_name: str = "hl") -> str:
         k = 0
         while k < len(calls):
             m, a = calls[k]
-            if (m == "split" and k + 2 < len(calls) and calls[k + 1][0] == "split" and calls[k + 2][0] == "reorder"
-                    and calls[k + 2][1][:4] == (a[2], calls[k + 1][1][2], a[1], calls[k + 1][1][1])
-                    and len(calls[k + 2][1]) == 4):
+            if (
+                m == "split"
+                and k + 2 < len(calls)
+                and calls[k + 1][0] == "split"
+                and calls[k + 2][0] == "reorder"
+                and calls[k + 2][1][:4] == (a[2], calls[k + 1][1][2], a[1], calls[k + 1][1][1])
+                and len(calls[k + 2][1]) == 4
+            ):
                 b = calls[k + 1][1]
-                parts.append(f"tile({', '.join(arg(v) for v in (a[0], b[0], a[1], b[1], a[2], b[2]))}, "
-                             f"{a[3]}, {b[3]})")
+                parts.append(f"tile({', '.join(arg(v) for v in (a[0], b[0], a[1], b[1], a[2], b[2]))}, {a[3]}, {b[3]})")
                 k += 3
                 continue
             parts.append(f"{m}({', '.join(arg(v) for v in a)})")
@@ -384,12 +433,16 @@ def plan_code(infos: list[FuncInfo], plan: list, hl_name: str = "hl") -> str:
         lines.append(head + "." + ".".join(parts))
     decl = []
     if new_vars:
-        decl.append(f"{', '.join(_ident(v) for v in new_vars)} = "
-                    f"{', '.join(f'{hl_name}.Var({v!r})' for v in new_vars)}")
-    inline = [_ident(i.name) for i in infos if not i.is_output and not any(p[0] == i.index and p[1] is None and
-                                                                           p[2] in ("compute_root", "compute_at")
-                                                                           for p in plan)
-              and not i.updates]
+        decl.append(
+            f"{', '.join(_ident(v) for v in new_vars)} = {', '.join(f'{hl_name}.Var({v!r})' for v in new_vars)}"
+        )
+    inline = [
+        _ident(i.name)
+        for i in infos
+        if not i.is_output
+        and not any(p[0] == i.index and p[1] is None and p[2] in ("compute_root", "compute_at") for p in plan)
+        and not i.updates
+    ]
     if inline:
         decl.append(f"# inlined: {', '.join(inline)}")
     return "\n".join(decl + lines) + "\n"

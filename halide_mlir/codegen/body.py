@@ -3,6 +3,7 @@
 Integer division and modulo are Euclidean and x/0 == x%0 == 0, as in Halide; the divisor is made safe
 before dividing so the JIT never traps (x86 idiv faults on 0 and on INT_MIN / -1).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,20 +24,36 @@ if TYPE_CHECKING:  # annotations only
 _CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
 _CMP_UNSIGNED = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
 _CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
-_MATH = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
-         "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "log": "log",
-         "floor": "floor", "ceil": "ceil", "round": "roundeven", "trunc": "trunc"}
+_MATH = {
+    "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "floor": "floor",
+    "ceil": "ceil",
+    "round": "roundeven",
+    "trunc": "trunc",
+}
 
 
 class BodyEmitter:
     """Emits one region's ops. ``leaf(e)`` resolves Vars, Params and calls (the caller knows operands)."""
 
-    def __init__(self, lines: list[str], fresh: Callable[[str], str], loc: str,
-                 leaf: Callable[[Expr], str | None]) -> None:
+    def __init__(
+        self, lines: list[str], fresh: Callable[[str], str], loc: str, leaf: Callable[[Expr], str | None]
+    ) -> None:
         self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
         self.memo: dict = {}
         self.consts: dict = {}
-        self.trace_lanes = 1   # the lanes of a traced vector event (analysis/tracing.py)
+        self.trace_lanes = 1  # the lanes of a traced vector event (analysis/tracing.py)
 
     def op(self, text: str, prefix: str = "v") -> str:
         name = self.fresh(prefix)
@@ -81,8 +98,9 @@ class BodyEmitter:
             return self.const(e.value, t)
         if k in ("var", "rvar", "param", "call"):
             return self.leaf(e)
-        if k == "print":   # hl.print / hl.print_when (codegen/trace.py)
+        if k == "print":  # hl.print / hl.print_when (codegen/trace.py)
             from .trace import emit_print
+
             return emit_print(self, e)
         if k == "cast":
             return self.cast(self.emit(e.args[0]), e.args[0].type, t)
@@ -126,15 +144,25 @@ class BodyEmitter:
             return self.div(e, a, b, t)
         if k == "mod":
             return self.mod(e, a, b, t)
-        if k in ("shl", "shr") and e.args[1].type.is_signed() and not (
-                e.args[1].kind == "const" and e.args[1].value >= 0):
+        if (
+            k in ("shl", "shr")
+            and e.args[1].type.is_signed()
+            and not (e.args[1].kind == "const" and e.args[1].value >= 0)
+        ):
             return self.signed_shift(k, a, b, t)
         simple = {
-            "add": ("addf", "addi", "addi"), "sub": ("subf", "subi", "subi"), "mul": ("mulf", "muli", "muli"),
-            "min": ("minnumf", "minsi", "minui"), "max": ("maxnumf", "maxsi", "maxui"),
-            "land": (None, "andi", "andi"), "lor": (None, "ori", "ori"),
-            "and": (None, "andi", "andi"), "or": (None, "ori", "ori"), "xor": (None, "xori", "xori"),
-            "shl": (None, "shli", "shli"), "shr": (None, "shrsi", "shrui"),
+            "add": ("addf", "addi", "addi"),
+            "sub": ("subf", "subi", "subi"),
+            "mul": ("mulf", "muli", "muli"),
+            "min": ("minnumf", "minsi", "minui"),
+            "max": ("maxnumf", "maxsi", "maxui"),
+            "land": (None, "andi", "andi"),
+            "lor": (None, "ori", "ori"),
+            "and": (None, "andi", "andi"),
+            "or": (None, "ori", "ori"),
+            "xor": (None, "xori", "xori"),
+            "shl": (None, "shli", "shli"),
+            "shr": (None, "shrsi", "shrui"),
         }.get(k)
         if simple is None:
             raise InternalError(f"no lowering for Expr kind '{k}'", stage="payload")

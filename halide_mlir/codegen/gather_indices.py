@@ -9,6 +9,7 @@ vgatherdps. Masked-off lanes may hold any value either way. There is no MLIR pas
 narrow-type patterns handle element types, not gather indices), so we rewrite it here, after bufferization.
 local_laplacian: vgatherqps 132 -> 8, vpmullq 54 -> 6.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,6 +19,7 @@ def narrow_gather_indices(module) -> int:
     """Cast the ``index`` vector of every ``vector.gather`` from a static memref of < 2^31 elements to i32
     (call inside the module's context). Returns how many gathers changed."""
     from mlir import ir
+
     gathers = []
 
     def visit(op):
@@ -31,14 +33,16 @@ def narrow_gather_indices(module) -> int:
         base = op.operands[0].type
         if not isinstance(base, ir.MemRefType) or not base.has_static_shape or math.prod(base.shape) >= 1 << 31:
             continue
-        position = 1 + base.rank   # operands: base, its indices, the index vector, mask, pass-through
+        position = 1 + base.rank  # operands: base, its indices, the index vector, mask, pass-through
         vt = op.operands[position].type
         if not isinstance(vt.element_type, ir.IndexType):
             continue
         from mlir.dialects import arith
+
         with ir.InsertionPoint(op), op.location:
-            narrow = arith.index_cast(ir.VectorType.get(vt.shape, ir.IntegerType.get_signless(32)),
-                                      op.operands[position])
+            narrow = arith.index_cast(
+                ir.VectorType.get(vt.shape, ir.IntegerType.get_signless(32)), op.operands[position]
+            )
         op.operands[position] = narrow
         count += 1
     return count

@@ -10,6 +10,7 @@ under mlir-opt as it is:
     mlir-opt payload.mlir --transform-preload-library=transform-library-paths=script.mlir --transform-interpreter \\
       --eliminate-empty-tensors --one-shot-bufferize --transform-interpreter=entry-point=halide_gpu_map
 """
+
 from __future__ import annotations
 
 from ..analysis.gpu import KernelPlan
@@ -21,14 +22,18 @@ MAP_SEQUENCE = "halide_gpu_map"
 # After @halide_gpu_map: loops inside the threads, the views folded into the loads (else every tap's subview
 # becomes a kernel parameter), index computations sunk into the launches (outlining no longer does it), then the
 # kernels outlined into a gpu.module.
-OUTLINE = ("func.func(convert-linalg-to-loops),fold-memref-alias-ops,canonicalize,cse,"
-           "func.func(gpu-launch-sink-index-computations),gpu-kernel-outlining")
+OUTLINE = (
+    "func.func(convert-linalg-to-loops),fold-memref-alias-ops,canonicalize,cse,"
+    "func.func(gpu-launch-sink-index-computations),gpu-kernel-outlining"
+)
 # The kernels to PTX text (format=isa: the driver JIT-compiles it; no ptxas). Memrefs are passed as bare pointers
 # (their shapes are static), so a kernel's parameters are one pointer per buffer.
-TO_PTX = ("nvvm-attach-target{chip=sm_%(cap)d features=+ptx%(ptx)d O=3},"
-          "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
-          "canonicalize,cse,reconcile-unrealized-casts),gpu-module-to-binary{format=isa}")
-DEFAULT_CAPABILITY = 80   # PTX for sm_80 runs on every later GPU (the driver compiles it for the device)
+TO_PTX = (
+    "nvvm-attach-target{chip=sm_%(cap)d features=+ptx%(ptx)d O=3},"
+    "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
+    "canonicalize,cse,reconcile-unrealized-casts),gpu-module-to-binary{format=isa}"
+)
+DEFAULT_CAPABILITY = 80  # PTX for sm_80 runs on every later GPU (the driver compiles it for the device)
 
 
 def ptx_version(capability: int) -> int:
@@ -51,56 +56,77 @@ def build_gpu_transform(kernels: list[KernelPlan], host: bool = False) -> str:
             _tiled_kernel(k, main, mapping, fresh)
             continue
         op = fresh("stage")
-        main.append(f"{op} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
-                    f"{{hl.func = {mlir_string(k.stage.name)}}} in %root : ({ANY}) -> {ANY}")
+        main.append(
+            f'{op} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+            f"{{hl.func = {mlir_string(k.stage.name)}}} in %root : ({ANY}) -> {ANY}"
+        )
         blocks = fresh("blocks")
         tiled = fresh("tiled")
         if k.single_thread or not k.block_mapping:
-            main.append(f"{tiled}, {blocks} = transform.structured.tile_using_forall {op} num_threads [1] "
-                        f"(mapping = [#gpu.block<x>]) : ({ANY}) -> ({ANY}, {ANY})")
+            main.append(
+                f"{tiled}, {blocks} = transform.structured.tile_using_forall {op} num_threads [1] "
+                f"(mapping = [#gpu.block<x>]) : ({ANY}) -> ({ANY}, {ANY})"
+            )
         else:
-            main.append(f"{tiled}, {blocks} = transform.structured.tile_using_forall {op} tile_sizes "
-                        f"[{', '.join(map(str, k.block_tiles))}] (mapping = [{_attrs('block', k.block_mapping)}]) "
-                        f": ({ANY}) -> ({ANY}, {ANY})")
+            main.append(
+                f"{tiled}, {blocks} = transform.structured.tile_using_forall {op} tile_sizes "
+                f"[{', '.join(map(str, k.block_tiles))}] (mapping = [{_attrs('block', k.block_mapping)}]) "
+                f": ({ANY}) -> ({ANY}, {ANY})"
+            )
         if k.thread_mapping:
             threads = fresh("threads")
             # by thread counts, not tile sizes: an edge block's tile is smaller, and the mapping needs a forall of
             # the same (static) trip count in every block; the threads past the edge get empty slices
             counts = ", ".join(str(k.block_dims["xyz".index(a)]) if a else "0" for a in k.thread_mapping_full)
-            main.append(f"{fresh('tiled')}, {threads} = transform.structured.tile_using_forall {tiled} num_threads "
-                        f"[{counts}] (mapping = [{_attrs('thread', k.thread_mapping)}]) : ({ANY}) -> ({ANY}, {ANY})")
+            main.append(
+                f"{fresh('tiled')}, {threads} = transform.structured.tile_using_forall {tiled} num_threads "
+                f"[{counts}] (mapping = [{_attrs('thread', k.thread_mapping)}]) : ({ANY}) -> ({ANY}, {ANY})"
+            )
         name = fresh("name")
         main.append(f"{name} = transform.param.constant {mlir_string(k.name)} -> !transform.any_param")
-        main.append(f"transform.annotate {blocks} \"hl.kernel\" = {name} : {ANY}, !transform.any_param")
+        main.append(f'transform.annotate {blocks} "hl.kernel" = {name} : {ANY}, !transform.any_param')
         # after bufferization: this kernel's launch
         forall, launch = fresh("forall"), fresh("launch")
-        mapping.append(f"{forall} = transform.structured.match ops{{[\"scf.forall\"]}} attributes "
-                       f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}")
-        mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> "
-                       f"{ANY}")
-        mapping.append(f"{fresh('mapped')} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
-                       f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = false : ({ANY}) -> {ANY}")
+        mapping.append(
+            f'{forall} = transform.structured.match ops{{["scf.forall"]}} attributes '
+            f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}"
+        )
+        mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> {ANY}")
+        mapping.append(
+            f"{fresh('mapped')} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
+            f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = false : ({ANY}) -> {ANY}"
+        )
     fn = fresh("fn")
     # (the bufferized parallel_insert_slices leave self-copies that fold only once CSE has made them equal)
-    cleanup = [f"{fn} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}",
-               f"transform.apply_patterns to {fn} {{",
-               "  transform.apply_patterns.canonicalization",
-               "  transform.apply_patterns.tensor.fold_tensor_subset_ops",
-               f"}} : {ANY}",
-               f"transform.apply_cse to {fn} : {ANY}"]
-    after = [f"{fn} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}",
-             f"transform.apply_cse to {fn} : {ANY}",
-             f"transform.apply_patterns to {fn} {{",
-             "  transform.apply_patterns.canonicalization",
-             f"}} : {ANY}"]
+    cleanup = [
+        f'{fn} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}',
+        f"transform.apply_patterns to {fn} {{",
+        "  transform.apply_patterns.canonicalization",
+        "  transform.apply_patterns.tensor.fold_tensor_subset_ops",
+        f"}} : {ANY}",
+        f"transform.apply_cse to {fn} : {ANY}",
+    ]
+    after = [
+        f'{fn} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}',
+        f"transform.apply_cse to {fn} : {ANY}",
+        f"transform.apply_patterns to {fn} {{",
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {ANY}",
+    ]
 
     def sequence(name: str, body: list) -> str:
         lines = "\n".join("    " + line for line in body)
-        return (f"  transform.named_sequence @{name}(%root: {ANY} {{transform.readonly}}) {{\n{lines}\n"
-                f"    transform.yield\n  }}\n")
+        return (
+            f"  transform.named_sequence @{name}(%root: {ANY} {{transform.readonly}}) {{\n{lines}\n"
+            f"    transform.yield\n  }}\n"
+        )
 
-    return ("module attributes {transform.with_named_sequence} {\n" + sequence("__transform_main", main + cleanup)
-            + ("" if host else sequence(MAP_SEQUENCE, mapping + after)) + "}\n")
+    return (
+        "module attributes {transform.with_named_sequence} {\n"
+        + sequence("__transform_main", main + cleanup)
+        + ("" if host else sequence(MAP_SEQUENCE, mapping + after))
+        + "}\n"
+    )
 
 
 def _tiled_kernel(k: KernelPlan, main: list, mapping: list, fresh) -> None:
@@ -109,19 +135,27 @@ def _tiled_kernel(k: KernelPlan, main: list, mapping: list, fresh) -> None:
     before the kernel's end, runtime/gpu_jit.py removes)."""
     for name, counts, axes in k.thread_tilings:
         op = fresh("stage")
-        main.append(f"{op} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
-                    f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}")
-        main.append(f"{fresh('tiled')}, {fresh('threads')} = transform.structured.tile_using_forall {op} num_threads "
-                    f"[{', '.join(map(str, counts))}] (mapping = [{_attrs('thread', axes)}]) : ({ANY}) -> ({ANY}, "
-                    f"{ANY})")
+        main.append(
+            f'{op} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+            f"{{hl.func = {mlir_string(name)}}} in %root : ({ANY}) -> {ANY}"
+        )
+        main.append(
+            f"{fresh('tiled')}, {fresh('threads')} = transform.structured.tile_using_forall {op} num_threads "
+            f"[{', '.join(map(str, counts))}] (mapping = [{_attrs('thread', axes)}]) : ({ANY}) -> ({ANY}, "
+            f"{ANY})"
+        )
     forall, launch = fresh("forall"), fresh("launch")
-    mapping.append(f"{forall} = transform.structured.match ops{{[\"scf.forall\"]}} attributes "
-                   f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}")
+    mapping.append(
+        f'{forall} = transform.structured.match ops{{["scf.forall"]}} attributes '
+        f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}"
+    )
     mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> {ANY}")
     mapped = fresh("mapped")
-    mapping.append(f"{mapped} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
-                   f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = "
-                   f"{'true' if k.barriers else 'false'} : ({ANY}) -> {ANY}")
+    mapping.append(
+        f"{mapped} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
+        f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = "
+        f"{'true' if k.barriers else 'false'} : ({ANY}) -> {ANY}"
+    )
 
 
 def _attrs(kind: str, axes) -> str:

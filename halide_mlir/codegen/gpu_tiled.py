@@ -9,6 +9,7 @@ edge tiles write the same values.
 
 The transform script (codegen/gpu.py) then tiles the generics left inside the block forall onto the threads.
 """
+
 from __future__ import annotations
 
 from ..analysis.plan import StagePlan
@@ -40,28 +41,33 @@ def emit_gpu_tiled_stage(pb, stage_plan: StagePlan) -> str:
     if gpu.thread_levels:
         groups.append(("thread", gpu.block_levels, gpu.thread_levels, gpu.thread_axes))
     for kind, first, count, axes in groups:
-        levels = plan.levels[first:first + count]
+        levels = plan.levels[first : first + count]
         ivs = [pb.fresh("iv") for _ in levels]
         res, inner = pb.fresh("t"), pb.fresh("so")
-        lines.append(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(str(lev.trip) for lev in levels)}) "
-                     f"shared_outs({inner} = {carried}) -> ({ttype(sizes)}) {{")
+        lines.append(
+            f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(str(lev.trip) for lev in levels)}) "
+            f"shared_outs({inner} = {carried}) -> ({ttype(sizes)}) {{"
+        )
         rel = [0] * n
         parent_sizes = list(sizes)
         sizes = list(sizes)
         for lev, iv in zip(levels, ivs):
             d = lev.loop.dim
-            if lev.trip > 1:   # ShiftInwards: the last tile starts at parent_size - size
+            if lev.trip > 1:  # ShiftInwards: the last tile starts at parent_size - size
                 scaled, off = pb.fresh("o"), pb.fresh("o")
                 lines.append(f"{scaled} = arith.muli {iv}, {pb.index_const(lev.loop.stride, loc)} : index {loc}")
-                lines.append(f"{off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} "
-                             f": index {loc}")
+                lines.append(
+                    f"{off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} : index {loc}"
+                )
                 offs[d] = offs[d] + [off]
                 dyn[d] = pb.index_sum([(1, o) for o in offs[d]], 0, loc)
                 rel[d] = off
             sizes[d] = lev.size
         tile = pb.fresh("tile")
-        lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
-                     f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")
+        lines.append(
+            f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
+            f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}"
+        )
         for prod in plan.producers.get(first + count - 1, []):
             views[prod.func] = _producer_tile(pb, prod, plan, dyn, views, gpu.memory[prod.func])
         mapping = ", ".join(f"#gpu.{kind}<{a}>" for a in axes)
@@ -74,8 +80,10 @@ def emit_gpu_tiled_stage(pb, stage_plan: StagePlan) -> str:
     result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), tuple(dyn)), [carried], views)[0]
     for res, inner, rel, tile_sizes, parent_sizes, attrs in reversed(closers):
         lines.append("scf.forall.in_parallel {")
-        lines.append(f"  tensor.parallel_insert_slice {result} into {inner}{_dims(rel)} {_dims(tile_sizes)} "
-                     f"{_dims([1] * n)} : {ttype(tile_sizes)} into {ttype(parent_sizes)} {loc}")
+        lines.append(
+            f"  tensor.parallel_insert_slice {result} into {inner}{_dims(rel)} {_dims(tile_sizes)} "
+            f"{_dims([1] * n)} : {ttype(tile_sizes)} into {ttype(parent_sizes)} {loc}"
+        )
         lines.append("}")
         lines.append(f"}} {{{attrs}}} {loc}")
         result = res
@@ -89,7 +97,9 @@ def _producer_tile(pb, prod, plan, dyn, views, space: str) -> View:
     index = pb.plan.of(prod.func).index
     shape = tuple(reversed(extents))
     init = pb.fresh("init")
-    pb.lines.append(f"{init} = bufferization.alloc_tensor() {{memory_space = #gpu.address_space<{space}>}} : "
-                    f"{tensor_type(shape, prod.func.output_type())} {pb.def_loc(prod.func)}")
+    pb.lines.append(
+        f"{init} = bufferization.alloc_tensor() {{memory_space = #gpu.address_space<{space}>}} : "
+        f"{tensor_type(shape, prod.func.output_type())} {pb.def_loc(prod.func)}"
+    )
     tensor = pb.emit_generic(index, prod, Tile(mins, extents, dynamic), [init], views)[0]
     return View(tensor, shape, mins, dynamic)

@@ -10,6 +10,7 @@ outputs. The async runtime stays available with ``HALIDE_MLIR_PARALLEL_RUNTIME=a
 runtime in the process refuses a second one); ``async-parallel-for`` must then be told to split even short loops
 (min-task-size=1) or a 768-iteration forall becomes one serial block.
 """
+
 from __future__ import annotations
 
 
@@ -25,14 +26,16 @@ AFTER_BUFFERIZE = "cse,canonicalize,cse"
 SERIAL = "scf-forall-to-for"
 PARALLEL = {
     "openmp": "scf-forall-to-parallel,convert-scf-to-openmp{num-threads=%(threads)d}",
-    "async": ",".join([
-        "scf-forall-to-parallel",
-        "async-parallel-for{async-dispatch=true num-workers=%(workers)d min-task-size=1}",
-        "async-to-async-runtime",
-        "async-runtime-ref-counting",
-        "async-runtime-ref-counting-opt",
-        "convert-async-to-llvm",
-    ]),
+    "async": ",".join(
+        [
+            "scf-forall-to-parallel",
+            "async-parallel-for{async-dispatch=true num-workers=%(workers)d min-task-size=1}",
+            "async-to-async-runtime",
+            "async-runtime-ref-counting",
+            "async-runtime-ref-counting-opt",
+            "convert-async-to-llvm",
+        ]
+    ),
 }
 
 
@@ -52,10 +55,12 @@ PARALLEL = {
 # Checked by test/python/test_no_heap_in_loops.py (CFG analysis of the lowered IR) and lit lowered_tile_on_stack.
 STACK_LIMIT = 64 * 1024
 
-HOIST = ",".join([
-    "func.func(buffer-loop-hoisting)",
-    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=%d max-rank-of-allocated-memref=16})" % STACK_LIMIT,
-])
+HOIST = ",".join(
+    [
+        "func.func(buffer-loop-hoisting)",
+        "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=%d max-rank-of-allocated-memref=16})" % STACK_LIMIT,
+    ]
+)
 
 
 # full-unroll: an n-D transfer (vector<1x1x1x16xf32> from a 4-D tile) becomes 1-D transfers in straight-line
@@ -75,31 +80,42 @@ def lowering_passes(threads: int) -> tuple[str, str, str]:
     ``heap_allocations``), to the LLVM dialect; ``hoist_static_allocas`` runs between the last two."""
     runtime = parallel_runtime(threads)
     # serially, the foralls become plain loops first, so allocations are hoisted out of them too
-    loops_first, loops_later = ([SERIAL], []) if runtime == "serial" else \
-        ([], [PARALLEL[runtime] % {"threads": threads, "workers": 4 * threads}])
+    loops_first, loops_later = (
+        ([SERIAL], [])
+        if runtime == "serial"
+        else ([], [PARALLEL[runtime] % {"threads": threads, "workers": 4 * threads}])
+    )
     hoist = ",".join(loops_first + [HOIST])
-    loops = ",".join([
-        "convert-linalg-to-loops",
-    ] + loops_later + [
-        VECTOR_TO_SCF,
-        "loop-invariant-code-motion",
-    ])
-    after = ",".join([
-        "expand-strided-metadata",
-        "lower-affine",
-        "finalize-memref-to-llvm",
-        "convert-scf-to-cf",
-        "convert-vector-to-llvm",
-        "convert-math-to-llvm",
-        "convert-math-to-libm",
-        "convert-arith-to-llvm",
-        "convert-index-to-llvm",
-        "convert-ub-to-llvm",
-        "convert-cf-to-llvm",
-        "convert-func-to-llvm",
-    ] + (["convert-openmp-to-llvm"] if runtime == "openmp" else []) + [
-        "reconcile-unrealized-casts",
-    ])
+    loops = ",".join(
+        [
+            "convert-linalg-to-loops",
+        ]
+        + loops_later
+        + [
+            VECTOR_TO_SCF,
+            "loop-invariant-code-motion",
+        ]
+    )
+    after = ",".join(
+        [
+            "expand-strided-metadata",
+            "lower-affine",
+            "finalize-memref-to-llvm",
+            "convert-scf-to-cf",
+            "convert-vector-to-llvm",
+            "convert-math-to-llvm",
+            "convert-math-to-libm",
+            "convert-arith-to-llvm",
+            "convert-index-to-llvm",
+            "convert-ub-to-llvm",
+            "convert-cf-to-llvm",
+            "convert-func-to-llvm",
+        ]
+        + (["convert-openmp-to-llvm"] if runtime == "openmp" else [])
+        + [
+            "reconcile-unrealized-casts",
+        ]
+    )
     return hoist, loops, after
 
 
@@ -107,8 +123,10 @@ def to_llvm(threads: int) -> str:
     """The whole pipeline as one string (for display and cache keys); see lowering_passes, keep_masked_store_values,
     compile_body_once and codegen/math_approx.py (the steps that are ours, not MLIR passes)."""
     hoist, loops, after = lowering_passes(threads)
-    return (f"approximate-math,{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
-            "keep-masked-store-values,compile-body-once")
+    return (
+        f"approximate-math,{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
+        "keep-masked-store-values,compile-body-once"
+    )
 
 
 # what buffer-deallocation-pipeline would free (or expand: memref.realloc)
@@ -118,6 +136,7 @@ _HEAP = frozenset(("memref.alloc", "memref.realloc", "bufferization.clone", "buf
 def heap_allocations(module) -> bool:
     """Whether any op of the module allocates on the heap."""
     from mlir import ir
+
     found = []
 
     def visit(op):
@@ -125,6 +144,7 @@ def heap_allocations(module) -> bool:
             found.append(op)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
+
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     return bool(found)
 
@@ -145,6 +165,7 @@ def hoist_static_allocas(module) -> int:
     runs the ``omp.parallel`` region once, hence its own frame and its own heap buffer. Returns how many ops
     moved."""
     from mlir import ir
+
     allocas, allocs, scopes, deallocs = [], [], [], []
 
     def visit(op):
@@ -172,6 +193,7 @@ def hoist_static_allocas(module) -> int:
                 found.append(o)
                 return ir.WalkResult.INTERRUPT
             return ir.WalkResult.ADVANCE
+
         op.walk(look, ir.WalkOrder.PRE_ORDER)
         return bool(found)
 
@@ -189,10 +211,10 @@ def hoist_static_allocas(module) -> int:
             if alloca.block != f.regions[0].blocks[0]:
                 alloca.move_before(first_nested_op(f))
                 count += 1
-        for scope in reversed(scopes):   # innermost first
+        for scope in reversed(scopes):  # innermost first
             if len(scope.results) or holds_alloca(scope):
                 continue
-            for op in child_ops(scope)[:-1]:   # all but memref.alloca_scope.return
+            for op in child_ops(scope)[:-1]:  # all but memref.alloca_scope.return
                 op.move_before(scope)
             scope.erase()
         for alloc in allocs:
@@ -222,6 +244,7 @@ def top_level_ops(module, name: str | None = None) -> list:
 def child_ops(op, name: str | None = None) -> list:
     """The ops directly inside ``op``'s regions (named ``name``), in order."""
     from mlir import ir
+
     out = []
 
     def visit(o):
@@ -230,6 +253,7 @@ def child_ops(op, name: str | None = None) -> list:
         if name is None or o.name == name:
             out.append(o)
         return ir.WalkResult.SKIP
+
     op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return out
 
@@ -237,6 +261,7 @@ def child_ops(op, name: str | None = None) -> list:
 def first_nested_op(op):
     """The first op of ``op``'s first block."""
     from mlir import ir
+
     found = []
 
     def visit(o):
@@ -244,6 +269,7 @@ def first_nested_op(op):
             return ir.WalkResult.ADVANCE
         found.append(o)
         return ir.WalkResult.INTERRUPT
+
     op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found[0]
 
@@ -277,6 +303,7 @@ def keep_masked_store_values(module) -> int:
     LLVM dialect module and mark the functions holding one ``noinline`` (see the comment above). Returns how
     many stores were guarded."""
     from mlir import ir
+
     stores = []
 
     def visit(op):
@@ -293,10 +320,16 @@ def keep_masked_store_values(module) -> int:
         for store in stores:
             # the op built generically: importing mlir.dialects.llvm for it costs ~15 ms per process
             with ir.InsertionPoint(store), store.location:
-                ir.Operation.create("llvm.call_intrinsic", results=[], operands=[store.operands[0]], attributes={
-                    "intrin": ir.StringAttr.get("llvm.fake.use"),
-                    "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
-                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0])})
+                ir.Operation.create(
+                    "llvm.call_intrinsic",
+                    results=[],
+                    operands=[store.operands[0]],
+                    attributes={
+                        "intrin": ir.StringAttr.get("llvm.fake.use"),
+                        "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
+                        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
+                    },
+                )
         func.attributes["no_inline"] = ir.UnitAttr.get()
         count += len(stores)
     return count
@@ -310,6 +343,7 @@ def keep_masked_store_values(module) -> int:
 def compile_body_once(module) -> int:
     """Mark ``noinline`` every function that has a C-interface wrapper. Returns how many."""
     from mlir import ir
+
     funcs = top_level_ops(module, "llvm.func")
     names = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in funcs}
     count = 0

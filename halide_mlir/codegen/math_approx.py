@@ -27,6 +27,7 @@ libm, as we do: same speed, same bits; an approximation there would be less accu
 
 Scalar ops are rewritten too, so a Func gives the same bits under any schedule (as in Halide).
 """
+
 from __future__ import annotations
 
 import math
@@ -35,9 +36,18 @@ import struct
 # Cephes expf: e^r ~ 1 + r + r^2 (P0 + P1 r + ... + P5 r^5) on |r| <= ln2 / 2
 _EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
 # Cephes logf: log(1 + f) ~ f - f^2 / 2 + f^3 Q(f) on sqrt(1/2) - 1 <= f < sqrt(2) - 1
-_LOG_Q = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
-          -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1)
-_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4   # ln2_hi has 9 significant bits: k * ln2_hi is exact for |k| < 2^15
+_LOG_Q = (
+    7.0376836292e-2,
+    -1.1514610310e-1,
+    1.1676998740e-1,
+    -1.2420140846e-1,
+    1.4249322787e-1,
+    -1.6668057665e-1,
+    2.0000714765e-1,
+    -2.4999993993e-1,
+    3.3333331174e-1,
+)
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4  # ln2_hi has 9 significant bits: k * ln2_hi is exact for |k| < 2^15
 
 
 def _f32_bits(v: float) -> int:
@@ -72,7 +82,7 @@ class _Emitter:
                 lit = repr(float(value))
         elif elem == "i1":
             lit = "true" if value else "false"
-            if not self.shape:   # `true` is typed already
+            if not self.shape:  # `true` is typed already
                 self.n += 1
                 self.lines.append(f"    %t{self.n} = arith.constant {lit}")
                 return f"%t{self.n}"
@@ -140,6 +150,7 @@ class _Emitter:
 
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def _exp_f32(b: _Emitter, x: str) -> str:
     # clamped, the exponent arithmetic stays in range: e^89 overflows and e^-104 rounds to 0 anyway;
     # minnumf/maxnumf turn nan into a bound (no poison from fptosi), the last select restores it
@@ -156,14 +167,15 @@ def _exp_f32(b: _Emitter, x: str) -> str:
 
     def pow2(k):
         return b.bitcast(b.bin("shli", b.bin("addi", k, bias, "i32"), mant, "i32"), "i32", "f32")
+
     y = b.mul(b.mul(p, pow2(k1)), pow2(k2))
     return b.select(b.cmpf("uno", x, x), x, y)
 
 
 def _log_f32(b: _Emitter, x: str) -> str:
     # denormals: scale into the normal range first
-    tiny = b.cmpf("olt", x, b.const(2.0 ** -126, "f32"))
-    xs = b.select(tiny, b.mul(x, b.const(2.0 ** 23, "f32")), x)
+    tiny = b.cmpf("olt", x, b.const(2.0**-126, "f32"))
+    xs = b.select(tiny, b.mul(x, b.const(2.0**23, "f32")), x)
     adj = b.select(tiny, b.const(-23, "i32"), b.const(0, "i32"), "i32")
     ix = b.bitcast(xs, "f32", "i32")
     # k = exponent of x relative to sqrt(1/2), m = x / 2^k in [sqrt(1/2), sqrt(2))
@@ -180,7 +192,7 @@ def _log_f32(b: _Emitter, x: str) -> str:
     inf = b.const(math.inf, "f32")
     r = b.select(b.cmpf("oeq", x, inf), inf, r)
     r = b.select(b.cmpf("oeq", x, b.const(0.0, "f32")), b.const(-math.inf, "f32"), r)
-    return b.select(b.cmpf("ult", x, b.const(0.0, "f32")), b.const(math.nan, "f32"), r)   # x < 0 or nan
+    return b.select(b.cmpf("ult", x, b.const(0.0, "f32")), b.const(math.nan, "f32"), r)  # x < 0 or nan
 
 
 def _log_f64(b: _Emitter, x: str) -> str:
@@ -208,10 +220,10 @@ def _exp_f64(b: _Emitter, t: str) -> str:
     """e^t for t clamped to [-120, 100] (beyond, a float32 result is 0 or inf), to ~2e-10 relative."""
     tc = b.bin("maxnumf", b.bin("minnumf", t, b.const(100.0, "f64"), "f64"), b.const(-120.0, "f64"), "f64")
     n = b.un("math.roundeven", b.mul(tc, b.const(1 / math.log(2.0), "f64"), "f64"), "f64")
-    ln2_hi = 0.6931471803691238   # 0x3FE62E42FEE00000: n * ln2_hi is exact
+    ln2_hi = 0.6931471803691238  # 0x3FE62E42FEE00000: n * ln2_hi is exact
     r = b.sub(tc, b.mul(n, b.const(ln2_hi, "f64"), "f64"), "f64")
     r = b.sub(r, b.mul(n, b.const(math.log(2.0) - ln2_hi, "f64"), "f64"), "f64")
-    p = b.poly(r, [1.0 / math.factorial(i) for i in range(8, -1, -1)], "f64")   # Taylor, |r| <= 0.35: 2e-10 off
+    p = b.poly(r, [1.0 / math.factorial(i) for i in range(8, -1, -1)], "f64")  # Taylor, |r| <= 0.35: 2e-10 off
     ni = b.cast("fptosi", n, "f64", "i64")
     scale = b.bin("shli", b.bin("addi", ni, b.const(1023, "i64"), "i64"), b.const(52, "i64"), "i64")
     return b.mul(p, b.bitcast(scale, "i64", "f64"), "f64")
@@ -220,8 +232,8 @@ def _exp_f64(b: _Emitter, t: str) -> str:
 def _log_f32_parts(b: _Emitter, x: str) -> tuple[str, str]:
     """ln x = hi + lo (lo a correction far below hi's last bit) for positive finite x: _log_f32's terms summed
     with their rounding errors kept (Fast2Sum; f^2 split exactly by an FMA)."""
-    tiny = b.cmpf("olt", x, b.const(2.0 ** -126, "f32"))
-    xs = b.select(tiny, b.mul(x, b.const(2.0 ** 23, "f32")), x)
+    tiny = b.cmpf("olt", x, b.const(2.0**-126, "f32"))
+    xs = b.select(tiny, b.mul(x, b.const(2.0**23, "f32")), x)
     adj = b.select(tiny, b.const(-23, "i32"), b.const(0, "i32"), "i32")
     ix = b.bitcast(xs, "f32", "i32")
     t = b.bin("subi", ix, b.const(_f32_bits(math.sqrt(0.5)), "i32"), "i32")
@@ -230,15 +242,16 @@ def _log_f32_parts(b: _Emitter, x: str) -> tuple[str, str]:
     f = b.sub(b.bitcast(mi, "i32", "f32"), b.const(1.0, "f32"))
     kf = b.cast("sitofp", b.bin("addi", k, adj, "i32"), "i32", "f32")
 
-    def plain(name, a, c):   # no contraction: these roundings are measured
+    def plain(name, a, c):  # no contraction: these roundings are measured
         return b.op(f"arith.{name} {a}, {c}", "f32")
 
-    def two_sum_fast(a, c):   # |a| >= |c| (or a = 0): a + c = s + e exactly
+    def two_sum_fast(a, c):  # |a| >= |c| (or a = 0): a + c = s + e exactly
         s_ = plain("addf", a, c)
         return s_, plain("addf", plain("subf", a, s_), c)
-    s1, e1 = two_sum_fast(plain("mulf", kf, b.const(_LN2_HI, "f32")), f)   # k ln2_hi is exact
+
+    s1, e1 = two_sum_fast(plain("mulf", kf, b.const(_LN2_HI, "f32")), f)  # k ln2_hi is exact
     z = plain("mulf", f, f)
-    zl = b.op(f"math.fma {f}, {f}, {b.un('arith.negf', z)}", "f32")       # f^2 = z + zl exactly
+    zl = b.op(f"math.fma {f}, {f}, {b.un('arith.negf', z)}", "f32")  # f^2 = z + zl exactly
     half = b.const(-0.5, "f32")
     s2, e2 = two_sum_fast(s1, plain("mulf", z, half))
     small = b.mul(b.mul(b.poly(f, _LOG_Q), f), z)
@@ -282,11 +295,11 @@ _APPROXIMATIONS = {"math.exp": (1, _exp_f32), "math.log": (1, _log_f32), "math.p
 
 
 def _shape(type_text: str) -> str | None:
-    """"vector<1x16x" for "vector<1x16xf32>", "" for "f32", None for anything else."""
+    """ "vector<1x16x" for "vector<1x16xf32>", "" for "f32", None for anything else."""
     if type_text == "f32":
         return ""
     if type_text.startswith("vector<") and type_text.endswith("xf32>") and "[" not in type_text:
-        return type_text[:-len("f32>")]
+        return type_text[: -len("f32>")]
     return None
 
 
@@ -298,20 +311,21 @@ def function_text(op_name: str, type_text: str, symbol: str) -> str:
     result = approx(b, *args)
     params = ", ".join(f"{a}: {type_text}" for a in args)
     body = "\n".join(b.lines)
-    return (f"func.func private @{symbol}({params}) -> {type_text} {{\n{body}\n"
-            f"    return {result} : {type_text}\n}}")
+    return f"func.func private @{symbol}({params}) -> {type_text} {{\n{body}\n    return {result} : {type_text}\n}}"
 
 
 def approximate_math(module) -> int:
     """Replace every float32 ``math.exp``, ``math.log`` and ``math.powf`` of the module by a call of its
     approximation (one private function per op and type, to be inlined: ``INLINE``). Returns how many."""
     from mlir import ir
+
     found = []
 
     def visit(op):
         if op.name in _APPROXIMATIONS:
             found.append(op)
         return ir.WalkResult.ADVANCE
+
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     symbols: dict = {}
     count = 0
@@ -325,8 +339,12 @@ def approximate_math(module) -> int:
             module.body.append(ir.Operation.parse(function_text(op.name, type_text, symbol)))
             symbols[key] = symbol
         with ir.InsertionPoint(op), op.location:
-            call = ir.Operation.create("func.call", results=[op.results[0].type], operands=list(op.operands),
-                                       attributes={"callee": ir.FlatSymbolRefAttr.get(symbols[key])})
+            call = ir.Operation.create(
+                "func.call",
+                results=[op.results[0].type],
+                operands=list(op.operands),
+                attributes={"callee": ir.FlatSymbolRefAttr.get(symbols[key])},
+            )
         op.results[0].replace_all_uses_with(call.results[0])
         op.erase()
         count += 1

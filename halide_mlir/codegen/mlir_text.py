@@ -4,6 +4,7 @@ We emit the payload as text and parse it once with the bindings: one way for eve
 for users and FileCheck, and the builder API is painful for whole linalg.generic regions
 (docs/mlir-pitfalls.md#textual-ir).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -6,6 +6,7 @@ Calls whose coordinates are a stage's Vars (times positive constants: strided re
 maps leave the op scalar: docs/mlir-pitfalls.md#offset-indexing-maps). Any other call (data-dependent or
 computed coordinates) is a ``tensor.extract`` inside the body; bounds inference has proved it in range.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,12 +32,13 @@ ENTRY = "pipeline"
 class SliceAccess:
     """A call read as a slice of the callee's tensor: ``dims[j]`` is the consumer dim feeding callee dim j
     (None where the coordinate is a constant and the slice drops that dim)."""
+
     callee: object
-    element: int     # which Tuple element of the callee
-    offsets: tuple   # per callee tensor dim (numpy order)
+    element: int  # which Tuple element of the callee
+    offsets: tuple  # per callee tensor dim (numpy order)
     sizes: tuple
-    dims: tuple      # per callee Halide dim: consumer Halide dim or None
-    strides: tuple   # per callee tensor dim: f[2 * x] reads every other element (see lowering.dense_strided_reads)
+    dims: tuple  # per callee Halide dim: consumer Halide dim or None
+    strides: tuple  # per callee tensor dim: f[2 * x] reads every other element (see lowering.dense_strided_reads)
     mods: tuple = ()  # per callee tensor dim: the fold of a circular buffer (offset modulo it), or None
 
 
@@ -47,9 +49,9 @@ class PayloadBuilder:
         self.p = plan.pipeline
         self.counter = itertools.count()
         self.lines: list[str] = []
-        self.tensor_of: dict = {}   # callee (Func, Buffer, ImageParam) -> SSA names of its full tensors (per element)
-        self.shape_of: dict = {}    # callee -> numpy-order shape
-        self.min_of: dict = {}      # callee -> Halide-order mins
+        self.tensor_of: dict = {}  # callee (Func, Buffer, ImageParam) -> SSA names of its full tensors (per element)
+        self.shape_of: dict = {}  # callee -> numpy-order shape
+        self.min_of: dict = {}  # callee -> Halide-order mins
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -75,8 +77,10 @@ class PayloadBuilder:
             name = f"%input{i}"
             shape = self.shape_of[holder]
             ty = b.input_buffers[i].type()
-            self.lines.append(f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
-                              f"to {tensor_type(shape, ty)}")
+            self.lines.append(
+                f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
+                f"to {tensor_type(shape, ty)}"
+            )
             self.tensor_of[holder] = [name]
         trace.begin_pipeline(self)
         for stage in self.plan.stages:
@@ -84,12 +88,14 @@ class PayloadBuilder:
             self.emit_stage(stage)
             trace.end_stage(self, stage)
         for k, (final, ty) in enumerate(zip(self.tensor_of[p.output], out_types)):
-            self.lines.append(f"bufferization.materialize_in_destination {final} in restrict writable "
-                              f"{output_arg(k)} : ({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()")
+            self.lines.append(
+                f"bufferization.materialize_in_destination {final} in restrict writable "
+                f"{output_arg(k)} : ({tensor_type(out_shape, ty)}, {memref_type(out_shape, ty)}) -> ()"
+            )
         trace.end_pipeline(self)
         self.lines.append("return")
         body = "\n".join("    " + l for l in self.lines)
-        decls = "".join(f"  {d}\n" for d in trace.declarations(self.lines))   # hl.print / tracing's callbacks
+        decls = "".join(f"  {d}\n" for d in trace.declarations(self.lines))  # hl.print / tracing's callbacks
         return "module {\n" + decls + "  " + head[0] + "\n" + body + "\n  }\n}\n"
 
     # --- one stage -----------------------------------------------------------------------------
@@ -101,7 +107,7 @@ class PayloadBuilder:
             names = self.emit_pieces(index, stage, region, plan.pieces)
         elif plan.tile is None:
             names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
-        elif plan.tile.gpu is not None:   # a GPU kernel with producers inside (analysis/gpu.py)
+        elif plan.tile.gpu is not None:  # a GPU kernel with producers inside (analysis/gpu.py)
             names = [emit_gpu_tiled_stage(self, plan)]
         else:
             names = [emit_tiled_stage(self, plan)]
@@ -123,8 +129,10 @@ class PayloadBuilder:
         if func is self.p.output:
             # the pieces go straight into the caller's buffer: eliminate-empty-tensors would replace a
             # tensor.empty here only after the first piece was given its own (an alloc and a copy)
-            self.lines.append(f"{acc} = bufferization.to_tensor {output_arg(0)} restrict writable : "
-                              f"{memref_type(shape, t)} to {tensor_type(shape, t)} {loc}")
+            self.lines.append(
+                f"{acc} = bufferization.to_tensor {output_arg(0)} restrict writable : "
+                f"{memref_type(shape, t)} to {tensor_type(shape, t)} {loc}"
+            )
         else:
             self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
         for mins, extents in pieces:
@@ -140,16 +148,19 @@ class PayloadBuilder:
             self.lines.append(f"{part} = tensor.empty() : {part_type} {loc}")
             (res,) = self.emit_generic(index, stage, Tile(mins, extents), [part], values=values)
             new = self.fresh("t")
-            self.lines.append(f"{new} = tensor.insert_slice {res} into {acc}[{offsets}] [{sizes}] [{ones}] : "
-                              f"{part_type} into {tensor_type(shape, t)} {loc}")
+            self.lines.append(
+                f"{new} = tensor.insert_slice {res} into {acc}[{offsets}] [{sizes}] [{ones}] : "
+                f"{part_type} into {tensor_type(shape, t)} {loc}"
+            )
             acc = new
         return [acc]
 
     def def_loc(self, func) -> str:
         return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
 
-    def emit_generic(self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None,
-                     values: tuple | None = None) -> list:
+    def emit_generic(
+        self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None, values: tuple | None = None
+    ) -> list:
         """The stage's pure definition (or ``values``, the same simplified for this tile) as one
         ``linalg.generic`` over ``tile`` (the whole region, or one tile inside payload loops) into ``outs``
         (None: new tensors); ``views`` gives, per producer, a tensor standing for it there. Returns one tensor
@@ -163,7 +174,7 @@ class PayloadBuilder:
         views = views or {}
 
         operands: list[tuple[str, str, str, object]] = []  # (value, tensor type, map, element Type)
-        slot: dict = {}          # SliceAccess -> operand index
+        slot: dict = {}  # SliceAccess -> operand index
         access_of: dict[int, object] = {}  # id(call Expr) -> operand index or "extract"
         for node in (m for v in values for m in walk(v)):
             if node.kind != "call" or id(node) in access_of:
@@ -209,17 +220,31 @@ class PayloadBuilder:
         em = BodyEmitter(body_lines, self.fresh, loc, leaf)
         em.trace_lanes = self.plan.stages[index].trace_lanes
         results = [em.emit(v) for v in values]
-        trace.stores(em, func, self.plan.stages[index].name, lambda: [coord(d, Int(32)) for d in range(n)],
-                     results, out_types)
+        trace.stores(
+            em, func, self.plan.stages[index].name, lambda: [coord(d, Int(32)) for d in range(n)], results, out_types
+        )
         results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
 
         maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])] * len(out_types)
         attrs = f"hl.func = {mlir_string(self.plan.stages[index].name)}, hl.stage = {index} : i64"
-        return self.generic_op(maps, ["parallel"] * n, operands, block_args, outs, shape, out_types, attrs,
-                               body_lines, results, loc)
+        return self.generic_op(
+            maps, ["parallel"] * n, operands, block_args, outs, shape, out_types, attrs, body_lines, results, loc
+        )
 
-    def generic_op(self, maps, iterators, operands, block_args, outs: list, shape, out_types: list, attrs,
-                   body_lines, results: list, loc) -> list:
+    def generic_op(
+        self,
+        maps,
+        iterators,
+        operands,
+        block_args,
+        outs: list,
+        shape,
+        out_types: list,
+        attrs,
+        body_lines,
+        results: list,
+        loc,
+    ) -> list:
         """Write one ``linalg.generic`` whose region is ``body_lines`` yielding ``results`` (one per output:
         block arguments ``%o`` (first output), ``%o1``, ``%o2``... hold the outputs' current values)."""
         name = self.fresh("t")
@@ -231,7 +256,8 @@ class PayloadBuilder:
         self.lines.append(
             f"{name}{f':{len(outs)}' if len(outs) > 1 else ''} = linalg.generic {{indexing_maps = "
             f"[{', '.join(maps)}], iterator_types = [{kinds}]}}{ins} outs({', '.join(outs)} : {', '.join(ttypes)}) "
-            f"attrs = {{{attrs}}} {{")
+            f"attrs = {{{attrs}}} {{"
+        )
         self.lines.append(f"^bb0({', '.join(bb_args)}):")
         self.lines.extend("  " + l for l in body_lines)
         self.lines.append(f"  linalg.yield {', '.join(results)} : {', '.join(storage(t) for t in out_types)} {loc}")
@@ -297,7 +323,7 @@ class PayloadBuilder:
         may be SSA values."""
         forms = strided_forms(call)
         if forms is None or (view is not None and any(a > 1 for _, a, _ in forms)):
-            return None   # a producer's tile is only ever read at unit stride (analysis/tiling.py)
+            return None  # a producer's tile is only ever read at unit stride (analysis/tiling.py)
         mins = self.min_of[call.value] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)
@@ -316,8 +342,9 @@ class PayloadBuilder:
                 pos = ((a, tile.dynamic[d]),) if tile.dynamic[d] else ()
                 offsets[t], sizes[t] = (pos + neg, a * tile.mins[d] + c - mins[j]), tile.extents[d]
                 strides[t] = a
-        return SliceAccess(call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides),
-                           tuple(mods))
+        return SliceAccess(
+            call.value, call.index, tuple(offsets), tuple(sizes), tuple(dims), tuple(strides), tuple(mods)
+        )
 
     def emit_slice(self, acc: SliceAccess, elem_t, n: int, loc: str, view=None):
         src = self.tensor_of[acc.callee][acc.element] if view is None else view.tensor
@@ -333,11 +360,12 @@ class PayloadBuilder:
             # a slice of a folded buffer must not cross its end: one row, or rows at a static offset that fit
             # (a warm-up reading the warm-up rows of the window it reads)
             if acc.sizes[t] != 1 and not (isinstance(offsets[t], int) and offsets[t] % f + acc.sizes[t] <= f):
-                raise InternalError(f"a read of {acc.callee.name()} would cross the end of its folded buffer "
-                                    "(analysis/folding.py folds only windows read one row at a time)")
+                raise InternalError(
+                    f"a read of {acc.callee.name()} would cross the end of its folded buffer "
+                    "(analysis/folding.py folds only windows read one row at a time)"
+                )
             offsets[t] = self.index_mod(offsets[t], f, loc)
-        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1} \
-                and len(kept) == m:
+        if tuple(acc.sizes) == full and not any(o != 0 for o in offsets) and set(acc.strides) == {1} and len(kept) == m:
             value = src
         else:
             value = self.fresh("s")
@@ -345,7 +373,8 @@ class PayloadBuilder:
                 f"{value} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
                 f"[{', '.join(map(str, acc.sizes))}] [{', '.join(map(str, acc.strides))}] : "
                 f"{tensor_type(full, elem_t)} "
-                f"to {tensor_type(result_shape, elem_t)} {loc}")
+                f"to {tensor_type(result_shape, elem_t)} {loc}"
+            )
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 
     def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
@@ -363,8 +392,7 @@ class PayloadBuilder:
         loc = call.site.mlir_loc() if call.site is not None else em.loc
         name = self.fresh("g")
         tensor = self.tensor_of[holder][call.index] if tensor is None else tensor
-        em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : "
-                        f"{tensor_type(shape, call.type)} {loc}")
+        em.lines.append(f"{name} = tensor.extract {tensor}[{', '.join(idx)}] : {tensor_type(shape, call.type)} {loc}")
         return em.from_storage(name, call.type)
 
 

@@ -18,6 +18,7 @@ bounds in that dim (lowered to a masked load). A shuffle is one vpermt2ps/vpermt
 hold strides up to analysis/affine.py's MAX_STRIDE (larger ones are gathers); larger strides here come from
 other reads (a column of a matrix) and are left alone.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -30,6 +31,7 @@ def dense_strided_reads(module) -> int:
     """Rewrite every strided-innermost ``vector.transfer_read`` of ``module`` (bufferized; call inside its
     context) as above. Returns how many reads were rewritten."""
     from mlir import ir
+
     reads = []
 
     def visit(op):
@@ -41,10 +43,14 @@ def dense_strided_reads(module) -> int:
     count = 0
     for op in reads:
         done = _rewrite(op)
-        if not done:   # no silent slow path: this read is one scalar load per lane
-            warnings.warn(f"{op.location}: a vector read with innermost stride {_stride(op)} stays one scalar load "
-                          f"per lane (halide_mlir rewrites them unmasked or with a create_mask/constant_mask, "
-                          f"along the vector's last dim)", StridedReadWarning, stacklevel=2)
+        if not done:  # no silent slow path: this read is one scalar load per lane
+            warnings.warn(
+                f"{op.location}: a vector read with innermost stride {_stride(op)} stays one scalar load "
+                f"per lane (halide_mlir rewrites them unmasked or with a create_mask/constant_mask, "
+                f"along the vector's last dim)",
+                StridedReadWarning,
+                stacklevel=2,
+            )
         count += done
     return count
 
@@ -52,6 +58,7 @@ def dense_strided_reads(module) -> int:
 def _stride(op):
     """The innermost stride of a transfer_read's memref (None if not static, 1 for a plain memref)."""
     from mlir import ir
+
     t = op.operands[0].type
     if not isinstance(t, ir.MemRefType) or t.rank == 0:
         return 1
@@ -63,6 +70,7 @@ def _rewrite(op) -> int:
     """Rewrite one read if its stride is 2..MAX_STRIDE and the vector's last dim reads the memref's last dim."""
     from mlir import ir
     from mlir.dialects import arith, memref, vector
+
     s = _stride(op)
     if s is None or not 1 < s <= MAX_STRIDE:
         return 0
@@ -74,7 +82,7 @@ def _rewrite(op) -> int:
     mtype = ir.MemRefType(src.type)
     rank = mtype.rank
     vtype = ir.VectorType(op.results[0].type)
-    indices = list(op.operands[1:1 + rank])
+    indices = list(op.operands[1 : 1 + rank])
     pad = op.operands[1 + rank]
     mask = op.operands[2 + rank] if len(op.operands) > 2 + rank else None
     in_bounds = [ir.BoolAttr(b).value for b in ir.ArrayAttr(op.attributes["in_bounds"])]
@@ -89,7 +97,7 @@ def _rewrite(op) -> int:
         if mask is not None:
             mask = _spread_mask(mask, s)
             if mask is None:
-                return 0   # a mask we can't spread: leave the read as it is
+                return 0  # a mask we can't spread: leave the read as it is
         meta = memref.ExtractStridedMetadataOp(src)
         strides, offset = mtype.get_strides_and_offset()
         static_sizes, sizes = list(mtype.shape), []
@@ -109,15 +117,29 @@ def _rewrite(op) -> int:
         offsets = [meta.offset] if offset == dynamic else []
         layout = ir.StridedLayoutAttr.get(offset, static_strides)
         dense_type = ir.MemRefType.get(static_sizes, mtype.element_type, layout, mtype.memory_space)
-        dense = memref.reinterpret_cast(dense_type, meta.base_buffer, offsets, sizes, dyn_strides,
-                                        ir.DenseI64ArrayAttr.get([offset]), ir.DenseI64ArrayAttr.get(static_sizes),
-                                        ir.DenseI64ArrayAttr.get(static_strides))
+        dense = memref.reinterpret_cast(
+            dense_type,
+            meta.base_buffer,
+            offsets,
+            sizes,
+            dyn_strides,
+            ir.DenseI64ArrayAttr.get([offset]),
+            ir.DenseI64ArrayAttr.get(static_sizes),
+            ir.DenseI64ArrayAttr.get(static_strides),
+        )
         indices[-1] = arith.muli(indices[-1], const(s))
         shape = list(vtype.shape)
         wide = ir.VectorType.get(shape[:-1] + [s * shape[-1]], vtype.element_type)
         in_bounds[-1] = in_bounds[-1] and mask is not None
-        read = vector.transfer_read(wide, dense, indices, op.attributes["permutation_map"], pad,
-                                    ir.ArrayAttr.get([ir.BoolAttr.get(b) for b in in_bounds]), mask=mask)
+        read = vector.transfer_read(
+            wide,
+            dense,
+            indices,
+            op.attributes["permutation_map"],
+            pad,
+            ir.ArrayAttr.get([ir.BoolAttr.get(b) for b in in_bounds]),
+            mask=mask,
+        )
         value = _every_nth(read, vtype, s)
     op.results[0].replace_all_uses_with(value)
     op.erase()
@@ -130,6 +152,7 @@ def _every_nth(wide, vtype, s: int):
     import itertools
     from mlir import ir
     from mlir.dialects import ub, vector
+
     shape = list(vtype.shape)
     lanes = [s * i for i in range(shape[-1])]
     wide_row = ir.VectorType.get([s * shape[-1]], vtype.element_type)
@@ -148,6 +171,7 @@ def _spread_mask(mask, s: int):
     (``vector.create_mask`` / ``vector.constant_mask``; None for any other mask)."""
     from mlir import ir
     from mlir.dialects import arith, vector
+
     owner = mask.owner
     if not isinstance(owner, ir.Operation):
         owner = owner.operation

@@ -9,6 +9,7 @@ The loops carry ``hl.loop`` attributes so the transform script can fuse producer
 levels collapsed into one (analysis/tiling.py ``Level.collapsed``) are one multi-dimensional ``scf.forall``, named
 after its innermost loop.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from .mlir_text import loop_attr, tensor_type
 class Tile:
     """The part of a stage's region one generic computes: per Halide dim, an absolute start (``mins`` plus
     the SSA index ``dynamic[d]`` when inside payload loops) and a static extent."""
+
     mins: tuple
     extents: tuple
     dynamic: tuple = None
@@ -36,11 +38,12 @@ class Tile:
 class View:
     """A tensor standing for a producer inside payload loops: it holds the producer's points from
     ``mins`` (+ SSA ``dynamic``) on, with static ``shape`` (numpy order)."""
+
     tensor: str
     shape: tuple
     mins: tuple
     dynamic: tuple
-    fold: tuple | None = None   # (Halide dim, factor): a circular buffer, read at each row modulo the factor
+    fold: tuple | None = None  # (Halide dim, factor): a circular buffer, read at each row modulo the factor
 
 
 def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
@@ -59,7 +62,7 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
 
     carried = pb.fresh("init")
     lines.append(f"{carried} = tensor.empty() : {ttype(region.extents)} {loc}")
-    offs: dict[int, list] = {d: [] for d in range(n)}   # SSA index offsets per dim, relative to region min
+    offs: dict[int, list] = {d: [] for d in range(n)}  # SSA index offsets per dim, relative to region min
     dyn = [None] * n  # their sum: the current tile's start per dim
     sizes = list(region.extents)
     views: dict = {}
@@ -85,8 +88,10 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
                 members.append(plan.levels[li + len(members)])
             ivs = [iv] + [pb.fresh("iv") for _ in members[1:]]
             inner = pb.fresh("so")
-            lines.append(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(str(m.trip) for m in members)}) "
-                         f"shared_outs({inner} = {carried}) -> ({ttype(sizes)}) {{")
+            lines.append(
+                f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(str(m.trip) for m in members)}) "
+                f"shared_outs({inner} = {carried}) -> ({ttype(sizes)}) {{"
+            )
             group = [ivs[1:], list(sizes), [0] * n, res, inner]
         else:
             inner = pb.fresh("acc")
@@ -94,14 +99,17 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
             c0, c1, ub = (pb.index_const(v, loc) for v in (0, 1, lev.trip))
             args = ", ".join([f"{inner} = {carried}"] + [f"{b} = {w}" for b, (w, _) in zip(buffers, windows)])
             types = ", ".join([ttype(sizes)] + [t for _, t in windows])
-            lines.append(f"{res}{f':{1 + len(slid)}' if slid else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
-                         f"iter_args({args}) -> ({types}) {{")
+            lines.append(
+                f"{res}{f':{1 + len(slid)}' if slid else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
+                f"iter_args({args}) -> ({types}) {{"
+            )
         # ShiftInwards: the last tile starts at parent_size - size, so every tile is full
         if lev.trip > 1:
             scaled, off = pb.fresh("o"), pb.fresh("o")
             lines.append(f"{scaled} = arith.muli {iv}, {pb.index_const(l.stride, loc)} : index {loc}")
-            lines.append(f"{off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} "
-                         f": index {loc}")
+            lines.append(
+                f"{off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} : index {loc}"
+            )
             offs[d] = offs[d] + [off]
             dyn[d] = pb.index_sum([(1, o) for o in offs[d]], 0, loc)
             rel = [off if dd == d else 0 for dd in range(n)]
@@ -114,20 +122,26 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
             group[2][d] = rel[d]
             if lev.collapsed:
                 if plan.producers.get(li):
-                    raise InternalError(f"Func '{name}': a producer is computed at loop '{l.name}', which is "
-                                        f"collapsed with the parallel loop inside it", stage="payload")
+                    raise InternalError(
+                        f"Func '{name}': a producer is computed at loop '{l.name}', which is "
+                        f"collapsed with the parallel loop inside it",
+                        stage="payload",
+                    )
                 continue
             _, parent_sizes, rel, res, inner = group
             group = None
         tile = pb.fresh("tile")
-        lines.append(f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
-                     f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}")
+        lines.append(
+            f"{tile} = tensor.extract_slice {inner}{_dims(rel)} {_dims(sizes)} {_dims([1] * n)} : "
+            f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}"
+        )
         slid_results = []
         for prod in plan.producers.get(li, []):
             if prod in slid:
                 k = slid.index(prod)
-                buf, views[prod.func] = _slide_step(pb, prod, plan, dyn, buffers[k], windows[k][1], off,
-                                                        views, loc, buffer_views[k])
+                buf, views[prod.func] = _slide_step(
+                    pb, prod, plan, dyn, buffers[k], windows[k][1], off, views, loc, buffer_views[k]
+                )
                 slid_results.append((buf, windows[k][1]))
             elif prod.func in plan.computed:
                 views[prod.func] = _producer_tile(pb, prod, plan, dyn, views)
@@ -138,8 +152,9 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
 
     result = pb.emit_generic(index, stage, Tile(region.mins, tuple(sizes), tuple(dyn)), [carried], views)[0]
     for l, res, inner, rel, tile_sizes, parent_sizes, slid_results in reversed(closers):
-        slice_txt = f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into " \
-                    f"{ttype(parent_sizes)}"
+        slice_txt = (
+            f"{_dims(rel)} {_dims(tile_sizes)} {_dims([1] * n)} : {ttype(tile_sizes)} into {ttype(parent_sizes)}"
+        )
         if l.kind == LoopKind.PARALLEL:
             lines.append("scf.forall.in_parallel {")
             lines.append(f"  tensor.parallel_insert_slice {result} into {inner}{slice_txt} {loc}")
@@ -183,9 +198,11 @@ def _union_view(pb, prod, plan, dyn, loc):
     np_shape = tuple(reversed(extents))
     view = pb.fresh("view")
     t = func.output_type()
-    pb.lines.append(f"{view} = tensor.extract_slice {pb.tensor_of[func][0]}{_dims(starts)} {_dims(extents)} "
-                    f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[func], t)} to "
-                    f"{tensor_type(np_shape, t)} {loc}")
+    pb.lines.append(
+        f"{view} = tensor.extract_slice {pb.tensor_of[func][0]}{_dims(starts)} {_dims(extents)} "
+        f"{_dims([1] * len(extents))} : {tensor_type(pb.shape_of[func], t)} to "
+        f"{tensor_type(np_shape, t)} {loc}"
+    )
     return View(view, np_shape, mins, dynamic)
 
 
@@ -246,8 +263,10 @@ def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc, buffer_view):
     window = pb.fresh("window")
     wshape = tuple(reversed(wextents))
     t = prod.func.output_type()
-    pb.lines.append(f"{window} = tensor.extract_slice {new}{_dims(start)} {_dims(wextents)} {_dims([1] * n)} : "
-                    f"{btype} to {tensor_type(wshape, t)} {loc}")
+    pb.lines.append(
+        f"{window} = tensor.extract_slice {new}{_dims(start)} {_dims(wextents)} {_dims([1] * n)} : "
+        f"{btype} to {tensor_type(wshape, t)} {loc}"
+    )
     return new, View(window, wshape, wmins, wdynamic)
 
 

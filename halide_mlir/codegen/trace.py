@@ -6,6 +6,7 @@ each value widened to i64 or f64 with the way Halide prints it, then the end of 
 ``prints``), and the calls run in the order of the loops the schedule makes. The payload declares the callbacks
 (``declarations``) when it calls any.
 """
+
 from __future__ import annotations
 
 from ..lang.debugging import tracing
@@ -35,7 +36,7 @@ def _call(em, name: str, args: list[str]) -> None:
 def text(em, s: str) -> None:
     data = s.encode()
     for k in range(0, len(data), 8):
-        packed = int.from_bytes(data[k:k + 8].ljust(8, b"\0"), "little")
+        packed = int.from_bytes(data[k : k + 8].ljust(8, b"\0"), "little")
         if packed >= 1 << 63:
             packed -= 1 << 64
         _call(em, CHARS, [em.const(packed, Int(64))])
@@ -88,8 +89,9 @@ def emit_print(em, e) -> str:
     return vals[0]
 
 
-def event(em, kind: str, name: str, index: int, coords: list[str], v: str | None = None, t: Type | None = None,
-          lanes: int = 1) -> None:
+def event(
+    em, kind: str, name: str, index: int, coords: list[str], v: str | None = None, t: Type | None = None, lanes: int = 1
+) -> None:
     """One trace line: ``Store f.0(1, 2) = 3`` (``kind`` is Halide's event name), or without a value."""
     text(em, f"{kind} {name}.{index}(")
     for k, c in enumerate(coords):
@@ -152,8 +154,10 @@ def stores(em, func, name: str, coords, values: list[str], types: list, cond: st
 
 # --- the pipeline's events: Begin/End pipeline, tags, realizations (at the payload's top level) --------------
 
+
 def _top(pb):
     from .body import BodyEmitter
+
     return BodyEmitter(pb.lines, pb.fresh, "loc(unknown)", None)
 
 
@@ -174,8 +178,11 @@ def _realizations(plan) -> bool:
         return False
     if plan.compute.at_loop():
         from ..error import HalideError
-        raise HalideError(f"Func '{plan.func.name()}': trace_realizations() of a Func computed at a loop of "
-                          f"another is not supported by halide_mlir yet (compute it at the root to trace it)")
+
+        raise HalideError(
+            f"Func '{plan.func.name()}': trace_realizations() of a Func computed at a loop of "
+            f"another is not supported by halide_mlir yet (compute it at the root to trace it)"
+        )
     return True
 
 
@@ -189,11 +196,12 @@ def begin_pipeline(pb) -> None:
     tags = [(h.name(), h, buf) for h, buf in _traced_inputs(pb)]
     tags += [(s.name, s.func, s.region) for s in pb.plan.stages if tracing(s.func)]
     for name, holder, region in tags:
-        if not hasattr(region, "mins"):   # an input's buffer
+        if not hasattr(region, "mins"):  # an input's buffer
             from types import SimpleNamespace
+
             region = SimpleNamespace(mins=list(region.mins()), extents=list(region.extents()))
         types = holder.output_types() if hasattr(holder, "output_types") else [holder.type()]
-        text(em, f"Tag {name}.0() tag = \"{func_type_and_dim(types, region)}\"")
+        text(em, f'Tag {name}.0() tag = "{func_type_and_dim(types, region)}"')
         end(em)
     last = pb.plan.stages[-1]
     if _realizations(last):
@@ -239,12 +247,16 @@ def erase_fused_originals(module) -> None:
     containing_op`` computed it inside its consumer's loops instead) is erased. MLIR erases such an op itself only
     when its body has no side effects; one that prints would run once more, over the whole region."""
     from mlir import ir
+
     dead = []
 
     def visit(op):
-        if op.name == "linalg.generic" and "hl.func" in op.attributes and \
-                all(not list(r.uses) for r in op.results) and \
-                all(str(r.type).startswith("tensor<") for r in op.results):
+        if (
+            op.name == "linalg.generic"
+            and "hl.func" in op.attributes
+            and all(not list(r.uses) for r in op.results)
+            and all(str(r.type).startswith("tensor<") for r in op.results)
+        ):
             dead.append(op)
         return ir.WalkResult.ADVANCE
 

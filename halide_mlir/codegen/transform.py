@@ -5,6 +5,7 @@ which loops are tiled and by what, the vector sizes) becomes ``tile_using_for``/
 outermost first, ``fuse_into_containing_op`` for the producers computed at a loop, ``structured.vectorize`` with
 explicit vector sizes, and the deferred unrolls (run on the bufferized IR by ``@halide_unroll``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,9 +20,10 @@ from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, mlir_string, update_loop_attr
 
 HEADER = "module attributes {transform.with_named_sequence} {"
-_LIBRARY_DIRS = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
-                 os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                              "transforms")]
+_LIBRARY_DIRS = [
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "transforms"),
+    os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "transforms"),
+]
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,11 +37,12 @@ def library_sequence(name: str) -> str:
                 continue
             with open(os.path.join(d, fname)) as f:
                 text = f.read()
-            m = re.search(r"^(\s*)transform\.named_sequence @" + re.escape(name) + r"\b.*?^\1\}\n", text,
-                          re.M | re.S)
+            m = re.search(r"^(\s*)transform\.named_sequence @" + re.escape(name) + r"\b.*?^\1\}\n", text, re.M | re.S)
             if m:
                 return m.group(0)
     raise InternalError(f"transform library sequence @{name} not found in {_LIBRARY_DIRS}", stage="transform")
+
+
 ANY = "!transform.any_op"
 # the script's second entry point: the unrolls, run on the bufferized IR (runtime/jit.py bufferize)
 UNROLL_SEQUENCE = "halide_unroll"
@@ -52,7 +55,7 @@ class ScriptBuilder:
         self.libraries: dict[str, str] = {}
         self.unrolls: list = []
         self.unroll_lines: list[str] = []  # the body of UNROLL_SEQUENCE
-        self.loop_handles: dict = {}       # (stage, loop name) -> the loop a stage's tiling made
+        self.loop_handles: dict = {}  # (stage, loop name) -> the loop a stage's tiling made
 
     def fresh(self, prefix="h") -> str:
         self.n += 1
@@ -64,10 +67,15 @@ class ScriptBuilder:
     def match_stage(self, name: str, update: int | None = None) -> str:
         """The pure definition's generic, or update ``update``'s."""
         h = self.fresh("stage" if update is None else "update")
-        attrs = (f"hl.func = {mlir_string(name)}" if update is None else
-                 f"hl.update_of = {mlir_string(name)}, hl.update = {update} : i64")
-        self.emit(f"{h} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes "
-                  f"{{{attrs}}} in %root : ({ANY}) -> {ANY}")
+        attrs = (
+            f"hl.func = {mlir_string(name)}"
+            if update is None
+            else f"hl.update_of = {mlir_string(name)}, hl.update = {update} : i64"
+        )
+        self.emit(
+            f'{h} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+            f"{{{attrs}}} in %root : ({ANY}) -> {ANY}"
+        )
         return h
 
     def tile(self, op: str, sizes: list[int], parallel: bool, interchange=None) -> tuple[str, str]:
@@ -76,13 +84,17 @@ class ScriptBuilder:
         tiled, loop = self.fresh("tiled"), self.fresh("loop")
         sizes_txt = ", ".join(map(str, sizes))
         if parallel:
-            self.emit(f"{tiled}, {loop} = transform.structured.tile_using_forall {op} tile_sizes [{sizes_txt}] "
-                      f": ({ANY}) -> ({ANY}, {ANY})")
+            self.emit(
+                f"{tiled}, {loop} = transform.structured.tile_using_forall {op} tile_sizes [{sizes_txt}] "
+                f": ({ANY}) -> ({ANY}, {ANY})"
+            )
             return tiled, loop
         loops = [self.fresh("loop") for s in sizes if s]
         order = f" interchange = [{', '.join(map(str, interchange))}]" if interchange else ""
-        self.emit(f"{tiled}, {', '.join(loops)} = transform.structured.tile_using_for {op} tile_sizes "
-                  f"[{sizes_txt}]{order} : ({ANY}) -> ({', '.join([ANY] * (len(loops) + 1))})")
+        self.emit(
+            f"{tiled}, {', '.join(loops)} = transform.structured.tile_using_for {op} tile_sizes "
+            f"[{sizes_txt}]{order} : ({ANY}) -> ({', '.join([ANY] * (len(loops) + 1))})"
+        )
         return tiled, loops[-1]
 
     def unroll(self, loop: str, factor: int, what: str) -> None:
@@ -109,23 +121,26 @@ class ScriptBuilder:
             self.emit(f"{desc} = transform.param.constant {mlir_string(what)} -> !transform.any_param")
             self.emit(f'transform.annotate {loop} "hl.unroll_of" = {desc} : {ANY}, !transform.any_param')
             self.unroll_lines += [
-                f"    {found} = transform.structured.match ops{{[\"scf.for\"]}} attributes {{hl.unroll = {k} : i64}} "
+                f'    {found} = transform.structured.match ops{{["scf.for"]}} attributes {{hl.unroll = {k} : i64}} '
                 f"in %root : ({ANY}) -> {ANY}",
-                f"    transform.loop.unroll {found} {{factor = {factor}}} : {ANY}"]
+                f"    transform.loop.unroll {found} {{factor = {factor}}} : {ANY}",
+            ]
         self.unrolls = []
 
     def match_loop(self, stage_name: str, loop: Loop) -> str:
         """A loop the payload spelled out (codegen/tiled.py), by its ``hl.loop`` attribute."""
         h = self.fresh("loop")
         op = "scf.forall" if loop.kind == LoopKind.PARALLEL else "scf.for"
-        self.emit(f"{h} = transform.structured.match ops{{[\"{op}\"]}} attributes "
-                  f"{{{loop_attr(stage_name, loop.name)}}} "
-                  f"in %root : ({ANY}) -> {ANY}")
+        self.emit(
+            f'{h} = transform.structured.match ops{{["{op}"]}} attributes '
+            f"{{{loop_attr(stage_name, loop.name)}}} "
+            f"in %root : ({ANY}) -> {ANY}"
+        )
         return h
 
     def merge_slices(self) -> None:
         f = self.fresh("fn")
-        self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        self.emit(f'{f} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}')
         self.emit(f"transform.apply_patterns to {f} {{")
         self.emit("  transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice")
         self.emit(f"}} : {ANY}")
@@ -142,17 +157,17 @@ class ScriptBuilder:
         of either)."""
         if loop is None:
             loop = self.fresh("fn")
-            self.emit(f"{loop} = transform.get_parent_op {op} {{op_name = \"func.func\"}} : ({ANY}) -> {ANY}")
+            self.emit(f'{loop} = transform.get_parent_op {op} {{op_name = "func.func"}} : ({ANY}) -> {ANY}')
         self.emit(f"transform.apply_patterns to {loop} {{")
         self.emit("  transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes")
         self.emit(f"}} : {ANY}")
         folded = self.fresh("folded")
-        self.emit(f"{folded} = transform.structured.match ops{{[\"linalg.generic\"]}} in {loop} : ({ANY}) -> {ANY}")
+        self.emit(f'{folded} = transform.structured.match ops{{["linalg.generic"]}} in {loop} : ({ANY}) -> {ANY}')
         return folded
 
     def cleanup(self) -> None:
         f = self.fresh("fn")
-        self.emit(f"{f} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        self.emit(f'{f} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}')
         self.include("halide_cleanup", f)
 
     def include(self, sequence: str, handle: str) -> None:
@@ -165,10 +180,15 @@ class ScriptBuilder:
         libs = "".join(self.libraries.values())
         after = ""
         if self.unroll_lines:
-            after = (f"  transform.named_sequence @{UNROLL_SEQUENCE}(%root: {ANY} {{transform.readonly}}) {{\n"
-                     + "\n".join(self.unroll_lines) + "\n    transform.yield\n  }\n")
-        return (f"{HEADER}\n{libs}  transform.named_sequence @__transform_main(%root: {ANY} "
-                f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n{after}}}\n")
+            after = (
+                f"  transform.named_sequence @{UNROLL_SEQUENCE}(%root: {ANY} {{transform.readonly}}) {{\n"
+                + "\n".join(self.unroll_lines)
+                + "\n    transform.yield\n  }\n"
+            )
+        return (
+            f"{HEADER}\n{libs}  transform.named_sequence @__transform_main(%root: {ANY} "
+            f"{{transform.readonly}}) {{\n{body}\n    transform.yield\n  }}\n{after}}}\n"
+        )
 
 
 def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fuse_at, compound: bool = False) -> None:
@@ -201,7 +221,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
             continue
         op, loop = sb.tile(op, list(t.tile_sizes), t.loop.kind == LoopKind.PARALLEL, t.interchange)
         loop = fuse_at(t.loop.name, loop, also=t.also)
-        sb.loop_handles[(schedule.name, t.loop.name)] = loop   # (compute_with fuses it: fuse_siblings)
+        sb.loop_handles[(schedule.name, t.loop.name)] = loop  # (compute_with fuses it: fuse_siblings)
         last_loop = loop
         if t.loop.kind == LoopKind.UNROLLED:
             unrolled.append((loop, t.trip, t.unroll_what))
@@ -224,8 +244,8 @@ class FuseAt:
     def __init__(self, sb: ScriptBuilder, consumer: StagePlan, producers: list[StagePlan], fused: dict):
         self.sb, self.consumer, self.producers, self.fused = sb, consumer, producers, fused
         self.order = [l.name for l in consumer.loops]  # the consumer's loop names, outermost first
-        self.done: set = set()    # producer Funcs computed (fused, or before the consumer's loops)
-        self.inside: dict = {}    # producer Func -> the loop handle its fused copies are in
+        self.done: set = set()  # producer Funcs computed (fused, or before the consumer's loops)
+        self.inside: dict = {}  # producer Func -> the loop handle its fused copies are in
 
     def wanted(self) -> bool:
         return bool(self.producers)
@@ -246,8 +266,14 @@ class FuseAt:
         if loop_name not in self.order:
             return []
         depth = self.order.index(loop_name)
-        deeper = [p for p in self.producers if p.func not in self.done and p not in here
-                  and p.compute.var in self.order and self.order.index(p.compute.var) > depth]
+        deeper = [
+            p
+            for p in self.producers
+            if p.func not in self.done
+            and p not in here
+            and p.compute.var in self.order
+            and self.order.index(p.compute.var) > depth
+        ]
         reached, movers = list(here), []
         grew = True
         while grew:
@@ -283,8 +309,10 @@ class FuseAt:
                     # (one fused copy per tap: see analysis/tiling.py for the case that avoids this)
                     self.sb.merge_slices()
                 fused, new_loop = self.sb.fresh("fused"), self.sb.fresh("loop")
-                self.sb.emit(f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
-                             f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+                self.sb.emit(
+                    f"{fused}, {new_loop} = transform.structured.fuse_into_containing_op {producer} into "
+                    f"{loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})"
+                )
                 loop = new_loop
                 self.fused[key] = fused
             moved.append(p)
@@ -297,8 +325,10 @@ class FuseAt:
     def check_done(self) -> None:
         for p in self.producers:
             if p.func not in self.done:
-                raise HalideError(f"Func '{p.stage.name}' is computed at loop '{p.compute.var}' of Func "
-                                  f"'{self.consumer.stage.name}', which has no such loop")
+                raise HalideError(
+                    f"Func '{p.stage.name}' is computed at loop '{p.compute.var}' of Func "
+                    f"'{self.consumer.stage.name}', which has no such loop"
+                )
 
 
 def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
@@ -308,17 +338,19 @@ def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
     for loop in u.loops:
         if loop.kind == LoopKind.UNROLLED:
             h = sb.fresh("loop")
-            sb.emit(f"{h} = transform.structured.match ops{{[\"scf.for\"]}} attributes "
-                    f"{{{update_loop_attr(stage.name, u.update.index, loop.name)}}} in %root : ({ANY}) -> {ANY}")
+            sb.emit(
+                f'{h} = transform.structured.match ops{{["scf.for"]}} attributes '
+                f"{{{update_loop_attr(stage.name, u.update.index, loop.name)}}} in %root : ({ANY}) -> {ANY}"
+            )
             sb.unroll(h, loop.extent, unroll_what(stage.name, loop, u.directives))
 
 
 def fuse_siblings(sb: ScriptBuilder, fusions: list) -> None:
     """compute_with: the child's loops fused into the parent's, outermost first (analysis/compute_with.py). The
     fused loop replaces both; the inner loops of each are then siblings in its body."""
-    if fusions:   # fuse_sibling wants the same SSA values as bounds: one constant for both loops
+    if fusions:  # fuse_sibling wants the same SSA values as bounds: one constant for both loops
         fn = sb.fresh("fn")
-        sb.emit(f"{fn} = transform.structured.match ops{{[\"func.func\"]}} in %root : ({ANY}) -> {ANY}")
+        sb.emit(f'{fn} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}')
         sb.emit(f"transform.apply_cse to {fn} : {ANY}")
     for f in fusions:
         # the loop later in the payload is the source: the fused loop goes there, where the operands of both are
@@ -335,7 +367,7 @@ def build_transform(plan: PipelinePlan) -> str:
     """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
     into a consumer's loop is scheduled through the handle of its fused copies)."""
     sb = ScriptBuilder()
-    fused: dict = {}   # (producer Func, update index or -1) -> handle of its copies fused into a consumer loop
+    fused: dict = {}  # (producer Func, update index or -1) -> handle of its copies fused into a consumer loop
     for stage in reversed(plan.stages):
         fuse_at = FuseAt(sb, stage, stage.producers, fused)
         if stage.tile is None:

@@ -9,6 +9,7 @@ has data-dependent or loop-carried coordinates and is not a ``linalg.generic``: 
 ``scf.for`` loops in Halide's order (pure Vars outside, ``r.x`` innermost) carrying the Func's tensor and
 updating it with ``tensor.extract`` / ``tensor.insert``, which is exactly Halide's sequential semantics.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -114,10 +115,12 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                     pb.lines.append(
                         f"{sliced} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
                         f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * m)}] : "
-                        f"{tensor_type(full, node.type)} to {tensor_type(tuple(sizes), node.type)} {loc}")
+                        f"{tensor_type(full, node.type)} to {tensor_type(tuple(sizes), node.type)} {loc}"
+                    )
                     src = sliced
-                operands.append((src, tensor_type(tuple(sizes), node.type), affine_map(total, results),
-                                 storage(node.type)))
+                operands.append(
+                    (src, tensor_type(tuple(sizes), node.type), affine_map(total, results), storage(node.type))
+                )
             access_of[id(node)] = slot[key]
 
     # linalg infers each loop's extent from an operand dimension indexed by that loop alone; an RVar that
@@ -128,8 +131,9 @@ def emit_reduction(pb, stage, u, current: list) -> list:
         extents = [b.rvar_range(u.rvars[n + k - 1 - d])[1] for d in missing]
         dom = pb.fresh("domain")
         pb.lines.append(f"{dom} = tensor.empty() : tensor<{'x'.join(map(str, extents))}xi8> {loc}")
-        operands.append((dom, f"tensor<{'x'.join(map(str, extents))}xi8>",
-                         affine_map(total, [f"d{d}" for d in missing]), "i8"))
+        operands.append(
+            (dom, f"tensor<{'x'.join(map(str, extents))}xi8>", affine_map(total, [f"d{d}" for d in missing]), "i8")
+        )
 
     block_args = [f"%a{i}" for i in range(len(operands))]
     body_lines: list[str] = []
@@ -164,14 +168,27 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             cond = em.op(f"arith.andi {cond}, {em.emit(p)} : i1")
     trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], results, out_types, cond)
     if u.predicates:
-        results = [em.op(f"arith.select {cond}, {r}, {em.from_storage(out_block_arg(j), t)} : {t.mlir}")
-                   for j, (r, t) in enumerate(zip(results, out_types))]
+        results = [
+            em.op(f"arith.select {cond}, {r}, {em.from_storage(out_block_arg(j), t)} : {t.mlir}")
+            for j, (r, t) in enumerate(zip(results, out_types))
+        ]
     results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
 
     maps = [o[2] for o in operands] + [affine_map(total, [f"d{i}" for i in range(n)])] * len(out_types)
     attrs = f"hl.update_of = {mlir_string(pb.name_of(func))}, hl.update = {u.index} : i64"
-    return pb.generic_op(maps, ["parallel"] * n + ["reduction"] * k, operands, block_args, current, shape,
-                         out_types, attrs, body_lines, results, loc)
+    return pb.generic_op(
+        maps,
+        ["parallel"] * n + ["reduction"] * k,
+        operands,
+        block_args,
+        current,
+        shape,
+        out_types,
+        attrs,
+        body_lines,
+        results,
+        loc,
+    )
 
 
 def _loop_nest(stage, up, region, rvar_range):
@@ -188,6 +205,7 @@ def _loop_nest(stage, up, region, rvar_range):
         loops = []
     if not loops:
         from ..analysis.loop_nest import Loop
+
         loops = [Loop(stage.vars[d], stage.vars[d], ((n_r + d, 1),), region.extents[d]) for d in sorted(lhs)[::-1]]
         loops += [Loop(r.name(), r.name(), ((i, 1),), span[i][1]) for i, r in reversed(list(enumerate(u.rvars)))]
     nest = [(l.name, l.extent, l.kind, l.dim, l.stride) for l in loops if l.dim in span]
@@ -211,17 +229,22 @@ def emit_loops(pb, stage, up, current: list) -> list:
     # a vectorized pure Var loop: its lanes are independent (codegen/vector_updates.py); unrolled loops are
     # tagged for the script's unroll (any loop: unrolling keeps the order)
     lane_loop = next((l for l in nest if l[2] == LoopKind.VECTORIZED), None)
-    if lane_loop is not None and (par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1])
-                                  or split_guards(nest)):
+    if lane_loop is not None and (
+        par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1]) or split_guards(nest)
+    ):
         lane_loop = None
     serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
         # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
         site = next((d.site for d in u.schedule.directives if d.args and d.args[0] == lanes[0][0]), None)
-        warnings.warn(f"{site}: update {u.index} of Func '{stage.name}' writes data-dependent or shifted "
-                      f"coordinates (a scatter, a scan or a fixed row), so its {lanes[0][1]} loop "
-                      f"'{lanes[0][0]}' runs as a serial scalar loop", SerialUpdateWarning, stacklevel=2)
+        warnings.warn(
+            f"{site}: update {u.index} of Func '{stage.name}' writes data-dependent or shifted "
+            f"coordinates (a scatter, a scan or a fixed row), so its {lanes[0][1]} loop "
+            f"'{lanes[0][0]}' runs as a serial scalar loop",
+            SerialUpdateWarning,
+            stacklevel=2,
+        )
     dim_of = {r.name(): i for i, r in enumerate(u.rvars)} | {v: n_r + d for d, v in enumerate(stage.vars)}
     if par is not None:
         return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of)
@@ -246,8 +269,10 @@ def emit_loops(pb, stage, up, current: list) -> list:
         its = [pb.fresh("acc") for _ in range(m)]
         lines.append(f"{ub} = arith.constant {ext} : index {loc}")
         carried = ", ".join(f"{it} = {a}" for it, a in zip(its, acc))
-        lines.append(f"{res}{f':{m}' if m > 1 else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
-                     f"iter_args({carried}) -> ({types_txt}) {{")
+        lines.append(
+            f"{res}{f':{m}' if m > 1 else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
+            f"iter_args({carried}) -> ({types_txt}) {{"
+        )
         ivs[name] = iv
         results.append(res)
         acc = its
@@ -257,8 +282,21 @@ def emit_loops(pb, stage, up, current: list) -> list:
         new = emit_vector_body(pb, body, loc, u, loops, lane_loop, span, over, dim_of, ivs, acc, region, ttypes, func)
         cond = em = None
     else:
-        em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, lambda em_, e: pb.emit_extract(
-            em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))), func)
+        em, cond = _body_emitter(
+            pb,
+            body,
+            loc,
+            u,
+            nest,
+            span,
+            over,
+            dim_of,
+            ivs,
+            lambda em_, e: pb.emit_extract(
+                em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))
+            ),
+            func,
+        )
     if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
@@ -329,8 +367,16 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
 
 
 # memref.atomic_rmw kinds LLVM has an atomicrmw for; other ops are a generic_atomic_rmw (a compare-and-swap loop)
-_RMW = {("add", "i"): "addi", ("add", "f"): "addf", ("max", "s"): "maxs", ("max", "u"): "maxu",
-        ("min", "s"): "mins", ("min", "u"): "minu", ("or", "b"): "ori", ("and", "b"): "andi"}
+_RMW = {
+    ("add", "i"): "addi",
+    ("add", "f"): "addf",
+    ("max", "s"): "maxs",
+    ("max", "u"): "maxu",
+    ("min", "s"): "mins",
+    ("min", "u"): "minu",
+    ("or", "b"): "ori",
+    ("and", "b"): "andi",
+}
 
 
 def _rmw_kind(op: str, t) -> str | None:
@@ -344,6 +390,7 @@ def _rmw_kind(op: str, t) -> str | None:
 def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of) -> list:
     """The loops of an update with a parallel loop, storing into the Func's buffers (see emit_loops)."""
     from ..lang.rfactor import prove_associativity, same_expr
+
     func = stage.func
     shape = tuple(reversed(region.extents))
     types = func.output_types()
@@ -357,8 +404,10 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         # which would drop the stores (one copy of the Func per update)
         mem = pb.fresh("mem")
         lines.append(f"{mem} = memref.alloc() {{alignment = 64 : i64}} : {memref_type(shape, t)} {loc}")
-        lines.append(f"bufferization.materialize_in_destination {cur} in restrict writable {mem} : "
-                     f"({tensor_type(shape, t)}, {memref_type(shape, t)}) -> () {loc}")
+        lines.append(
+            f"bufferization.materialize_in_destination {cur} in restrict writable {mem} : "
+            f"({tensor_type(shape, t)}, {memref_type(shape, t)}) -> () {loc}"
+        )
         mems.append(mem)
     c0, c1 = pb.fresh("c"), pb.fresh("c")
     lines.append(f"{c0} = arith.constant 0 : index {loc}")
@@ -404,13 +453,17 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     elif patterns is not None and _rmw_kind(patterns[0].op, types[0]):
         t = types[0]
         v = em.to_storage(em.emit(patterns[0].other), t)
-        inner.append(f"{pb.fresh('old')} = memref.atomic_rmw {_rmw_kind(patterns[0].op, t)} {v}, "
-                     f"{mems[0]}[{where}] : ({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
+        inner.append(
+            f"{pb.fresh('old')} = memref.atomic_rmw {_rmw_kind(patterns[0].op, t)} {v}, "
+            f"{mems[0]}[{where}] : ({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}"
+        )
     elif not any(n.kind == "call" and n.value is func for n in walk(u.values[0])):  # a store of its own value
         t = types[0]
         v = em.to_storage(em.emit(u.values[0]), t)
-        inner.append(f"{pb.fresh('old')} = memref.atomic_rmw assign {v}, {mems[0]}[{where}] : "
-                     f"({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}")
+        inner.append(
+            f"{pb.fresh('old')} = memref.atomic_rmw assign {v}, {mems[0]}[{where}] : "
+            f"({storage(t)}, {memref_type(shape, t)}) -> {storage(t)} {loc}"
+        )
     else:  # any other update (override_associativity_test, a mul): a compare-and-swap loop
         t = types[0]
         cur = pb.fresh("cur")
@@ -421,8 +474,9 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
                 same = all(same_expr(a, b) for a, b in zip(e.args, u.args))
                 return rem.from_storage(cur, t) if same else load(rem, e)
             if e.kind in ("var", "rvar", "param"):
-                return em.emit(e)   # (defined outside the region, in the loop body)
+                return em.emit(e)  # (defined outside the region, in the loop body)
             return pb.emit_extract(rem, e)
+
         rem = BodyEmitter(region_lines, pb.fresh, loc, rleaf)
         new = rem.to_storage(rem.emit(u.values[0]), t)
         res = pb.fresh("old")
@@ -440,8 +494,10 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     out = []
     for t, mem in zip(types, mems):
         name = pb.fresh("t")
-        lines.append(f"{name} = bufferization.to_tensor {mem} restrict writable : {memref_type(shape, t)} to "
-                     f"{tensor_type(shape, t)} {loc}")
+        lines.append(
+            f"{name} = bufferization.to_tensor {mem} restrict writable : {memref_type(shape, t)} to "
+            f"{tensor_type(shape, t)} {loc}"
+        )
         out.append(name)
     return out
 
@@ -449,8 +505,7 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
 def _insert(pb, em, u, acc: list, region, ttypes: list, loc, func) -> list:
     """All the Tuple's new values are computed from the old ones before any is stored (Halide's semantics)."""
     values = [em.emit(v) for v in u.values]
-    trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], values,
-                 [v.type for v in u.values])
+    trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], values, [v.type for v in u.values])
     values = [em.to_storage(v, e.type) for v, e in zip(values, u.values)]
     m = len(u.args)
     idx = [None] * m

@@ -9,6 +9,7 @@ value one ``vector.scatter`` into the tensor the other loops carry. The lanes a 
 ``RDom.where`` turns off are masked (no read, no write), so tails need no scalar epilogue. A vectorized loop with
 loops inside it runs them once per vector, which is the same order per lane.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,7 +42,7 @@ class VectorEmitter(BodyEmitter):
     def __init__(self, lines, fresh, loc, leaf, n: int, scalar: BodyEmitter):
         super().__init__(lines, fresh, loc, leaf)
         self.n, self.scalar = n, scalar
-        self.mask: str | None = None   # the lanes a gather may read (None: all)
+        self.mask: str | None = None  # the lanes a gather may read (None: all)
 
     def vtype(self, t: str) -> str:
         return f"vector<{self.n}x{t}>"
@@ -49,7 +50,7 @@ class VectorEmitter(BodyEmitter):
     def op(self, text: str, prefix: str = "v") -> str:
         head, sep, types = text.partition(" : ")
         if sep:
-            if head.startswith("arith.select"):   # a vector condition is spelled with its own type
+            if head.startswith("arith.select"):  # a vector condition is spelled with its own type
                 types = f"{self.vtype('i1')}, {_SCALAR.sub(lambda m: self.vtype(m.group(1)), types)}"
             else:
                 types = _SCALAR.sub(lambda m: self.vtype(m.group(1)), types)
@@ -68,8 +69,9 @@ class VectorEmitter(BodyEmitter):
         return self.const(True, _BOOL)
 
 
-def emit_vector_body(pb, body: list, loc: str, u, nest, lane_loop, span, over, dim_of, ivs, acc, region, ttypes,
-                     func) -> list:
+def emit_vector_body(
+    pb, body: list, loc: str, u, nest, lane_loop, span, over, dim_of, ivs, acc, region, ttypes, func
+) -> list:
     """The update for all lanes of ``lane_loop`` (name, lanes, kind, dim, stride) at the current iterations of
     the other loops (``ivs``); returns the new tensors (one per Tuple element)."""
     _, n, _, vdim, vstride = lane_loop
@@ -109,9 +111,13 @@ def emit_vector_body(pb, body: list, loc: str, u, nest, lane_loop, span, over, d
         base = ", ".join([zeros] * len(shape))
         mask = em.mask or em.all_true()
         passthru = em.splat(scalar.const(0, t) if not t.is_bool() else scalar.op("arith.constant 0 : i8", "c"), st)
-        g = BodyEmitter.op(em, f"vector.gather {tensor}[{base}] [{idx}], {mask}, {passthru} : "
-                               f"{tensor_type(shape, t)}, {em.vtype('index')}, {em.vtype('i1')}, {em.vtype(st)} "
-                               f"into {em.vtype(st)}", "g")
+        g = BodyEmitter.op(
+            em,
+            f"vector.gather {tensor}[{base}] [{idx}], {mask}, {passthru} : "
+            f"{tensor_type(shape, t)}, {em.vtype('index')}, {em.vtype('i1')}, {em.vtype(st)} "
+            f"into {em.vtype(st)}",
+            "g",
+        )
         return em.from_storage(g, t)
 
     shape_f = tuple(reversed(region.extents))
@@ -136,19 +142,21 @@ def emit_vector_body(pb, body: list, loc: str, u, nest, lane_loop, span, over, d
         guard = c if guard is None else em.op(f"arith.andi {guard}, {c} : i1")
     em.mask = guard
     cond = guard
-    for p in u.predicates:   # RDom.where: evaluated only on the lanes in the guard
+    for p in u.predicates:  # RDom.where: evaluated only on the lanes in the guard
         c = em.emit(p)
         cond = c if cond is None else em.op(f"arith.andi {cond}, {c} : i1")
     em.mask = cond
-    values = [em.to_storage(em.emit(v), v.type) for v in u.values]   # all read before any is stored
+    values = [em.to_storage(em.emit(v), v.type) for v in u.values]  # all read before any is stored
     where = linear(u.args, region.mins, shape_f)
     mask = cond or em.all_true()
     base = ", ".join([zeros] * len(shape_f))
     out = []
     for v, tensor, ttype, e in zip(values, acc, ttypes, u.values):
         name = pb.fresh("t")
-        body.append(f"{name} = vector.scatter {tensor}[{base}] [{where}], {mask}, {v} : {ttype}, "
-                    f"{em.vtype('index')}, {em.vtype('i1')}, {em.vtype(storage(e.type))} -> {ttype} {loc}")
+        body.append(
+            f"{name} = vector.scatter {tensor}[{base}] [{where}], {mask}, {v} : {ttype}, "
+            f"{em.vtype('index')}, {em.vtype('i1')}, {em.vtype(storage(e.type))} -> {ttype} {loc}"
+        )
         out.append(name)
     return out
 
@@ -156,4 +164,4 @@ def emit_vector_body(pb, body: list, loc: str, u, nest, lane_loop, span, over, d
 def _scalar_leaf(pb, em, e):
     if e.kind == "param":
         return pb.param_value(em, e)
-    raise AssertionError(f"uniform leaf {e.kind}")   # only loop coordinates and Params are emitted as scalars
+    raise AssertionError(f"uniform leaf {e.kind}")  # only loop coordinates and Params are emitted as scalars

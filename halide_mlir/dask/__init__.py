@@ -13,6 +13,7 @@ once per chunk shape and position against the image edges) and ships the object'
 workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
 arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,7 +47,7 @@ class _Window(Buffer):
         self._whole = whole
 
     def dim(self, i: int) -> BufferDim:
-        stride = super().dim(i).stride()   # (checks i)
+        stride = super().dim(i).stride()  # (checks i)
         return BufferDim(self._whole.mins[i], self._whole.extents[i], stride)
 
     def extents(self) -> list[int]:
@@ -62,7 +63,7 @@ def _bound(holders: dict):
             if isinstance(h, ImageParam):
                 saved.append((h, h._buffer))
                 h._buffer = w
-            else:   # a Buffer is the pipeline's input itself: its storage is swapped (its dims are constants)
+            else:  # a Buffer is the pipeline's input itself: its storage is swapped (its dims are constants)
                 saved.append((h, (h._array, h._mins)))
                 h._array, h._mins = w._array, list(w._mins)
         yield
@@ -94,6 +95,7 @@ def _threads(n: int):
 def _lazy(array, holder, what: str):
     """A dask array of ``array`` (dask, zarr or numpy), checked against the input's type and dimensions."""
     import dask.array as da
+
     if isinstance(array, Buffer):
         array = array.array
     if not isinstance(array, da.Array):
@@ -107,8 +109,9 @@ def _lazy(array, holder, what: str):
     if array.dtype != np.dtype(t.numpy):
         raise HalideError(f"{user_site()}: {what} has type {t}, but the array bound to it has dtype {array.dtype}")
     if array.ndim != holder.dimensions():
-        raise HalideError(f"{user_site()}: {what} has {holder.dimensions()} dimensions, but the array bound to it "
-                          f"has {array.ndim}")
+        raise HalideError(
+            f"{user_site()}: {what} has {holder.dimensions()} dimensions, but the array bound to it has {array.ndim}"
+        )
     return array
 
 
@@ -117,11 +120,13 @@ def _chunks(chunks, shape, func):
     from dask.array.core import normalize_chunks
 
     def bad(why):
-        return HalideError(f"{user_site()}: chunks {chunks!r} for the output of Func '{func.name()}' (numpy shape "
-                           f"{shape}): {why}")
+        return HalideError(
+            f"{user_site()}: chunks {chunks!r} for the output of Func '{func.name()}' (numpy shape {shape}): {why}"
+        )
+
     flat = [chunks] if np.isscalar(chunks) else list(chunks) if isinstance(chunks, (tuple, list)) else []
     for c in flat:
-        for v in (c if isinstance(c, (tuple, list)) else [c]):
+        for v in c if isinstance(c, (tuple, list)) else [c]:
             if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0 and v != -1:
                 raise bad("chunk sizes must be positive")
     try:
@@ -163,9 +168,13 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
 def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
     """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged)."""
     from .. import driver
+
     types = func.output_types()
-    arg_types = ["memref"] * len(pipeline.inputs) + [prm.type().mlir if not prm.type().is_bool() else "i8"
-                                                     for prm in pipeline.params] + ["memref"] * len(types)
+    arg_types = (
+        ["memref"] * len(pipeline.inputs)
+        + [prm.type().mlir if not prm.type().is_bool() else "i8" for prm in pipeline.params]
+        + ["memref"] * len(types)
+    )
     return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
 
 
@@ -175,13 +184,14 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
     from ..settings import parallel_runtime
 
     p = driver.front_end(func)
-    params = tuple(prm.get() for prm in p.params)    # an unset Param is an error here, before any task
+    params = tuple(prm.get() for prm in p.params)  # an unset Param is an error here, before any task
     for h in inputs:
         if not any(h is i for i in p.inputs) and (originals is None or any(h is o for o in originals)):
-            raise HalideError(f"{user_site()}: {h!r} is given in inputs but the pipeline of Func '{func.name()}' "
-                              f"does not read it")
+            raise HalideError(
+                f"{user_site()}: {h!r} is given in inputs but the pipeline of Func '{func.name()}' does not read it"
+            )
     if originals is None:
-        originals = p.inputs   # the user's inputs (a reduction's combined result is not one)
+        originals = p.inputs  # the user's inputs (a reduction's combined result is not one)
 
     # the whole image of each input: its dask array, and its region in Halide's coordinates
     arrays, wholes = {}, {}
@@ -191,8 +201,10 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
             arr = _lazy(inputs[h], h, what)
             mins = h.mins() if isinstance(h, Buffer) else [0] * arr.ndim
             if isinstance(h, Buffer) and tuple(reversed(h.extents())) != arr.shape:
-                raise HalideError(f"{user_site()}: {what} has extents {h.extents()}, but the array given for it has "
-                                  f"numpy shape {arr.shape}")
+                raise HalideError(
+                    f"{user_site()}: {what} has extents {h.extents()}, but the array given for it has "
+                    f"numpy shape {arr.shape}"
+                )
         else:
             buf = h.bound_buffer() if isinstance(h, ImageParam) else h
             arr, mins = _lazy(buf, h, what), buf.mins()
@@ -213,13 +225,21 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         normal_ = normal
     # the chunks' regions, windows and compiled code, as the last call with the same arguments found them
     # (bounds inference and the payload text of every chunk cost ~10 ms a chunk)
-    plan_key = (id(func), generation[0], region, normal, params, threads,
-                tuple((wholes[h], dtypes[h].str) for h in p.inputs))
+    plan_key = (
+        id(func),
+        generation[0],
+        region,
+        normal,
+        params,
+        threads,
+        tuple((wholes[h], dtypes[h].str) for h in p.inputs),
+    )
     cached = _plans.get(plan_key) if originals is p.inputs else None
     if cached is not None:
         chunk_regions, chunk_windows, chunk_kernels, kernels = cached
-        return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays,
-                      wholes, client)
+        return _graph(
+            func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client
+        )
     starts = [np.cumsum((0,) + c[:-1]).tolist() for c in normal_]
     blocks = list(np.ndindex(*[len(c) for c in normal_]))
     chunk_regions, chunk_windows, chunk_bounded = [], [], []
@@ -228,10 +248,11 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
             offsets = [starts[a][i] for a, i in enumerate(idx)]
             extents = [normal_[a][i] for a, i in enumerate(idx)]
             r = Region(tuple(m + o for m, o in zip(region.mins, reversed(offsets))), tuple(reversed(extents)))
-            bounded = infer_bounds(p, r)   # errors (an input too small, unbounded reads) come out here
+            bounded = infer_bounds(p, r)  # errors (an input too small, unbounded reads) come out here
             # an input no chunk reads (only updates over empty RDoms do) gets a one-element window
-            chunk_windows.append({h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
-                                  for h in p.inputs})
+            chunk_windows.append(
+                {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins))) for h in p.inputs}
+            )
             chunk_regions.append(r)
             chunk_bounded.append(bounded)
         # a reduction over the whole input: partial results per tile, combined, then the rest of the pipeline
@@ -241,15 +262,16 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
                 s = reduction.split(p.stage(f), originals)
             except HalideError:
                 if nblocks == 1:
-                    continue   # one chunk: the single-machine realize, nothing to split
+                    continue  # one chunk: the single-machine realize, nothing to split
                 raise
-            tile_extents = [normal[len(normal) - 1 - d][0] if d < len(normal) else ext
-                            for d, (_, ext) in enumerate(s.box)]
+            tile_extents = [
+                normal[len(normal) - 1 - d][0] if d < len(normal) else ext for d, (_, ext) in enumerate(s.box)
+            ]
             tiles = reduction.tiles(s.box, tile_extents)
             if len(tiles) > 1 or nblocks > 1:
                 todo = (s, tiles, region if f is func else chunk_bounded[0].regions[f])
                 break
-    if todo is not None:   # (outside bind: the inputs are the user's again)
+    if todo is not None:  # (outside bind: the inputs are the user's again)
         s, tiles, f_region = todo
         combined = _reduce(s, tiles, f_region, p, arrays, wholes, bind, client, threads)
         if s.func is func:
@@ -274,8 +296,7 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         while len(_plans) >= _MAX_PLANS:
             _plans.pop(next(iter(_plans)))
         _plans[plan_key] = (chunk_regions, chunk_windows, chunk_kernels, kernels)
-    return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes,
-                  client)
+    return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client)
 
 
 # (id(func), generation, region, chunks, params, threads, inputs) -> what _realize found: a repeated realize
@@ -299,17 +320,24 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     out_dtypes = [np.dtype(t.numpy).str for t in types]
     blocks = list(np.ndindex(*[len(c) for c in normal]))
     ins = [arrays[h] for h in p.inputs]
-    token = tokenize(func.name(), sorted(k.digest for k in kernels.values()), params, normal,
-                     [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)], [r for r in chunk_regions])
+    token = tokenize(
+        func.name(),
+        sorted(k.digest for k in kernels.values()),
+        params,
+        normal,
+        [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)],
+        [r for r in chunk_regions],
+    )
     name = f"halide-{func.name()}-{token}"
     dsk, pieces = {}, {}
-    for k, kern in kernels.items():   # without a client the compiled code is a literal of the graph
+    for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
     for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
         ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
-        parts = [_pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in
-                 enumerate(zip(ins, p.inputs))]
+        parts = [
+            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in enumerate(zip(ins, p.inputs))
+        ]
         block_shape = tuple(reversed(r.extents))
         dsk[(name,) + idx] = (run_chunk, ref, params, [block_shape] * len(types), out_dtypes, *parts)
     dsk.update(pieces)
@@ -339,7 +367,7 @@ def _ship(kernels: dict, client) -> dict:
             _shipped[(id(client), kern.digest)] = fut
         out[k] = fut
     if len(_shipped) > 4 * _MAX_KERNELS:
-        for key in list(_shipped)[:len(_shipped) - _MAX_KERNELS]:
+        for key in list(_shipped)[: len(_shipped) - _MAX_KERNELS]:
             _shipped.pop(key)
     return out
 
@@ -374,8 +402,9 @@ def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
             tasks.setdefault(pkey, (piece, key, tuple(where)))
             return pkey
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
+
     nested = nest(0, [], [], True)
-    one = _single(nested)   # one block or piece: its key alone
+    one = _single(nested)  # one block or piece: its key alone
     return nested if one is None else one
 
 
@@ -389,6 +418,7 @@ def _single(nested):
 
 def tokenize_piece(key, where) -> str:
     from dask.base import tokenize
+
     return tokenize(key, [(s.start, s.stop) for s in where])
 
 
@@ -431,9 +461,11 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                 with bind(wholes):
                     for prm, m in zip(tile_mins, box_mins):
                         prm.set(m)
-                    bounded = infer_bounds(pp, f_region)   # the windows of a tile at the RDom's min
-                at_min = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
-                          for h in p.inputs}
+                    bounded = infer_bounds(pp, f_region)  # the windows of a tile at the RDom's min
+                at_min = {
+                    h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                    for h in p.inputs
+                }
                 partials[which] = (pf, tile_mins, pp, at_min)
             pf, tile_mins, pp, at_min = partials[which]
             for prm, m in zip(tile_mins, mins):
@@ -442,17 +474,26 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                 windows = {}
                 for h in p.inputs:
                     w, moves = at_min[h], s.shifts.get(h, [None] * len(at_min[h].mins))
-                    windows[h] = Region(tuple(lo + (0 if j is None else mins[j] - box_mins[j])
-                                              for lo, j in zip(w.mins, moves)), w.extents)
+                    windows[h] = Region(
+                        tuple(lo + (0 if j is None else mins[j] - box_mins[j]) for lo, j in zip(w.mins, moves)),
+                        w.extents,
+                    )
                 places = None
                 compile_windows = at_min
             else:
                 with bind(wholes):
                     bounded = infer_bounds(pp, f_region)
-                windows = {h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
-                           for h in p.inputs}
-                places = [(tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
-                           tuple(reversed(wholes[h].extents))) for h in pp.inputs]
+                windows = {
+                    h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
+                    for h in p.inputs
+                }
+                places = [
+                    (
+                        tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
+                        tuple(reversed(wholes[h].extents)),
+                    )
+                    for h in pp.inputs
+                ]
                 compile_windows = wholes
             with bind(compile_windows):
                 c = driver.compile_pipeline(pf, f_region)
@@ -463,11 +504,23 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
             slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
             parts.append((key, params, slices, places))
     stats["compiles"] += len(kernels)
-    shipped = (_ship(kernels, client) if client is not None else
-               {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()})
-    tasks = [run(shipped[key], params, [out_shape], [dtype.str], *slices, placements=places,
-                 dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}")
-             for key, params, slices, places in parts]
+    shipped = (
+        _ship(kernels, client)
+        if client is not None
+        else {k: dask.delayed(kern, pure=True) for k, kern in kernels.items()}
+    )
+    tasks = [
+        run(
+            shipped[key],
+            params,
+            [out_shape],
+            [dtype.str],
+            *slices,
+            placements=places,
+            dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}",
+        )
+        for key, params, slices, places in parts
+    ]
     final = reduction.tree(tasks, reduction._OPS[s.op], f"halide-{f.name()}")
     return da.from_delayed(final, out_shape, dtype=dtype)
 

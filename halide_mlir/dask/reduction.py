@@ -11,6 +11,7 @@ per dimension (a task argument), and the inputs are compiled as the whole image.
 each input bounds inference gives for its tile, placed at its offset in a memref of the whole image's shape
 (kernel.py ``run_chunk``'s placements); the compiled code reads nothing outside it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,22 +37,22 @@ _OPS = {"add": "add", "sub": "add", "mul": "multiply", "min": "minimum", "max": 
 
 @dataclass
 class Split:
-    func: Func               # the reduction (a stage of the pipeline)
-    op: str                  # its update's operator (a key of _OPS)
-    first: bool              # the Func's own value is the operator's left operand
-    args: tuple              # the update's coordinates (inline Funcs substituted: pipeline.py Update)
-    other: Expr              # the update's term that does not read the Func
-    predicates: list         # its RDom's where() conditions
-    rdom: RDom               # the RDom it iterates
-    box: list                # the RDom's (min, extent) per dimension
-    shifts: dict | None      # input -> per dimension, the RVar index its reads move with (None: not at all);
+    func: Func  # the reduction (a stage of the pipeline)
+    op: str  # its update's operator (a key of _OPS)
+    first: bool  # the Func's own value is the operator's left operand
+    args: tuple  # the update's coordinates (inline Funcs substituted: pipeline.py Update)
+    other: Expr  # the update's term that does not read the Func
+    predicates: list  # its RDom's where() conditions
+    rdom: RDom  # the RDom it iterates
+    box: list  # the RDom's (min, extent) per dimension
+    shifts: dict | None  # input -> per dimension, the RVar index its reads move with (None: not at all);
     #                          None when some read is not at an RVar plus a term free of RVars
 
 
 def candidates(p, chunk_bounded: list, originals, output_only: bool = False) -> list:
     """The stages that reduce over an original input (an update reads it at coordinates that depend on its RVars)
     and whose region is the same for every chunk (each chunk would compute all of it again), or the output."""
-    out, sources = [], list(originals)   # the inputs, and the stages that read them (boundary conditions...)
+    out, sources = [], list(originals)  # the inputs, and the stages that read them (boundary conditions...)
     for s in p.stages:
         if any(n.kind == "call" and any(n.value is h for h in sources) for e in s.exprs() for n in walk(e)):
             sources.append(s.func)
@@ -59,11 +60,18 @@ def candidates(p, chunk_bounded: list, originals, output_only: bool = False) -> 
             continue
         if not any(u.rvars for u in s.updates):
             continue
-        reads = any(n.kind == "call" and n.value is not s.func and any(n.value is h for h in sources) and
-                    any(m.kind == "rvar" for a in n.args for m in walk(a))
-                    for u in s.updates for e in u.exprs() for n in walk(e))
-        if reads and (s.func is p.output or all(b.regions[s.func] == chunk_bounded[0].regions[s.func]
-                                                for b in chunk_bounded)):
+        reads = any(
+            n.kind == "call"
+            and n.value is not s.func
+            and any(n.value is h for h in sources)
+            and any(m.kind == "rvar" for a in n.args for m in walk(a))
+            for u in s.updates
+            for e in u.exprs()
+            for n in walk(e)
+        )
+        if reads and (
+            s.func is p.output or all(b.regions[s.func] == chunk_bounded[0].regions[s.func] for b in chunk_bounded)
+        ):
             out.append(s.func)
     return out
 
@@ -98,7 +106,9 @@ def split(stage, inputs) -> Split:
         return HalideError(
             f"{user_site()}: Func '{f.name()}' reduces over the whole input, and halide_mlir.dask can't split it into "
             f"per-chunk partial results: {why}. Realize it on one machine and pass its result as an input, or "
-            f"realize in one chunk")
+            f"realize in one chunk"
+        )
+
     if len(stage.values) != 1:
         raise refuse("it is Tuple-valued (an argmax); only single-valued updates are split")
     if len(stage.updates) != 1:
@@ -109,19 +119,38 @@ def split(stage, inputs) -> Split:
     v = u.value
     if v.kind not in _OPS:
         raise refuse(f"its update is {v}, not f[args] = f[args] op e with op one of + - * min max")
-    sides = [k for k, a in enumerate(v.args)
-             if a.kind == "call" and a.value is f and all(_same(x, y) for x, y in zip(a.args, u.args))]
+    sides = [
+        k
+        for k, a in enumerate(v.args)
+        if a.kind == "call" and a.value is f and all(_same(x, y) for x, y in zip(a.args, u.args))
+    ]
     if not sides or (v.kind == "sub" and sides[0] != 0):
-        raise refuse(f"its update {v} does not combine the Func's own value at the same point "
-                     f"(f[args] = f[args] op e, op one of + - * min max)")
+        raise refuse(
+            f"its update {v} does not combine the Func's own value at the same point "
+            f"(f[args] = f[args] op e, op one of + - * min max)"
+        )
     other = v.args[1 - sides[0]]
     if _reads(other, f) or any(_reads(a, f) for a in u.args) or any(_reads(q, f) for q in u.predicates):
         raise refuse(f"its update {v} reads the Func elsewhere than at the point it writes (a scan)")
     rdom = u.rvars[0].domain()
-    box = [(constant_value(lo, f"The bounds of RDom '{rdom.name()}'"),
-            constant_value(ext, f"The bounds of RDom '{rdom.name()}'")) for lo, ext in rdom.bounds()]
-    return Split(f, v.kind, sides[0] == 0, u.args, other, list(u.predicates), rdom, box,
-                 _shifts([*u.args, other, *u.predicates], f, rdom, inputs))
+    box = [
+        (
+            constant_value(lo, f"The bounds of RDom '{rdom.name()}'"),
+            constant_value(ext, f"The bounds of RDom '{rdom.name()}'"),
+        )
+        for lo, ext in rdom.bounds()
+    ]
+    return Split(
+        f,
+        v.kind,
+        sides[0] == 0,
+        u.args,
+        other,
+        list(u.predicates),
+        rdom,
+        box,
+        _shifts([*u.args, other, *u.predicates], f, rdom, inputs),
+    )
 
 
 def _moves_with(e: Expr, rdom):
@@ -150,7 +179,7 @@ def _shifts(exprs, f, rdom, inputs):
             moves = [_moves_with(a, rdom) for a in n.args]
             if not any(h is n.value for h in inputs):
                 if any(m is not None for m in moves):
-                    return None   # a stage read at the tile's coordinates: its region depends on the tile
+                    return None  # a stage read at the tile's coordinates: its region depends on the tile
                 continue
             prev = shifts.setdefault(n.value, moves)
             if any(m is False for m in moves) or prev != moves:
@@ -208,6 +237,7 @@ def partial(s: Split, extents, first: bool):
             r = e if all(a is b for a, b in zip(args, e.args)) else e.copy_with(args)
         memo[key] = (e, r)
         return r
+
     pure = f._definition()
     p = Func(name)
     p[pure.args] = pure.values[0] if first else identity(s.op, f.output_type())
@@ -227,12 +257,17 @@ def combine(ufunc: str, *parts):
 def tree(parts: list, ufunc: str, name: str, fan_in: int = 4):
     """The partials combined by a tree of tasks (``fan_in`` at a time): one delayed result."""
     import dask
+
     level = 0
     while len(parts) > 1:
-        parts = [dask.delayed(combine, pure=True)(ufunc, *parts[i:i + fan_in],
-                                                  dask_key_name=f"{name}-combine{level}-{i}-"
-                                                  f"{dask.base.tokenize(ufunc, *parts[i:i + fan_in])}")
-                 for i in range(0, len(parts), fan_in)]
+        parts = [
+            dask.delayed(combine, pure=True)(
+                ufunc,
+                *parts[i : i + fan_in],
+                dask_key_name=f"{name}-combine{level}-{i}-{dask.base.tokenize(ufunc, *parts[i : i + fan_in])}",
+            )
+            for i in range(0, len(parts), fan_in)
+        ]
         level += 1
     return parts[0]
 
@@ -241,6 +276,7 @@ def tree(parts: list, ufunc: str, name: str, fan_in: int = 4):
 def reading(f: Func, buf: Buffer):
     """While compiling the rest of the pipeline, ``f`` is defined as a read of ``buf`` (its combined result)."""
     from ..lang.schedule import touch
+
     saved = f._pure, f._updates
     args = f._definition().args
     try:
@@ -254,9 +290,9 @@ def reading(f: Func, buf: Buffer):
 
 def placeholder(f: Func, region) -> Buffer:
     """A Buffer standing for ``f``'s combined result over ``region`` (its data comes from the tree's last task)."""
-    b = Buffer(np.broadcast_to(np.zeros((), np.dtype(f.output_type().numpy)), tuple(reversed(region.extents))),
-               f"{f.name()}_combined")
+    b = Buffer(
+        np.broadcast_to(np.zeros((), np.dtype(f.output_type().numpy)), tuple(reversed(region.extents))),
+        f"{f.name()}_combined",
+    )
     b.set_min(list(region.mins))
     return b
-
-

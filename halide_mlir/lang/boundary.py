@@ -9,6 +9,7 @@ Where Halide would run the inlined Func in a parallel loop of a consumer, the co
 in such pieces itself (at the root, one generic: analysis/pipeline.py partitionable) reads the condition
 inlined instead, as Halide does, with no copy in between. Scheduling it (e.g. ``compute_inline()``) overrides all that.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -29,19 +30,25 @@ def _bounds(source, bounds, what: str):
     elif isinstance(source, Func):
         dims = source.dimensions()
         if bounds is None:
-            raise HalideError(f"{user_site()}: BoundaryConditions.{what} of Func '{source.name()}' needs explicit "
-                              f"bounds, e.g. [(0, width), (0, height)]")
+            raise HalideError(
+                f"{user_site()}: BoundaryConditions.{what} of Func '{source.name()}' needs explicit "
+                f"bounds, e.g. [(0, width), (0, height)]"
+            )
     else:
-        raise HalideError(f"{user_site()}: BoundaryConditions.{what} takes a Buffer, ImageParam or Func, "
-                          f"not {source!r}")
+        raise HalideError(
+            f"{user_site()}: BoundaryConditions.{what} takes a Buffer, ImageParam or Func, not {source!r}"
+        )
     bounds = list(bounds)
     if len(bounds) > dims:
         raise HalideError(f"{user_site()}: BoundaryConditions.{what}: {len(bounds)} bounds for a {dims}-D source")
     bounds += [None] * (dims - len(bounds))
     out = []
     for b in bounds:
-        if b is None or (hasattr(b, "min") and b.min is None) or \
-                (isinstance(b, (tuple, list)) and any(isinstance(v, Expr) and not v.defined() for v in b)):
+        if (
+            b is None
+            or (hasattr(b, "min") and b.min is None)
+            or (isinstance(b, (tuple, list)) and any(isinstance(v, Expr) and not v.defined() for v in b))
+        ):
             out.append(None)
             continue
         lo, ext = (b.min, b.extent) if hasattr(b, "extent") else b
@@ -52,9 +59,10 @@ def _bounds(source, bounds, what: str):
 def _make(source, bounds, what: str, remap, outside=None) -> Func:
     dims, bounds = _bounds(source, bounds, what)
     args = [Var(f"_{i}") for i in range(dims)]
-    coords = [a._as_expr() if b is None else remap(a._as_expr(), cast(a._as_expr().type, b[0]),
-                                                   cast(a._as_expr().type, b[1]))
-              for a, b in zip(args, bounds)]
+    coords = [
+        a._as_expr() if b is None else remap(a._as_expr(), cast(a._as_expr().type, b[0]), cast(a._as_expr().type, b[1]))
+        for a, b in zip(args, bounds)
+    ]
     value = source[tuple(coords)]
     value = value._as_expr() if hasattr(value, "_as_expr") else value
     if outside is not None:
@@ -82,6 +90,7 @@ def constant_exterior(f, exterior, bounds=None) -> Func:
         v = to_expr(exterior)
         v = cast(inner.type, v) if v.type != inner.type else v
         return inner if out is None else select(out, v, inner)
+
     return _make(f, bounds, "constant_exterior", lambda x, lo, ext: clamp(x, lo, lo + ext - 1), outside)
 
 
@@ -91,10 +100,12 @@ def repeat_image(f, bounds=None) -> Func:
 
 def mirror_image(f, bounds=None) -> Func:
     """Reflect across the edges, repeating the edge pixel: ... 2 1 0 | 0 1 2 ... w-1 | w-1 w-2 ..."""
+
     def remap(x, lo, ext):
         m = (x - lo) % (ext * 2)
         # the clamp changes no value; it lets bounds inference see the result stays inside the source
         return _inside(x, lo, ext, clamp(select(m < ext, m, ext * 2 - 1 - m), 0, ext - 1) + lo)
+
     return _make(f, bounds, "mirror_image", remap)
 
 
@@ -107,20 +118,24 @@ def _inside(x, lo, ext, reflected):
 
 def mirror_interior(f, bounds=None) -> Func:
     """Reflect across the edges without repeating them: ... 2 1 | 0 1 2 ... w-1 | w-2 ..."""
+
     def remap(x, lo, ext):
         period = hl_max_expr(ext * 2 - 2, 1)
         m = (x - lo) % period
         return _inside(x, lo, ext, clamp(select(m < ext, m, period - m), 0, ext - 1) + lo)
+
     return _make(f, bounds, "mirror_interior", remap)
 
 
 def hl_max_expr(a, b) -> Expr:
     from .operators import max as hl_max
+
     return hl_max(a, b)
 
 
 class BoundaryConditions:
     """``hl.BoundaryConditions.repeat_edge(...)`` and friends, as in Halide's Python bindings."""
+
     repeat_edge = staticmethod(repeat_edge)
     constant_exterior = staticmethod(constant_exterior)
     repeat_image = staticmethod(repeat_image)

@@ -1,4 +1,5 @@
 """``hl.Buffer``: a numpy array seen with Halide's axis order (dimension 0 is numpy's last axis)."""
+
 from __future__ import annotations
 
 import itertools
@@ -24,14 +25,15 @@ def _allocate(t: Type, sizes: list[int], storage_order) -> np.ndarray:
         raise HalideError(f"{user_site()}: Buffer sizes must not be negative, got {sizes}")
     order = list(range(n)) if storage_order is None else [int(d) for d in storage_order]
     if sorted(order) != list(range(n)):
-        raise HalideError(f"{user_site()}: Buffer storage_order {order} is not a permutation of the "
-                          f"{n} dimensions")
+        raise HalideError(f"{user_site()}: Buffer storage_order {order} is not a permutation of the {n} dimensions")
     memory = list(reversed(order))  # outermost first, as numpy's axes
     nbytes = math.prod(sizes) * np.dtype(t.numpy).itemsize
     limit = too_large(nbytes)
-    if limit is not None:   # np.zeros of more than the machine has succeeds where the kernel overcommits
-        raise HalideError(f"{user_site()}: can't allocate a Buffer of {t} with sizes {sizes}: it needs {nbytes} "
-                          f"bytes, more than this machine can hold ({limit} bytes)")
+    if limit is not None:  # np.zeros of more than the machine has succeeds where the kernel overcommits
+        raise HalideError(
+            f"{user_site()}: can't allocate a Buffer of {t} with sizes {sizes}: it needs {nbytes} "
+            f"bytes, more than this machine can hold ({limit} bytes)"
+        )
     try:
         array = np.zeros([sizes[d] for d in memory], dtype=t.numpy)
     except (MemoryError, ValueError) as e:
@@ -71,13 +73,21 @@ class Buffer:
 
     def __init__(self, *args, **kwargs):
         from . import overloads as o
-        form, a = o.match("Buffer", args, kwargs,
-                          [o.Arg("buffer", o.is_buffer_like), o.Arg("name", o.is_str, ""),
-                           o.Arg("reverse_axes", o.is_bool, True)],
-                          [],
-                          [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list), o.Arg("name", o.is_str, "")],
-                          [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list),
-                           o.Arg("storage_order", o.is_int_list), o.Arg("name", o.is_str, "")])
+
+        form, a = o.match(
+            "Buffer",
+            args,
+            kwargs,
+            [o.Arg("buffer", o.is_buffer_like), o.Arg("name", o.is_str, ""), o.Arg("reverse_axes", o.is_bool, True)],
+            [],
+            [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list), o.Arg("name", o.is_str, "")],
+            [
+                o.Arg("type", o.is_type),
+                o.Arg("sizes", o.is_int_list),
+                o.Arg("storage_order", o.is_int_list),
+                o.Arg("name", o.is_str, ""),
+            ],
+        )
         name = a.get("name") or None
         if form == 1:  # undefined, as Halide's Buffer(); defined() is False
             array, mins = None, []
@@ -91,7 +101,7 @@ class Buffer:
             name = name or (a["buffer"]._name if not args[1:] and "name" not in kwargs else None)
         elif form == 0:
             array = np.asarray(a["buffer"])
-            self._host_written = True   # host-dirty, as Halide's Python Buffer of an array (device_buffer.py)
+            self._host_written = True  # host-dirty, as Halide's Python Buffer of an array (device_buffer.py)
             if not a["reverse_axes"]:
                 array = array.transpose(tuple(reversed(range(array.ndim))))
             mins = [0] * array.ndim
@@ -99,8 +109,10 @@ class Buffer:
             array = _allocate(a["type"], [int(s) for s in a["sizes"]], a.get("storage_order"))
             mins = [0] * array.ndim
         if array is not None and any(n > _INT_MAX for n in array.shape):
-            raise ValueError(f"Out of range dimensions in buffer conversion: extents {list(array.shape)} "
-                             f"(each must be at most {_INT_MAX})")
+            raise ValueError(
+                f"Out of range dimensions in buffer conversion: extents {list(array.shape)} "
+                f"(each must be at most {_INT_MAX})"
+            )
         self._type = type_of_dtype(array.dtype) if array is not None else None
         self._array = array
         self._mins = mins
@@ -133,10 +145,13 @@ class Buffer:
         if self._array is None:
             raise HalideError(f"{user_site()}: can't {what}: the Buffer is undefined")
         if self._no_host:
-            raise HalideError(f"{user_site()}: can't {what}: Buffer '{self._name}' has no memory (a bounds query "
-                              f"Buffer, or deallocated)")
-        if self.__dict__.get("_dev") is not None:   # on a device too: the dirty bits (runtime/device_buffer.py)
+            raise HalideError(
+                f"{user_site()}: can't {what}: Buffer '{self._name}' has no memory (a bounds query "
+                f"Buffer, or deallocated)"
+            )
+        if self.__dict__.get("_dev") is not None:  # on a device too: the dirty bits (runtime/device_buffer.py)
             from ..runtime import device_buffer
+
             (device_buffer.host_write if what in _HOST_WRITES else device_buffer.host_read)(self)
         elif what in _HOST_WRITES:
             self._host_written = True
@@ -212,8 +227,10 @@ class Buffer:
     def contains(self, coords) -> bool:
         coords = _int_list("contains", coords)
         if len(coords) != self.dimensions():
-            raise HalideError(f"{user_site()}: contains: Buffer '{self._name}' has {self.dimensions()} dimensions, "
-                              f"got {len(coords)} coordinates")
+            raise HalideError(
+                f"{user_site()}: contains: Buffer '{self._name}' has {self.dimensions()} dimensions, "
+                f"got {len(coords)} coordinates"
+            )
         return all(self.dim(i).min() <= c <= self.dim(i).max() for i, c in enumerate(coords))
 
     def same_as(self, other) -> bool:
@@ -224,7 +241,7 @@ class Buffer:
             mins = tuple(mins[0])
         if len(mins) > self.dimensions():
             raise HalideError(f"{user_site()}: set_min got {len(mins)} mins for a {self.dimensions()}-D buffer")
-        self._mins[:len(mins)] = [int(m) for m in mins]
+        self._mins[: len(mins)] = [int(m) for m in mins]
 
     def copy(self) -> "Buffer":
         """A new Buffer with its own (dense) storage, same mins, same values."""
@@ -235,7 +252,7 @@ class Buffer:
 
     def _view(self) -> "Buffer":
         """Another Buffer object on the same storage (what Halide's ``cropped``/``translated``... return)."""
-        self._host("view")   # (a view has no device allocation of its own: the host values first)
+        self._host("view")  # (a view has no device allocation of its own: the host values first)
         b = Buffer.__new__(Buffer)
         b.__dict__.update(self.__dict__)
         b._mins = list(self._mins)
@@ -259,9 +276,11 @@ class Buffer:
         if not isinstance(other, Buffer):
             other = Buffer(other)
         if other.type() != self.type() or other.dimensions() != self.dimensions():
-            raise HalideError(f"{user_site()}: copy_from: Buffer '{other.name()}' ({other.type()}, "
-                              f"{other.dimensions()}-D) into Buffer '{self._name}' ({self.type()}, "
-                              f"{self.dimensions()}-D): type and dimensions must match")
+            raise HalideError(
+                f"{user_site()}: copy_from: Buffer '{other.name()}' ({other.type()}, "
+                f"{other.dimensions()}-D) into Buffer '{self._name}' ({self.type()}, "
+                f"{self.dimensions()}-D): type and dimensions must match"
+            )
         dst, src = [], []
         for i in range(self.dimensions()):
             lo = max(self.dim(i).min(), other.dim(i).min())
@@ -276,18 +295,34 @@ class Buffer:
     def crop(self, *args, **kwargs) -> None:
         """``crop(dimension, min, extent)`` or ``crop([(min, extent), ...])``."""
         from . import overloads as o
-        form, a = o.match("crop", args, kwargs,
-                          [o.Arg("dimension", o.is_int), o.Arg("min", o.is_int), o.Arg("extent", o.is_int)],
-                          [o.Arg("rect", lambda v: isinstance(v, (list, tuple)) and
-                                 all(isinstance(p, (list, tuple)) and len(p) == 2 and all(map(o.is_int, p))
-                                     for p in v))])
-        crops = [(int(a["dimension"]), int(a["min"]), int(a["extent"]))] if form == 0 else \
-            [(d, int(m), int(e)) for d, (m, e) in enumerate(a["rect"])]
+
+        form, a = o.match(
+            "crop",
+            args,
+            kwargs,
+            [o.Arg("dimension", o.is_int), o.Arg("min", o.is_int), o.Arg("extent", o.is_int)],
+            [
+                o.Arg(
+                    "rect",
+                    lambda v: (
+                        isinstance(v, (list, tuple))
+                        and all(isinstance(p, (list, tuple)) and len(p) == 2 and all(map(o.is_int, p)) for p in v)
+                    ),
+                )
+            ],
+        )
+        crops = (
+            [(int(a["dimension"]), int(a["min"]), int(a["extent"]))]
+            if form == 0
+            else [(d, int(m), int(e)) for d, (m, e) in enumerate(a["rect"])]
+        )
         for d, m, e in crops:
             dim = self.dim(d)
             if m < dim.min() or m + e - 1 > dim.max() or e < 0:
-                raise HalideError(f"{user_site()}: can't crop dimension {d} of Buffer '{self._name}' to "
-                                  f"[{m}, {m + e - 1}]: it spans [{dim.min()}, {dim.max()}]")
+                raise HalideError(
+                    f"{user_site()}: can't crop dimension {d} of Buffer '{self._name}' to "
+                    f"[{m}, {m + e - 1}]: it spans [{dim.min()}, {dim.max()}]"
+                )
             idx = [slice(None)] * self.dimensions()
             idx[self.dimensions() - 1 - d] = slice(m - dim.min(), m - dim.min() + e)
             self._array = self._array[tuple(idx)]
@@ -307,8 +342,7 @@ class Buffer:
         elif len(args) == 1:
             deltas = _int_list("translate", args[0])
             if len(deltas) > self.dimensions():
-                raise HalideError(f"{user_site()}: translate: {len(deltas)} deltas for a {self.dimensions()}-D "
-                                  f"Buffer")
+                raise HalideError(f"{user_site()}: translate: {len(deltas)} deltas for a {self.dimensions()}-D Buffer")
             for d, dx in enumerate(deltas):
                 self._mins[d] += dx
         else:
@@ -354,8 +388,10 @@ class Buffer:
         dim = self.dim(d)
         pos = dim.min() if pos is None else int(pos)
         if not dim.min() <= pos <= dim.max():
-            raise HalideError(f"{user_site()}: slice of Buffer '{self._name}' at {pos}: dimension {d} spans "
-                              f"[{dim.min()}, {dim.max()}]")
+            raise HalideError(
+                f"{user_site()}: slice of Buffer '{self._name}' at {pos}: dimension {d} spans "
+                f"[{dim.min()}, {dim.max()}]"
+            )
         idx = [slice(None)] * self.dimensions()
         idx[self.dimensions() - 1 - d] = pos - dim.min()
         self._array = self._array[tuple(idx)]
@@ -404,13 +440,15 @@ class Buffer:
     def _device_call(name):
         def call(self, *args, **kwargs):
             from ..runtime import device_buffer
+
             if self._array is None:
                 raise HalideError(f"{user_site()}: can't {name}: the Buffer is undefined")
             return getattr(device_buffer, name)(self)
+
         call.__name__ = name
         return call
 
-    copy_to_device = _device_call("copy_to_device")   # (target / device_api arguments: CUDA is the only one)
+    copy_to_device = _device_call("copy_to_device")  # (target / device_api arguments: CUDA is the only one)
     copy_to_host = _device_call("copy_to_host")
     device_malloc = _device_call("device_malloc")
     device_sync = _device_call("device_sync")
@@ -431,20 +469,25 @@ class Buffer:
 
     def set_host_dirty(self, dirty: bool = True) -> None:
         from ..runtime import device_buffer
+
         device_buffer.set_host_dirty(self, dirty)
 
     def set_device_dirty(self, dirty: bool = True) -> None:
         from ..runtime import device_buffer
+
         device_buffer.set_device_dirty(self, dirty)
 
     def device_detach_native(self, *args, **kwargs):
-        raise HalideError(f"{user_site()}: Buffer '{self._name}': device_detach_native is not supported by "
-                          f"halide_mlir (its device allocations are its own)")
+        raise HalideError(
+            f"{user_site()}: Buffer '{self._name}': device_detach_native is not supported by "
+            f"halide_mlir (its device allocations are its own)"
+        )
 
     # --- constructors of Halide's Buffer class ---------------------------------------------------
     @staticmethod
     def make_scalar(*args, **kwargs) -> "Buffer":
         from . import overloads as o
+
         _, a = o.match("make_scalar", args, kwargs, [o.Arg("type", o.is_type), o.Arg("name", o.is_str, "")])
         return Buffer(a["type"], [], a["name"])
 
@@ -452,17 +495,32 @@ class Buffer:
     def make_interleaved(*args, **kwargs) -> "Buffer":
         """A ``width x height x channels`` Buffer with the channels innermost in memory."""
         from . import overloads as o
-        _, a = o.match("make_interleaved", args, kwargs,
-                       [o.Arg("type", o.is_type), o.Arg("width", o.is_int), o.Arg("height", o.is_int),
-                        o.Arg("channels", o.is_int), o.Arg("name", o.is_str, "")])
+
+        _, a = o.match(
+            "make_interleaved",
+            args,
+            kwargs,
+            [
+                o.Arg("type", o.is_type),
+                o.Arg("width", o.is_int),
+                o.Arg("height", o.is_int),
+                o.Arg("channels", o.is_int),
+                o.Arg("name", o.is_str, ""),
+            ],
+        )
         return Buffer(a["type"], [a["width"], a["height"], a["channels"]], [2, 0, 1], a["name"])
 
     @staticmethod
     def make_with_shape_of(*args, **kwargs) -> "Buffer":
         """A new Buffer with the mins, extents and storage order of ``src``."""
         from . import overloads as o
-        _, a = o.match("make_with_shape_of", args, kwargs,
-                       [o.Arg("src", lambda v: isinstance(v, Buffer)), o.Arg("name", o.is_str, "")])
+
+        _, a = o.match(
+            "make_with_shape_of",
+            args,
+            kwargs,
+            [o.Arg("src", lambda v: isinstance(v, Buffer)), o.Arg("name", o.is_str, "")],
+        )
         src = a["src"]
         n = src.dimensions()
         order = sorted(range(n), key=lambda d: (abs(src.dim(d).stride()), d))
@@ -474,8 +532,13 @@ class Buffer:
     def make_bounds_query(*args, **kwargs) -> "Buffer":
         """A Buffer with a shape and no memory (for ``infer_input_bounds``)."""
         from . import overloads as o
-        _, a = o.match("make_bounds_query", args, kwargs,
-                       [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list), o.Arg("name", o.is_str, "")])
+
+        _, a = o.match(
+            "make_bounds_query",
+            args,
+            kwargs,
+            [o.Arg("type", o.is_type), o.Arg("sizes", o.is_int_list), o.Arg("name", o.is_str, "")],
+        )
         b = Buffer(a["type"], [0] * len(a["sizes"]), a["name"])
         b._array = np.broadcast_to(np.zeros((), a["type"].numpy), tuple(reversed([int(s) for s in a["sizes"]])))
         b._no_host = True
@@ -489,19 +552,21 @@ class Buffer:
     # --- elements --------------------------------------------------------------------------------
     def _numpy_index(self, coords) -> tuple:
         if len(coords) != self.dimensions():
-            raise HalideError(f"{user_site()}: Buffer '{self._name}' is {self.dimensions()}-D but was indexed "
-                              f"with {len(coords)} coordinates")
+            raise HalideError(
+                f"{user_site()}: Buffer '{self._name}' is {self.dimensions()}-D but was indexed "
+                f"with {len(coords)} coordinates"
+            )
         idx = []
         for i, c in enumerate(coords):
             d = self.dim(i)
             if not d.min() <= c <= d.max():
-                raise IndexError(f"index {c} is out of bounds for axis {i} with min={d.min()}, "
-                                 f"extent={d.extent()}")
+                raise IndexError(f"index {c} is out of bounds for axis {i} with min={d.min()}, extent={d.extent()}")
             idx.append(c - d.min())
         return tuple(reversed(idx))
 
     def __getitem__(self, args):
         from .func import call_args
+
         coords = args if isinstance(args, (tuple, list)) else (args,)
         if all(isinstance(c, (int, np.integer)) for c in coords):
             return self._host("read an element")[self._numpy_index(coords)].item()
@@ -518,8 +583,9 @@ class Buffer:
     def __repr__(self) -> str:
         if self._array is None:
             return "<undefined halide.Buffer>"
-        shape = ",".join(f"[{d.min()},{d.extent()},{d.stride()}]"
-                         for d in (self.dim(i) for i in range(self.dimensions())))
+        shape = ",".join(
+            f"[{d.min()},{d.extent()},{d.stride()}]" for d in (self.dim(i) for i in range(self.dimensions()))
+        )
         return f"<halide.Buffer of type {self._type} shape:[{shape}]>"
 
     __str__ = __repr__
@@ -527,6 +593,7 @@ class Buffer:
 
 def _int_list(what: str, v) -> list[int]:
     from . import overloads as o
+
     if not o.is_int_list(v):
         raise HalideTypeError(f"{user_site()}: {what}(): expected a list of ints, got {v!r}")
     return [int(x) for x in v]

@@ -7,25 +7,28 @@ bounds query: the output's constrained shape, grown to what the schedule writes 
 each input is read over; constraints then set the inputs' shapes, until nothing changes; inputs with no buffer
 get new (zeroed) Buffers of those shapes.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
 from .expr import Expr, to_expr
 from .source import user_site
 
-MAX_PASSES = 16   # Halide's infer_input_bounds gives up after this many bounds queries
+MAX_PASSES = 16  # Halide's infer_input_bounds gives up after this many bounds queries
 
 
 def set_constraint(param, i: int, what: str, value) -> None:
     from .schedule import touch
+
     cons = param.__dict__.setdefault("_constraints", {})
     if value is None or isinstance(value, Expr) and value.kind == "undefined":
         cons.pop((i, what), None)
     else:
         e = to_expr(value)
         if e.type.is_float():
-            raise HalideError(f"{user_site()}: the {what} of dimension {i} of {param.name()} must be an integer, "
-                              f"not {e.type}")
+            raise HalideError(
+                f"{user_site()}: the {what} of dimension {i} of {param.name()} must be an integer, not {e.type}"
+            )
         cons[(i, what)] = e
     touch()
 
@@ -36,12 +39,14 @@ def constraints(param) -> dict:
 
 def _eval(e) -> int:
     from ..analysis.specialize import evaluate
+
     return int(evaluate(e))
 
 
 def check_inputs(inputs) -> None:
     """Before a realize: each bound input buffer satisfies its ImageParam's constraints (Halide's message)."""
     from .param import ImageParam
+
     for h in inputs:
         if not isinstance(h, ImageParam) or not constraints(h) or h.get() is None:
             continue
@@ -51,8 +56,9 @@ def check_inputs(inputs) -> None:
             actual = d.min() if what == "min" else d.extent() if what == "extent" else d.stride()
             want = _eval(e)
             if actual != want:
-                raise HalideError(f"{user_site()}: Error: Constraint violated: {h.name()}.{what}.{i} ({actual}) == "
-                                  f"{e} ({want})")
+                raise HalideError(
+                    f"{user_site()}: Error: Constraint violated: {h.name()}.{what}.{i} ({actual}) == {e} ({want})"
+                )
 
 
 _ORDER = {"min": 0, "extent": 1, "stride": 2}
@@ -60,6 +66,7 @@ _ORDER = {"min": 0, "extent": 1, "stride": 2}
 
 def _query_buffer(t, mins, extents):
     from .buffer import Buffer
+
     b = Buffer.make_bounds_query(t, list(extents))
     b.set_min(list(mins))
     return b
@@ -69,6 +76,7 @@ def _written_region(func, mins, extents) -> tuple[list, list]:
     """The region a realize of ``func`` over (mins, extents) writes: RoundUp splits of its pure Vars (explicit,
     or Auto in an update definition, as Halide chooses) grow it to a multiple of the factor."""
     from .schedule import DirectiveKind
+
     names = [v.name() for v in func.args()]
     extents = list(extents)
     schedules = [(func.schedule(), False)] + [(u.schedule, True) for u in func.updates()]
@@ -93,6 +101,7 @@ def infer_input_bounds(func, dst) -> None:
     from ..driver import front_end
     from .buffer import Buffer
     from .param import ImageParam
+
     if isinstance(dst, (list, tuple)) and dst and isinstance(dst[0], Buffer):
         dst = dst[0]
     query = dst if isinstance(dst, Buffer) else None
@@ -126,7 +135,7 @@ def infer_input_bounds(func, dst) -> None:
                 m, e = (list(r.mins), list(r.extents)) if r is not None else shapes[h]
                 h._buffer = _query_buffer(h.type(), m, e)
                 shapes[h] = (m, e)
-            for h in params:   # then each input's constraints, on the shapes just found
+            for h in params:  # then each input's constraints, on the shapes just found
                 c = constraints(h)
                 m, e = shapes[h]
                 m = [_eval(c[(i, "min")]) if (i, "min") in c else m[i] for i in range(len(m))]
@@ -135,8 +144,10 @@ def infer_input_bounds(func, dst) -> None:
             if (mins, extents, shapes) == before:
                 break
         else:
-            raise HalideError(f"{user_site()}: Inferring input bounds on Pipeline didn't converge after "
-                              f"{MAX_PASSES} iterations. There may be unsatisfiable constraints")
+            raise HalideError(
+                f"{user_site()}: Inferring input bounds on Pipeline didn't converge after "
+                f"{MAX_PASSES} iterations. There may be unsatisfiable constraints"
+            )
     finally:
         out._buffer = saved
         for h in params:

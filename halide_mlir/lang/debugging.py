@@ -1,6 +1,7 @@
 """Halide's debugging aids: ``hl.print``, ``hl.print_when`` and ``Func.trace_stores/trace_loads/
 trace_realizations``. Each is recorded here as data; codegen/trace.py turns it into calls that print each time
 the compiled code evaluates or stores a value (runtime/trace.py), in Halide's text format."""
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -17,8 +18,10 @@ def _print_expr(cond, args) -> Expr:
     if not args:
         raise HalideError(f"{user_site()}: print() needs at least one argument")
     if isinstance(args[0], str):
-        raise HalideError(f"{user_site()}: the first argument of print() is the Expr it returns: got the string "
-                          f"{args[0]!r} (put an Expr first)")
+        raise HalideError(
+            f"{user_site()}: the first argument of print() is the Expr it returns: got the string "
+            f"{args[0]!r} (put an Expr first)"
+        )
     parts, values = [], []
     for a in args:
         if isinstance(a, str):
@@ -46,6 +49,7 @@ def print_when(condition, *args) -> Expr:
 
 # --- tracing ---------------------------------------------------------------------------------------
 
+
 def tracing(holder) -> frozenset:
     """What is traced of a Func or ImageParam: a subset of TRACE_KINDS."""
     return frozenset(getattr(holder, "_tracing", ()))
@@ -57,6 +61,7 @@ def _trace(kind: str):
         traced.add(kind)
         self._tracing = frozenset(traced)
         return self
+
     method.__name__ = f"trace_{kind}"
     method.__doc__ = f"Halide's ``trace_{kind}``: print a line per {kind[:-1]} event (Halide's format)."
     return method
@@ -65,4 +70,3 @@ def _trace(kind: str):
 def install(cls: type, kinds=TRACE_KINDS) -> None:
     for kind in kinds:
         setattr(cls, f"trace_{kind}", _trace(kind))
-

@@ -3,6 +3,7 @@
 Every node is an ``Expr(kind, type, args, value)``; the analysis and codegen passes dispatch on ``kind``.
 Python operators on Exprs, Vars, Params and Func references all come through ``ExprOps``.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -19,13 +20,30 @@ ARITH = ("add", "sub", "mul", "div", "mod", "min", "max", "and", "or", "xor")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 LOGICAL = ("land", "lor")
 SHIFT = ("shl", "shr")
-FLOAT_MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
-              "floor", "ceil", "round", "trunc")
+FLOAT_MATH = (
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "log",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+)
 
 
 def _pow(a, b):
     """``a ** b`` is ``hl.pow(a, b)``, as in Halide's bindings."""
     from .operators import pow as pow_
+
     return pow_(a, b)
 
 
@@ -35,36 +53,96 @@ class ExprOps:
     def _e(self) -> "Expr":
         return to_expr(self)
 
-    def __add__(self, o): return binary("add", self, o)
-    def __radd__(self, o): return binary("add", o, self)
-    def __sub__(self, o): return binary("sub", self, o)
-    def __rsub__(self, o): return binary("sub", o, self)
-    def __mul__(self, o): return binary("mul", self, o)
-    def __rmul__(self, o): return binary("mul", o, self)
-    def __truediv__(self, o): return binary("div", self, o)
-    def __rtruediv__(self, o): return binary("div", o, self)
-    def __floordiv__(self, o): return floordiv(self, o)
-    def __rfloordiv__(self, o): return floordiv(o, self)
-    def __mod__(self, o): return binary("mod", self, o)
-    def __rmod__(self, o): return binary("mod", o, self)
-    def __pow__(self, o): return _pow(self, o)
-    def __rpow__(self, o): return _pow(o, self)
-    def __lshift__(self, o): return shift("shl", self, o)
-    def __rlshift__(self, o): return shift("shl", o, self)
-    def __rshift__(self, o): return shift("shr", self, o)
-    def __rrshift__(self, o): return shift("shr", o, self)
-    def __and__(self, o): return bitwise_or_logical("and", self, o)
-    def __rand__(self, o): return bitwise_or_logical("and", o, self)
-    def __or__(self, o): return bitwise_or_logical("or", self, o)
-    def __ror__(self, o): return bitwise_or_logical("or", o, self)
-    def __xor__(self, o): return binary("xor", self, o)
-    def __rxor__(self, o): return binary("xor", o, self)
-    def __lt__(self, o): return binary("lt", self, o)
-    def __le__(self, o): return binary("le", self, o)
-    def __gt__(self, o): return binary("gt", self, o)
-    def __ge__(self, o): return binary("ge", self, o)
-    def __eq__(self, o): return binary("eq", self, o)  # type: ignore[override]
-    def __ne__(self, o): return binary("ne", self, o)  # type: ignore[override]
+    def __add__(self, o):
+        return binary("add", self, o)
+
+    def __radd__(self, o):
+        return binary("add", o, self)
+
+    def __sub__(self, o):
+        return binary("sub", self, o)
+
+    def __rsub__(self, o):
+        return binary("sub", o, self)
+
+    def __mul__(self, o):
+        return binary("mul", self, o)
+
+    def __rmul__(self, o):
+        return binary("mul", o, self)
+
+    def __truediv__(self, o):
+        return binary("div", self, o)
+
+    def __rtruediv__(self, o):
+        return binary("div", o, self)
+
+    def __floordiv__(self, o):
+        return floordiv(self, o)
+
+    def __rfloordiv__(self, o):
+        return floordiv(o, self)
+
+    def __mod__(self, o):
+        return binary("mod", self, o)
+
+    def __rmod__(self, o):
+        return binary("mod", o, self)
+
+    def __pow__(self, o):
+        return _pow(self, o)
+
+    def __rpow__(self, o):
+        return _pow(o, self)
+
+    def __lshift__(self, o):
+        return shift("shl", self, o)
+
+    def __rlshift__(self, o):
+        return shift("shl", o, self)
+
+    def __rshift__(self, o):
+        return shift("shr", self, o)
+
+    def __rrshift__(self, o):
+        return shift("shr", o, self)
+
+    def __and__(self, o):
+        return bitwise_or_logical("and", self, o)
+
+    def __rand__(self, o):
+        return bitwise_or_logical("and", o, self)
+
+    def __or__(self, o):
+        return bitwise_or_logical("or", self, o)
+
+    def __ror__(self, o):
+        return bitwise_or_logical("or", o, self)
+
+    def __xor__(self, o):
+        return binary("xor", self, o)
+
+    def __rxor__(self, o):
+        return binary("xor", o, self)
+
+    def __lt__(self, o):
+        return binary("lt", self, o)
+
+    def __le__(self, o):
+        return binary("le", self, o)
+
+    def __gt__(self, o):
+        return binary("gt", self, o)
+
+    def __ge__(self, o):
+        return binary("ge", self, o)
+
+    def __eq__(self, o):
+        return binary("eq", self, o)  # type: ignore[override]
+
+    def __ne__(self, o):
+        return binary("ne", self, o)  # type: ignore[override]
+
     __hash__ = object.__hash__
 
     def __neg__(self):
@@ -81,19 +159,22 @@ class ExprOps:
         return Expr("not", e.type, (e,))
 
     def __bool__(self):
-        raise HalideValueError(f"{user_site()}: The halide.Expr ({to_expr(self)}) cannot be converted to a bool. If "
-                               f"this error occurs using the 'and'/'or' keywords, consider using the '&'/'|' "
-                               f"operators instead (and hl.select instead of if).")
+        raise HalideValueError(
+            f"{user_site()}: The halide.Expr ({to_expr(self)}) cannot be converted to a bool. If "
+            f"this error occurs using the 'and'/'or' keywords, consider using the '&'/'|' "
+            f"operators instead (and hl.select instead of if)."
+        )
 
     def type(self) -> Type:
         return to_expr(self).type
 
     def logical_not(self) -> "Expr":
         from .functions import logical_not
+
         return logical_not(self)
 
 
-UNDEFINED = "undefined"   # the kind of hl.Expr()
+UNDEFINED = "undefined"  # the kind of hl.Expr()
 
 
 class Expr(ExprOps):
@@ -127,10 +208,12 @@ class Expr(ExprOps):
 
     def __repr__(self) -> str:
         from .printer import expr_str
+
         return f"<halide_mlir.Expr of type {self._type}: {expr_str(self)}>"
 
     def __str__(self) -> str:
         from .printer import expr_str
+
         return expr_str(self)
 
 
@@ -152,9 +235,9 @@ def python_scalar(value) -> Expr:
         return const(bool(value), Bool())
     if isinstance(value, (int, np.integer)):
         value = int(value)
-        if not -2**63 <= value < 2**63:
+        if not -(2**63) <= value < 2**63:
             raise HalideError(f"{user_site()}: the integer {value} does not fit in a 64-bit Halide Expr")
-        return const(value, Int(32) if -2**31 <= value < 2**31 else Int(64))
+        return const(value, Int(32) if -(2**31) <= value < 2**31 else Int(64))
     if isinstance(value, (float, np.floating)):
         _warn_float32(value)
         return const(float(value), Float(32))
@@ -165,9 +248,12 @@ def _warn_float32(value) -> None:
     with np.errstate(over="ignore"):
         lossy = float(np.float32(value)) != float(value)
     if not isinstance(value, np.float32) and lossy and np.isfinite(value):
-        warnings.warn(f"The floating-point value {float(value):.17g} will be interpreted as a float32 by Halide and "
-                      f"lose precision; add an explicit `f32()` or `f64()` cast to avoid this warning.",
-                      RuntimeWarning, stacklevel=_user_stacklevel())
+        warnings.warn(
+            f"The floating-point value {float(value):.17g} will be interpreted as a float32 by Halide and "
+            f"lose precision; add an explicit `f32()` or `f64()` cast to avoid this warning.",
+            RuntimeWarning,
+            stacklevel=_user_stacklevel(),
+        )
 
 
 def _user_stacklevel() -> int:
@@ -175,6 +261,7 @@ def _user_stacklevel() -> int:
     import os
     import sys
     from .source import _PACKAGE_DIR
+
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
         frame, level = frame.f_back, level + 1
@@ -227,12 +314,14 @@ def _literal_to(value, other: Type) -> Expr:
             _warn_float32(value)  # Halide goes through float32 even beside a float64 Expr, and says so
             return const(const(value, Float(32)).value, other)
         return const(value, other)
-    if not isinstance(value, bool) and not -2**31 <= value < 2**31:
+    if not isinstance(value, bool) and not -(2**31) <= value < 2**31:
         return python_scalar(value)  # Halide makes it an int64 Expr; the usual type matching follows
     if not other.can_represent(value):
         wrapped = _wrap_const(value, Int(64), other)
-        raise HalideError(f"{user_site()}: Integer constant {value} will be implicitly coerced to type {other}, "
-                          f"which changes its value to ({other}){wrapped}.")
+        raise HalideError(
+            f"{user_site()}: Integer constant {value} will be implicitly coerced to type {other}, "
+            f"which changes its value to ({other}){wrapped}."
+        )
     return const(value, other)
 
 
@@ -265,10 +354,19 @@ def floordiv(a, b) -> Expr:
 
 def bitwise_or_logical(kind: str, a, b) -> Expr:
     ea, eb = (to_expr(v) if not is_python_number(v) else None for v in (a, b))
-    if ea is not None and eb is not None and not ea.type.is_bool() and not eb.type.is_bool() \
-            and not ea.type.is_float() and not eb.type.is_float() and ea.type._code != eb.type._code:
-        raise HalideError(f"{user_site()}: Arguments to bitwise {kind} must be both be signed or both be "
-                          f"unsigned. LHS type: {ea.type} RHS type: {eb.type}")
+    if (
+        ea is not None
+        and eb is not None
+        and not ea.type.is_bool()
+        and not eb.type.is_bool()
+        and not ea.type.is_float()
+        and not eb.type.is_float()
+        and ea.type._code != eb.type._code
+    ):
+        raise HalideError(
+            f"{user_site()}: Arguments to bitwise {kind} must be both be signed or both be "
+            f"unsigned. LHS type: {ea.type} RHS type: {eb.type}"
+        )
     a, b = operands(a, b)
     if a.type.is_bool():
         return Expr("l" + kind if kind != "xor" else "ne", Bool(), (a, b))
@@ -290,7 +388,7 @@ def shift(kind: str, a, b) -> Expr:
     if a.type.is_float() and b.kind == "const" and not b.type.is_float():
         # Halide: a float shifted by a constant k is multiplied (<<) or divided (>>) by 2**k
         k = b.value if kind == "shl" else -b.value
-        return binary("mul", a, const(2.0 ** k, a.type))
+        return binary("mul", a, const(2.0**k, a.type))
     if a.type.is_float() or b.type.is_float():
         raise HalideError(f"{user_site()}: shift of a floating-point value by a non-constant amount")
     bits = max(a.type.bits(), b.type.bits())

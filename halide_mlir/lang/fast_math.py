@@ -16,6 +16,7 @@ accurate as Halide's (test/python/test_math_functions.py measures both against n
   within 2 ulp where |x| < 1e4 (Halide's fast_sin is ~3e-6 absolute), in [-1, 1] beyond. float64 arguments use
   sin and cos. Like Halide's, fast_log and fast_pow return nonsense for x < 0 (here nan).
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -27,8 +28,8 @@ from .types import Float, Int
 F32 = Float(32)
 
 _TWO_OVER_PI = 0.63661977236758134
-_PI_2 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)   # pi/2 = sum, the first with 8 bits
-_SIN = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)               # sin r ~ r + r^3 P(r^2)
+_PI_2 = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)  # pi/2 = sum, the first with 8 bits
+_SIN = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)  # sin r ~ r + r^3 P(r^2)
 _COS = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)  # cos r ~ 1 - r^2/2 + r^4 Q(r^2)
 
 
@@ -49,10 +50,24 @@ def fast_log(x) -> Expr:
 
 # log2(1 + f) ~ f L(f) on [sqrt(1/2) - 1, sqrt(2) - 1] and 2^r ~ E(r) on [-1/2, 1/2], highest power first: fits made
 # for this file (relative least squares, reweighted toward minimax): 2e-7 absolute, 1.4e-7 relative
-_LOG2 = (-0.15255039930343628, 0.23604728281497955, -0.2476341724395752, 0.28679656982421875, -0.36030712723731995,
-         0.480934202671051, -0.7213518023490906, 1.442694902420044)
-_EXP2 = (0.0013312093215063214, 0.009673072025179863, 0.05550582706928253, 0.24022163450717926, 0.6931470632553101,
-         1.0)   # (the fit says 1.0000001: exactly 1 keeps x^0 = 1)
+_LOG2 = (
+    -0.15255039930343628,
+    0.23604728281497955,
+    -0.2476341724395752,
+    0.28679656982421875,
+    -0.36030712723731995,
+    0.480934202671051,
+    -0.7213518023490906,
+    1.442694902420044,
+)
+_EXP2 = (
+    0.0013312093215063214,
+    0.009673072025179863,
+    0.05550582706928253,
+    0.24022163450717926,
+    0.6931470632553101,
+    1.0,
+)  # (the fit says 1.0000001: exactly 1 keeps x^0 = 1)
 
 
 def fast_pow(x, y) -> Expr:
@@ -66,18 +81,19 @@ def fast_pow(x, y) -> Expr:
     from .operators import max as _max
     from .operators import min as _min
     from .operators import round as _round
+
     if isinstance(y, int) or (isinstance(y, Expr) and y.kind == "const" and not y.type.is_float()):
         return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
     x, y = cast(F32, to_expr(x)), cast(F32, to_expr(y))
     i32 = Int(32)
     bits = reinterpret(i32, x)
-    e = (bits - 0x3F3504F3) >> 23                      # m = x / 2^e in [sqrt(1/2), sqrt(2))
+    e = (bits - 0x3F3504F3) >> 23  # m = x / 2^e in [sqrt(1/2), sqrt(2))
     f = reinterpret(F32, bits - (e << 23)) - const(1.0, F32)
     t = y * (cast(F32, e) + f * _poly(f, _LOG2))
-    tc = _max(_min(t, const(128.0, F32)), const(-127.0, F32))   # 2^-127 -> bits 0 (0.0), 2^128 -> inf
+    tc = _max(_min(t, const(128.0, F32)), const(-127.0, F32))  # 2^-127 -> bits 0 (0.0), 2^128 -> inf
     k = _round(tc)
     scale = reinterpret(F32, (cast(i32, k) + 127) << 23)
-    v = select(t == t, scale * _poly(tc - k, _EXP2), t)          # (t is nan: k would make a poison int)
+    v = select(t == t, scale * _poly(tc - k, _EXP2), t)  # (t is nan: k would make a poison int)
     return select(x > 0.0, v, select(x == 0.0, const(0.0, F32), const(float("nan"), F32)))
 
 
@@ -98,7 +114,7 @@ def _poly(x: Expr, coeffs) -> Expr:
     return p
 
 
-_ROUNDER = 12582912.0   # 1.5 * 2^23: x + it rounds x to an integer, held in the low mantissa bits
+_ROUNDER = 12582912.0  # 1.5 * 2^23: x + it rounds x to an integer, held in the low mantissa bits
 
 
 def _sin_cos(x, quadrant_shift: int) -> Expr:
@@ -106,21 +122,22 @@ def _sin_cos(x, quadrant_shift: int) -> Expr:
     adding 1.5 * 2^23 (no floor, and k's low bits are then the sum's low bits: a bitcast, defined for inf and nan
     too, where a float-to-int conversion would be poison)."""
     from .functions import reinterpret
+
     kr = x * const(_TWO_OVER_PI, F32) + const(_ROUNDER, F32)
     k = kr - const(_ROUNDER, F32)
     r = x
     for part in _PI_2:
         r = r - k * const(part, F32)
     r2 = r * r
-    r2 = select(r2 > 1.0, const(1.0, F32), r2)   # (|r| <= pi/4 unless x is huge: no inf - inf there)
+    r2 = select(r2 > 1.0, const(1.0, F32), r2)  # (|r| <= pi/4 unless x is huge: no inf - inf there)
     s = r + r * r2 * _poly(r2, _SIN)
     c = const(1.0, F32) - r2 * const(0.5, F32) + r2 * r2 * _poly(r2, _COS)
     q = reinterpret(Int(32), kr) + quadrant_shift
     v = select((q & 1) == 1, c, s)
-    v = reinterpret(F32, reinterpret(Int(32), v) ^ ((q & 2) << 30))   # negated in quadrants 2 and 3
+    v = reinterpret(F32, reinterpret(Int(32), v) ^ ((q & 2) << 30))  # negated in quadrants 2 and 3
     # beyond ~1e5 the reduction is inexact (Halide's gives -inf at 1e30, 6e21 at 1e10): at least stay in [-1, 1]
     one = const(1.0, F32)
-    return select(v > one, one, select(v < -one, -one, v))   # (nan stays nan)
+    return select(v > one, one, select(v < -one, -one, v))  # (nan stays nan)
 
 
 def fast_sin(x) -> Expr:

@@ -1,4 +1,5 @@
 """``hl.Func``: a pure definition over Vars, a schedule, and the realize/compile entry points."""
+
 from __future__ import annotations
 
 import itertools
@@ -31,8 +32,9 @@ def call_args(args, callee, dims: int) -> tuple:
         args = (args,)
     exprs = tuple(to_expr(a) for a in args)
     if len(exprs) != dims:
-        raise HalideError(f"{user_site()}: '{callee.name()}' has {dims} dimensions but is called with "
-                          f"{len(exprs)} arguments")
+        raise HalideError(
+            f"{user_site()}: '{callee.name()}' has {dims} dimensions but is called with {len(exprs)} arguments"
+        )
     _check_int_args(exprs, callee)
     return tuple(cast(Int(32), e) for e in exprs)
 
@@ -57,8 +59,10 @@ def unique_func_name(name: str) -> str:
 def _check_int_args(exprs, callee) -> None:
     for i, e in enumerate(exprs):
         if e is not None and e.type.is_float():
-            raise HalideError(f"{user_site()}: Error: Implicit cast from {e.type} to int in argument {i + 1} in call "
-                              f"to \"{callee.name()}\" is not allowed. Use an explicit cast.")
+            raise HalideError(
+                f"{user_site()}: Error: Implicit cast from {e.type} to int in argument {i + 1} in call "
+                f'to "{callee.name()}" is not allowed. Use an explicit cast.'
+            )
 
 
 class FuncRef(ExprOps):
@@ -73,23 +77,41 @@ class FuncRef(ExprOps):
     def _combine(self, op: str, e):
         return InPlace(op, self, e) if not self.func.defined() else binary(op, self, e)
 
-    def __iadd__(self, e): return self._combine("add", e)
-    def __isub__(self, e): return self._combine("sub", e)
-    def __imul__(self, e): return self._combine("mul", e)
-    def __itruediv__(self, e): return self._combine("div", e)
-    def __add__(self, e): return self._combine("add", e)
-    def __sub__(self, e): return self._combine("sub", e)
-    def __mul__(self, e): return self._combine("mul", e)
-    def __truediv__(self, e): return self._combine("div", e)
+    def __iadd__(self, e):
+        return self._combine("add", e)
+
+    def __isub__(self, e):
+        return self._combine("sub", e)
+
+    def __imul__(self, e):
+        return self._combine("mul", e)
+
+    def __itruediv__(self, e):
+        return self._combine("div", e)
+
+    def __add__(self, e):
+        return self._combine("add", e)
+
+    def __sub__(self, e):
+        return self._combine("sub", e)
+
+    def __mul__(self, e):
+        return self._combine("mul", e)
+
+    def __truediv__(self, e):
+        return self._combine("div", e)
 
     def _as_expr(self) -> Expr:
         f = self.func
         if not f.defined():
-            raise HalideError(f"{user_site()}: Error: Can't call Func \"{f.name()}\" because it has not yet been "
-                              f"defined.")
+            raise HalideError(
+                f'{user_site()}: Error: Can\'t call Func "{f.name()}" because it has not yet been defined.'
+            )
         if f.num_values() > 1:
-            raise HalideError(f"{user_site()}: Func '{f.name()}' returns a Tuple of {f.num_values()} elements; "
-                              f"use {f.name()}[...][i] to read one")
+            raise HalideError(
+                f"{user_site()}: Func '{f.name()}' returns a Tuple of {f.num_values()} elements; "
+                f"use {f.name()}[...][i] to read one"
+            )
         e = Expr("call", f.output_type(), call_args(self.args, f, f.dimensions()), f)
         e.site = capture_site()
         return e
@@ -100,8 +122,9 @@ class FuncRef(ExprOps):
         if not f.defined():
             raise HalideError(f"{user_site()}: can't call Func '{f.name()}' because it has not yet been defined")
         if not isinstance(i, (int, np.integer)) or not 0 <= i < f.num_values():
-            raise HalideError(f"{user_site()}: Func '{f.name()}' has {f.num_values()} Tuple elements; "
-                              f"there is no element {i!r}")
+            raise HalideError(
+                f"{user_site()}: Func '{f.name()}' has {f.num_values()} Tuple elements; there is no element {i!r}"
+            )
         e = FuncTupleElementRef("call", f.output_types()[i], call_args(self.args, f, f.dimensions()), f)
         e.site, e.index = capture_site(), int(i)
         return e
@@ -112,6 +135,7 @@ class FuncRef(ExprOps):
 
 class FuncTupleElementRef(Expr):
     """``f[x][i]``: one element of a call to a Tuple-valued Func (an Expr, with Halide's class name)."""
+
     __slots__ = ()
 
     def copy_with(self, args) -> Expr:
@@ -155,8 +179,12 @@ class InPlace:
             if isinstance(a, Var) and isinstance(b, Var):
                 return a.same_as(b)
             return isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and int(a) == int(b)
-        return func is self.ref.func and len(args) == len(self.ref.args) and \
-            all(same(a, b) for a, b in zip(args, self.ref.args))
+
+        return (
+            func is self.ref.func
+            and len(args) == len(self.ref.args)
+            and all(same(a, b) for a, b in zip(args, self.ref.args))
+        )
 
 
 # Python's TypeError for ``ref += 1`` names the type: Halide's tests match its class's full name
@@ -197,24 +225,32 @@ class Func(GpuScheduleMixin):
         from . import overloads as o
         from .buffer import Buffer
         from .param import ImageParam
-        form, a = o.match("Func", args, kwargs,
-                          [],
-                          [o.Arg("name", o.is_str, keyword=False)],
-                          [o.Arg("required_type", o.is_type), o.Arg("required_dimensions", o.is_int),
-                           o.Arg("name", o.is_str)],
-                          [o.Arg("required_types", lambda v: isinstance(v, (list, tuple)) and
-                                 all(o.is_type(t) for t in v)),
-                           o.Arg("required_dimensions", o.is_int), o.Arg("name", o.is_str)],
-                          [o.Arg("buffer", lambda v: isinstance(v, (Buffer, ImageParam)), keyword=False)],
-                          [o.Arg("expr", o.is_expr_like, keyword=False)])
+
+        form, a = o.match(
+            "Func",
+            args,
+            kwargs,
+            [],
+            [o.Arg("name", o.is_str, keyword=False)],
+            [o.Arg("required_type", o.is_type), o.Arg("required_dimensions", o.is_int), o.Arg("name", o.is_str)],
+            [
+                o.Arg("required_types", lambda v: isinstance(v, (list, tuple)) and all(o.is_type(t) for t in v)),
+                o.Arg("required_dimensions", o.is_int),
+                o.Arg("name", o.is_str),
+            ],
+            [o.Arg("buffer", lambda v: isinstance(v, (Buffer, ImageParam)), keyword=False)],
+            [o.Arg("expr", o.is_expr_like, keyword=False)],
+        )
         name = a.get("name") or None
         self._declared_type, self._declared_dims = a.get("required_type"), a.get("required_dimensions")
         self._declared_types = list(a["required_types"]) if "required_types" in a else None
         if form == 4:
             name = f"{a['buffer'].name()}_im" if isinstance(a["buffer"], ImageParam) else None
         if name is not None and "." in name:
-            raise HalideError(f"{user_site()}: Func name \"{name}\" is invalid. Func names may not contain the "
-                              f"character '.', as it is used internally by Halide as a separator")
+            raise HalideError(
+                f'{user_site()}: Func name "{name}" is invalid. Func names may not contain the '
+                f"character '.', as it is used internally by Halide as a separator"
+            )
         self._name = unique_func_name(name) if name is not None else f"f{next(_fresh)}"
         self._pure: Definition | None = None
         self._updates: list[Definition] = []
@@ -243,11 +279,15 @@ class Func(GpuScheduleMixin):
         if isinstance(value, InPlace):
             name = value.ref.func.name()
             if not value.same_location(self, tuple(args)):
-                raise HalideError(f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
-                                  f"an update at a different location.")
+                raise HalideError(
+                    f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
+                    f"an update at a different location."
+                )
             if self._pure is not None:
-                raise HalideError(f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
-                                  f"an update when a pure definition already exists.")
+                raise HalideError(
+                    f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
+                    f"an update when a pure definition already exists."
+                )
             return self._define_in_place(tuple(args), value)
         if not isinstance(value, (tuple, list, Tuple)) and _is_sequence(value):
             value = tuple(value[i] for i in range(len(value)))  # Tuple values from any sequence, as Halide's
@@ -264,12 +304,18 @@ class Func(GpuScheduleMixin):
         if isinstance(value, tuple) or len(self._pure.values) > 1:
             return self._define_update(tuple(args), value)
         same_args = len(args) == len(self._pure.args) and all(
-            isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args))
-        if same_args and not self._updates and not any(n.kind in ("call", "rvar") and
-                                                       (n.value is self or n.kind == "rvar") for n in walk(value)):
+            isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args)
+        )
+        if (
+            same_args
+            and not self._updates
+            and not any(n.kind in ("call", "rvar") and (n.value is self or n.kind == "rvar") for n in walk(value))
+        ):
             # Halide treats this as an update that hides the earlier definition, and only warns
-            warnings.warn(f"{capture_site()}: update definition of Func '{self._name}' completely hides earlier "
-                          f"definitions", stacklevel=2)
+            warnings.warn(
+                f"{capture_site()}: update definition of Func '{self._name}' completely hides earlier definitions",
+                stacklevel=2,
+            )
             self._pure = None
             return self._define(tuple(args), value)
         self._define_update(tuple(args), value)
@@ -287,37 +333,47 @@ class Func(GpuScheduleMixin):
     def _define_update(self, args: tuple, value) -> None:
         site = capture_site()
         i = len(self._updates)
-        where = f"{site}: In update definition {i} of Func \"{self._name}\""
+        where = f'{site}: In update definition {i} of Func "{self._name}"'
         if len(args) != len(self._pure.args):
-            raise HalideError(f"{where}: it has {len(args)} arguments, but the pure definition has "
-                              f"{len(self._pure.args)}")
+            raise HalideError(
+                f"{where}: it has {len(args)} arguments, but the pure definition has {len(self._pure.args)}"
+            )
         values = value if isinstance(value, tuple) else (value,)
         if len(values) != len(self._pure.values):
-            raise HalideError(f"{where}: it has {len(values)} Tuple elements, but the pure definition has "
-                              f"{len(self._pure.values)}")
+            raise HalideError(
+                f"{where}: it has {len(values)} Tuple elements, but the pure definition has {len(self._pure.values)}"
+            )
         for k, (v, t) in enumerate(zip(values, self.output_types())):
             if v.type != t:
-                raise HalideError(f"{where}: Tuple element {k} of update definition has type {v.type}, but "
-                                  f"pure definition has type {t}")
+                raise HalideError(
+                    f"{where}: Tuple element {k} of update definition has type {v.type}, but "
+                    f"pure definition has type {t}"
+                )
         exprs = tuple(to_expr(a) for a in args)
         for j, (a, e) in enumerate(zip(args, exprs)):
             if e.type.is_float():
                 raise HalideError(f"{where}: argument {j} is {e.type}; Func coordinates must be integers")
             if isinstance(a, Var) and not a.same_as(self._pure.args[j]):
-                raise HalideError(f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
-                                  f"pure definition ({self._pure.args[j].name()})")
+                raise HalideError(
+                    f"{where}: pure Var '{a.name()}' must appear in the same position as in the "
+                    f"pure definition ({self._pure.args[j].name()})"
+                )
         exprs = tuple(cast(Int(32), e) for e in exprs)
         exprs, value = _lower_random_update(args, exprs, value, site)
         lhs_vars = {a.name() for a in args if isinstance(a, Var)}
         stray = [v for e in (*exprs, *values) for v in free_vars(e) if v not in lhs_vars]
         if stray:
-            raise HalideError(f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
-                              f"side; use an RDom to iterate over values")
+            raise HalideError(
+                f"{where}: Var '{stray[0]}' is used but is not a pure argument on the left-hand "
+                f"side; use an RDom to iterate over values"
+            )
         d = Definition(exprs, value, site, FuncSchedule())
         doms = {id(r.domain()) for r in d.rvars()}
         if len(doms) > 1:
-            raise HalideError(f"{where}: it uses RVars from {len(doms)} different RDoms; all the RVars of an "
-                              f"update definition must come from one RDom")
+            raise HalideError(
+                f"{where}: it uses RVars from {len(doms)} different RDoms; all the RVars of an "
+                f"update definition must come from one RDom"
+            )
         self._updates.append(d)
         touch()
 
@@ -327,31 +383,45 @@ class Func(GpuScheduleMixin):
         vars_ = []
         for a in args:
             if not isinstance(a, Var):
-                raise HalideError(f"{site}: the pure definition of Func '{self._name}' must have Vars as "
-                                  f"arguments, not {a!r}")
+                raise HalideError(
+                    f"{site}: the pure definition of Func '{self._name}' must have Vars as arguments, not {a!r}"
+                )
             if any(v.same_as(a) for v in vars_):
                 raise HalideError(f"{site}: Var '{a.name()}' appears twice on the left of Func '{self._name}'")
             vars_.append(a)
         declared = self._declared_types or ([self._declared_type] if self._declared_type is not None else None)
         if self._declared_dims is not None and len(vars_) != self._declared_dims:
-            raise HalideError(f"{site}: Error: Func \"{self._name}\" is constrained to have exactly "
-                              f"{self._declared_dims} dimensions, but is defined with {len(vars_)} dimensions.")
+            raise HalideError(
+                f'{site}: Error: Func "{self._name}" is constrained to have exactly '
+                f"{self._declared_dims} dimensions, but is defined with {len(vars_)} dimensions."
+            )
         if declared is not None and [v.type for v in values] != declared:
-            def types(ts):   # Halide's spelling: one type, or a parenthesized list
+
+            def types(ts):  # Halide's spelling: one type, or a parenthesized list
                 return str(ts[0]) if len(ts) == 1 else f"({', '.join(map(str, ts))})"
-            raise HalideError(f"{site}: Error: Func \"{self._name}\" is constrained to only hold values of type "
-                              f"{types(declared)} but is defined with values of type "
-                              f"{types([v.type for v in values])}.")
+
+            raise HalideError(
+                f'{site}: Error: Func "{self._name}" is constrained to only hold values of type '
+                f"{types(declared)} but is defined with values of type "
+                f"{types([v.type for v in values])}."
+            )
         unbound = [v for e in values for v in free_vars(e) if not any(v == a.name() for a in vars_)]
         if unbound:
-            raise HalideError(f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
-                              f"not one of its arguments ({', '.join(v.name() for v in vars_)})")
+            raise HalideError(
+                f"{site}: the definition of Func '{self._name}' uses Var '{unbound[0]}', which is "
+                f"not one of its arguments ({', '.join(v.name() for v in vars_)})"
+            )
         if any(n.kind == "rvar" for e in values for n in walk(e)):
-            raise HalideError(f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
-                              f"appear in update definitions")
+            raise HalideError(
+                f"{site}: the pure definition of Func '{self._name}' uses an RVar; RVars may only "
+                f"appear in update definitions"
+            )
         tag = next_tag()  # one per definition, as Halide's random_variable_counter
-        value = tuple(lower_random(v, vars_, tag) for v in value) if isinstance(value, tuple) else \
-            lower_random(value, vars_, tag)
+        value = (
+            tuple(lower_random(v, vars_, tag) for v in value)
+            if isinstance(value, tuple)
+            else lower_random(value, vars_, tag)
+        )
         self._pure = Definition(tuple(vars_), value, site)
         self._updates = []
         touch()
@@ -371,8 +441,10 @@ class Func(GpuScheduleMixin):
     def dimensions(self) -> int:
         if self._pure is None:
             if self._declared_dims is None:
-                raise HalideError(f"{user_site()}: Error: Can't call Func::dimensions on Func \"{self._name}\" "
-                                  f"because it is undefined or has no dimension requirements.")
+                raise HalideError(
+                    f'{user_site()}: Error: Can\'t call Func::dimensions on Func "{self._name}" '
+                    f"because it is undefined or has no dimension requirements."
+                )
             return self._declared_dims
         return len(self._pure.args)
 
@@ -380,8 +452,10 @@ class Func(GpuScheduleMixin):
         """How many values the Func has (its Tuple size), as Halide's ``Func.outputs()``."""
         if self._pure is None:
             if self._declared_types is None and self._declared_type is None:
-                raise HalideError(f"{user_site()}: Error: Can't call Func::outputs on Func \"{self._name}\" "
-                                  f"because it is undefined or has no type requirements.")
+                raise HalideError(
+                    f'{user_site()}: Error: Can\'t call Func::outputs on Func "{self._name}" '
+                    f"because it is undefined or has no type requirements."
+                )
             return len(self._declared_types) if self._declared_types is not None else 1
         return len(self._pure.values)
 
@@ -400,7 +474,7 @@ class Func(GpuScheduleMixin):
 
     def _single(self, what: str) -> None:
         if self._pure is not None and len(self._pure.values) > 1:
-            raise HalideError(f"Can't call Func::{what} on Func \"{self._name}\" because it returns a Tuple")
+            raise HalideError(f'Can\'t call Func::{what} on Func "{self._name}" because it returns a Tuple')
 
     def output_type(self) -> Type:
         if self._pure is None:
@@ -409,10 +483,13 @@ class Func(GpuScheduleMixin):
             if self._declared_types is not None and len(self._declared_types) == 1:
                 return self._declared_types[0]
             if self._declared_types is not None:
-                raise HalideError(f"{user_site()}: Error: Can't call Func::type on Func \"{self._name}\" "
-                                  f"because it returns a Tuple.")
-            raise HalideError(f"{user_site()}: Error: Can't call Func::type on Func \"{self._name}\" because it is "
-                              f"undefined or has no type requirements.")
+                raise HalideError(
+                    f'{user_site()}: Error: Can\'t call Func::type on Func "{self._name}" because it returns a Tuple.'
+                )
+            raise HalideError(
+                f'{user_site()}: Error: Can\'t call Func::type on Func "{self._name}" because it is '
+                f"undefined or has no type requirements."
+            )
         self._single("type")
         return self._pure.value.type
 
@@ -448,8 +525,10 @@ class Func(GpuScheduleMixin):
 
     def _update(self, i: int) -> Definition:
         if not 0 <= i < len(self._updates):
-            raise HalideError(f"{user_site()}: Func '{self._name}' has {len(self._updates)} update definitions; "
-                              f"there is no update {i}")
+            raise HalideError(
+                f"{user_site()}: Func '{self._name}' has {len(self._updates)} update definitions; "
+                f"there is no update {i}"
+            )
         return self._updates[i]
 
     def update(self, i: int = 0) -> "Stage":
@@ -474,8 +553,7 @@ class Func(GpuScheduleMixin):
 
     def compute_at(self, func: "Func", var) -> "Func":
         if not isinstance(func, Func):
-            raise HalideError(f"{user_site()}: compute_at of Func '{self._name}' takes a Func and a Var, "
-                              f"got {func!r}")
+            raise HalideError(f"{user_site()}: compute_at of Func '{self._name}' takes a Func and a Var, got {func!r}")
         if func is self:
             raise HalideError(f"{user_site()}: Func '{self._name}' can't be computed at one of its own loops")
         return self._set_compute(LoopLevel(LevelKind.AT, func, _var_name(var), capture_site()))
@@ -483,6 +561,7 @@ class Func(GpuScheduleMixin):
     def compute_with(self, stage, var, align=None) -> "Func":
         """Computed in the loop nest of ``stage`` down to its loop ``var`` (lang/compute_with.py)."""
         from .compute_with import compute_with
+
         return compute_with(self, stage, var, align)
 
     def store_root(self) -> "Func":
@@ -507,18 +586,20 @@ class Func(GpuScheduleMixin):
 
     def split(self, old, outer, inner, factor, tail=None) -> "Func":
         if not isinstance(factor, (int, np.integer)):
-            raise HalideError(f"{user_site()}: split factor of Func '{self._name}' must be a constant integer, "
-                              f"got {factor!r}")
+            raise HalideError(
+                f"{user_site()}: split factor of Func '{self._name}' must be a constant integer, got {factor!r}"
+            )
         if tail is not None and not isinstance(tail, TailStrategy):
             raise HalideError(f"{user_site()}: split tail strategy must be a hl.TailStrategy, got {tail!r}")
-        return self._directive(DirectiveKind.SPLIT, _var_name(old), _var_name(outer), _var_name(inner), int(factor),
-                               tail)
+        return self._directive(
+            DirectiveKind.SPLIT, _var_name(old), _var_name(outer), _var_name(inner), int(factor), tail
+        )
 
     def fuse(self, inner, outer, fused) -> "Func":
         return self._directive(DirectiveKind.FUSE, _var_name(inner), _var_name(outer), _var_name(fused))
 
     def tile(self, x, y, *rest) -> "Func":
-        if isinstance(x, (list, tuple)):   # tile(previous, outers, inners, factors[, tail]) / (previous, inners, ...)
+        if isinstance(x, (list, tuple)):  # tile(previous, outers, inners, factors[, tail]) / (previous, inners, ...)
             return self._tile_vectors(x, (y, *rest))
         if len(rest) in (6, 7):  # tile(x, y, xo, yo, xi, yi, fx, fy[, tail])
             xo, yo, xi, yi, fx, fy, *tail = rest
@@ -526,8 +607,9 @@ class Func(GpuScheduleMixin):
             xi, yi, fx, fy, *tail = rest
             xo, yo = x, y
         else:
-            raise HalideError(f"{user_site()}: tile takes (x, y, xo, yo, xi, yi, fx, fy[, tail]) or "
-                              f"(x, y, xi, yi, fx, fy[, tail])")
+            raise HalideError(
+                f"{user_site()}: tile takes (x, y, xo, yo, xi, yi, fx, fy[, tail]) or (x, y, xi, yi, fx, fy[, tail])"
+            )
         t = tail[0] if tail else None
         self.split(x, xo, xi, fx, t)
         self.split(y, yo, yi, fy, t)
@@ -542,8 +624,10 @@ class Func(GpuScheduleMixin):
             inners, factors = lists
             outers = previous
         else:
-            raise HalideError(f"{user_site()}: tile takes (previous, outers, inners, factors[, tail]) or "
-                              f"(previous, inners, factors[, tail]) as lists")
+            raise HalideError(
+                f"{user_site()}: tile takes (previous, outers, inners, factors[, tail]) or "
+                f"(previous, inners, factors[, tail]) as lists"
+            )
         if not len(previous) == len(outers) == len(inners) == len(factors):
             raise HalideError(f"{user_site()}: Vectors passed to Stage::tile must all be the same length.")
         for v, o, i, fct in zip(previous, outers, inners, factors):
@@ -565,8 +649,10 @@ class Func(GpuScheduleMixin):
 
     def unroll(self, var, factor=None, tail=None) -> "Func":
         if factor is not None and int(factor) > MAX_UNROLL:
-            raise HalideError(f"{user_site()}: unroll factor {factor} of Func '{self._name}' is too large "
-                              f"(at most {MAX_UNROLL}): the loop body would be copied {factor} times")
+            raise HalideError(
+                f"{user_site()}: unroll factor {factor} of Func '{self._name}' is too large "
+                f"(at most {MAX_UNROLL}): the loop body would be copied {factor} times"
+            )
         if factor is not None:
             inner = Var()  # a fresh name, as Halide's v0, v1 ...
             self.split(var, var, inner, factor, tail)
@@ -594,6 +680,7 @@ class Func(GpuScheduleMixin):
         s = self._stage_schedule()
         if isinstance(self, Stage) and self._index >= 0 and s.atomic and not s.atomic_override:
             from .rfactor import check_atomic
+
             check_atomic(self, _var_name(var))
 
     def serial(self, var) -> "Func":
@@ -604,8 +691,12 @@ class Func(GpuScheduleMixin):
         results, only the memory layout), so it warns (StorageWarning) rather than being dropped silently."""
         for v in vars_:
             _var_name(v)
-        warnings.warn(f"{user_site()}: Func '{self._name}': reorder_storage is not applied yet; its storage stays in "
-                      "dimension order (same values)", StorageWarning, stacklevel=2)
+        warnings.warn(
+            f"{user_site()}: Func '{self._name}': reorder_storage is not applied yet; its storage stays in "
+            "dimension order (same values)",
+            StorageWarning,
+            stacklevel=2,
+        )
         return self
 
     def fold_storage(self, var, factor, fold_forward=True) -> "Func":
@@ -616,8 +707,10 @@ class Func(GpuScheduleMixin):
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
         names = [v.name() for v in self.args()] if self._pure is not None else [name]
         if name not in names:
-            raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to fold the "
-                              f"storage of.\nVars: {' '.join(names)}")
+            raise HalideError(
+                f"{user_site()}: In schedule for {self._name}, could not find var {name} to fold the "
+                f"storage of.\nVars: {' '.join(names)}"
+            )
         self._schedule.folds[name] = StorageFold(int(factor), bool(fold_forward), capture_site())
         touch()
         return self
@@ -625,29 +718,32 @@ class Func(GpuScheduleMixin):
     def in_(self, fs=None) -> "Func":
         """The wrapper Func of this Func in ``fs`` (a Func or a list of Funcs), or everywhere (lang/wrappers.py)."""
         from .wrappers import get_wrapper
+
         return get_wrapper(self._wrapped("in_"), fs, clone=False)
 
     def clone_in(self, fs) -> "Func":
         """A copy of this Func (definitions and schedule) that ``fs`` call instead (lang/wrappers.py)."""
         from .wrappers import get_wrapper
+
         return get_wrapper(self._wrapped("clone_in"), fs, clone=True)
 
     def _wrapped(self, method: str) -> "Func":
         if isinstance(self, Stage):
-            raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func "
-                              f"'{self._name}'")
+            raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func '{self._name}'")
         return self
 
     def specialize(self, condition) -> "Stage":
         """A version of this stage's schedule used when ``condition`` (of Params and image sizes) holds at run
         time; schedule it through the Stage returned (lang/specialize.py, analysis/specialize.py)."""
         from .specialize import specialize
+
         s = specialize(self._stage_schedule(), condition, self._name)
         return SpecializedStage(self._func if isinstance(self, Stage) else self, s)
 
     def specialize_fail(self, message) -> None:
         """Realizing with none of the earlier specializations' conditions true is an error with ``message``."""
         from .specialize import specialize_fail
+
         specialize_fail(self._stage_schedule(), message)
 
     def bound(self, var, min_, extent) -> "Func":
@@ -669,9 +765,12 @@ class Func(GpuScheduleMixin):
         """``realize(sizes=[], target=Target())`` or ``realize(dst, target=Target())`` (a Buffer or a list of
         them), as Halide's; a 0-D Func realizes with no sizes."""
         from .target import Target, check_compilable
+
         if len(args) > 2 or set(kwargs) - {"sizes", "dst", "target"}:
-            raise HalideError(f"{user_site()}: realize takes (sizes or dst[, target]), got {len(args)} positional "
-                              f"arguments and {sorted(kwargs)}")
+            raise HalideError(
+                f"{user_site()}: realize takes (sizes or dst[, target]), got {len(args)} positional "
+                f"arguments and {sorted(kwargs)}"
+            )
         sizes = args[0] if args else kwargs.get("sizes", kwargs.get("dst", []))
         target = args[1] if len(args) > 1 else kwargs.get("target")
         if target is not None and target != Target():  # Target(): the JIT target, as in Halide
@@ -682,6 +781,7 @@ class Func(GpuScheduleMixin):
         """Compiling needs sizes here (shapes are specialized), so compile_jit only checks the pipeline (and
         that its GPU schedules suit ``target``); the first realize compiles and caches."""
         from .target import check_compilable
+
         check_compilable(target, f"compile_jit of Func '{self._name}'")
         _driver().check_target(_driver().front_end(self), target)
 
@@ -689,20 +789,23 @@ class Func(GpuScheduleMixin):
         """Give every ImageParam without a buffer one covering what a realize over ``sizes`` (or into the
         Buffer ``dst``, a bounds query included) reads, constraints applied (lang/constraints.py)."""
         from .constraints import infer_input_bounds
+
         infer_input_bounds(self, kwargs.pop("dst", kwargs.pop("sizes", sizes)))
 
     def output_buffer(self):
         """The OutputImageParam of the buffer a realize writes (``dim(i).set_bounds(...)`` constrains it)."""
         if self.num_values() > 1:
-            raise HalideError(f"{user_site()}: Error: Can't call Func::output_buffer on Func \"{self._name}\" "
-                              f"because it returns a Tuple.")
+            raise HalideError(
+                f'{user_site()}: Error: Can\'t call Func::output_buffer on Func "{self._name}" '
+                f"because it returns a Tuple."
+            )
         return self.output_buffers()[0]
 
     def output_buffers(self) -> list:
         from .param import FuncOutput
+
         if not self.defined():
-            raise HalideError(f"{user_site()}: Error: Can't access output buffer(s) of undefined Func "
-                              f"\"{self._name}\".")
+            raise HalideError(f'{user_site()}: Error: Can\'t access output buffer(s) of undefined Func "{self._name}".')
         outs = self.__dict__.get("_output_params")
         if outs is None:
             outs = self._output_params = [FuncOutput(self, k) for k in range(self.num_values())]
@@ -757,6 +860,7 @@ class Func(GpuScheduleMixin):
 
     def compile_to_callable(self, arguments, target=None):
         from ..aot.callable import Callable
+
         return Callable(self, arguments)
 
     def print_loop_nest(self) -> None:
@@ -768,20 +872,30 @@ def _lower_random_update(args, exprs, value, site):
     tag = next_tag()
     free = [a for a in args if isinstance(a, Var)] + Definition(exprs, value, site).rvars()
     exprs = tuple(lower_random(e, free, tag) for e in exprs)
-    value = tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else \
-        lower_random(value, free, tag)
+    value = (
+        tuple(lower_random(v, free, tag) for v in value) if isinstance(value, tuple) else lower_random(value, free, tag)
+    )
     return exprs, value
 
 
 def _as_expr_or_none(a):
-    return a if isinstance(a, Expr) else a._as_expr() if isinstance(a, ExprOps) and not isinstance(a, FuncRef) \
-        else to_expr(a) if isinstance(a, float) else None
+    return (
+        a
+        if isinstance(a, Expr)
+        else a._as_expr()
+        if isinstance(a, ExprOps) and not isinstance(a, FuncRef)
+        else to_expr(a)
+        if isinstance(a, float)
+        else None
+    )
 
 
 def _is_sequence(v) -> bool:
     from .overloads import is_expr_like
-    return not isinstance(v, (str, bytes)) and not is_expr_like(v) and hasattr(v, "__len__") and \
-        hasattr(v, "__getitem__")
+
+    return (
+        not isinstance(v, (str, bytes)) and not is_expr_like(v) and hasattr(v, "__len__") and hasattr(v, "__getitem__")
+    )
 
 
 def lambda_func(*args) -> "Func":
@@ -794,8 +908,15 @@ def lambda_func(*args) -> "Func":
         raise HalideError(f"{user_site()}: lambda_func takes Vars and then an Expr, got {args!r}")
     values = tuple(to_expr(v) for v in e) if isinstance(e, (tuple, list, Tuple)) else to_expr(e)
     if not vars_:
-        names = sorted({v for x in (values if isinstance(values, tuple) else (values,)) for v in free_vars(x)
-                        if Var(v).is_implicit()}, key=lambda n: Var(n).implicit_index())
+        names = sorted(
+            {
+                v
+                for x in (values if isinstance(values, tuple) else (values,))
+                for v in free_vars(x)
+                if Var(v).is_implicit()
+            },
+            key=lambda n: Var(n).implicit_index(),
+        )
         vars_ = [Var(n) for n in names]
     f = Func(f"lambda_{next(_fresh)}")
     f[tuple(vars_)] = values
@@ -807,21 +928,24 @@ def _driver():
     compile_to_* on Func), imported when first called."""
     if not _driver_module:
         from .. import driver
+
         _driver_module.append(driver)
     return _driver_module[0]
 
 
-_driver_module: list = []   # (an import statement per realize costs ~0.7 us)
+_driver_module: list = []  # (an import statement per realize costs ~0.7 us)
 
 
 def _aot():
     """Ahead-of-time compilation (halide_mlir/aot), imported when first used."""
     from .. import aot
+
     return aot
 
 
 def _var_name(v) -> str:
     from .rdom import RDom, RVar
+
     if isinstance(v, (Var, RVar)):
         return v.name()
     if isinstance(v, RDom) and v.dimensions() == 1:
@@ -844,8 +968,9 @@ class Stage(Func):
     def unscheduled(self) -> "Stage":
         """Says this update is left unscheduled on purpose (no "has not been scheduled" warning)."""
         if self._update_schedule.directives:
-            raise HalideError(f"{user_site()}: unscheduled() on update {self._index} of Func '{self._name}', "
-                              f"which has been scheduled")
+            raise HalideError(
+                f"{user_site()}: unscheduled() on update {self._index} of Func '{self._name}', which has been scheduled"
+            )
         self._update_schedule.unscheduled = True
         touch()
         return self
@@ -854,18 +979,21 @@ class Stage(Func):
         """``rfactor(rv, v)`` or ``rfactor([(rv, v), ...])``: the intermediate Func ``f_intm`` of this reduction
         over the factored RVars made pure Vars; this update becomes its merge (lang/rfactor.py)."""
         from .rfactor import rfactor
+
         if len(args) == 2:
             pairs = [tuple(args)]
-        elif len(args) == 1 and isinstance(args[0], (list, tuple)) and \
-                all(isinstance(p, (list, tuple)) and len(p) == 2 for p in args[0]):
+        elif (
+            len(args) == 1
+            and isinstance(args[0], (list, tuple))
+            and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in args[0])
+        ):
             pairs = [tuple(p) for p in args[0]]
         else:
             raise HalideError(f"{user_site()}: rfactor takes (RVar, Var) or a list of (RVar, Var) pairs")
         return rfactor(self, pairs)
 
     def __getattr__(self, item):
-        raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func "
-                          f"'{self._name}'")
+        raise HalideError(f"{user_site()}: '{item}' is not available on an update stage of Func '{self._name}'")
 
     def __repr__(self) -> str:
         return f"<halide_mlir.Stage '{self._name}'.update({self._index})>"
@@ -883,7 +1011,7 @@ class SpecializedStage(Stage):
         return f"<halide_mlir.Stage '{self._name}' specialized on {self._condition}>"
 
 
-install_memoize(Func)      # memoize, async_, ring_buffer (lang/memoize.py)
+install_memoize(Func)  # memoize, async_, ring_buffer (lang/memoize.py)
 install_small_directives(Func)  # partition, align_*, bound_*, hoist_storage... (lang/small_directives.py)
 install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
 install_tracing(Func)  # trace_stores/trace_loads/trace_realizations (lang/debugging.py)

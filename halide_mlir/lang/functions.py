@@ -6,6 +6,7 @@ Most are built from existing Expr kinds (so bounds inference and vectorization s
 few that need their own instruction (``is_nan``, ``reinterpret``, ``div_round_to_zero`` ...) become
 their own kinds, lowered in codegen/body.py.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -24,6 +25,7 @@ def _needs_float(name: str, e: Expr) -> None:
 def mux(index, values) -> Expr:
     """``values[index]``; an index out of range gives the last value (as Halide's select chain does)."""
     from .func import Tuple
+
     values = list(values) if isinstance(values, (list, tuple, Tuple)) else None
     if not values:
         raise HalideError(f"{user_site()}: mux() requires a non-empty vector of values")
@@ -50,11 +52,12 @@ def lerp(zero_val, one_val, weight) -> Expr:
     elif isinstance(one_val, (int, float)) and not isinstance(zero_val, (int, float)):
         o = cast(z.type, o)
     if z.type != o.type:
-        raise HalideError(f"{user_site()}: Can't lerp between {z} of type {z.type} and {o} of different type "
-                          f"{o.type}")
+        raise HalideError(f"{user_site()}: Can't lerp between {z} of type {z.type} and {o} of different type {o.type}")
     if not (w.type.is_uint() or w.type.is_float()):
-        raise HalideError(f"{user_site()}: A lerp weight must be an unsigned integer or a float, but lerp weight "
-                          f"{w} has type {w.type}.")
+        raise HalideError(
+            f"{user_site()}: A lerp weight must be an unsigned integer or a float, but lerp weight "
+            f"{w} has type {w.type}."
+        )
     t = z.type
     if t.is_float():
         w = cast(t, w)
@@ -92,6 +95,7 @@ def lerp(zero_val, one_val, weight) -> Expr:
 
 def _clamp_f(e: Expr, lo: float, hi: float) -> Expr:
     from .operators import clamp
+
     return clamp(e, lo, hi)
 
 
@@ -131,8 +135,10 @@ def reinterpret(t, e) -> Expr:
     t = as_type(t)
     e = to_expr(e)
     if t.bits() != e.type.bits():
-        raise HalideError(f"{user_site()}: Reinterpret cast from type {e.type} which has {e.type.bits()} bits, "
-                          f"to type {t} which has {t.bits()} bits")
+        raise HalideError(
+            f"{user_site()}: Reinterpret cast from type {e.type} which has {e.type.bits()} bits, "
+            f"to type {t} which has {t.bits()} bits"
+        )
     return e if t == e.type else Expr("reinterpret", t, (e,))
 
 
@@ -169,10 +175,25 @@ def hypot(x, y) -> Expr:
 
 # erf(x) / x as a polynomial in x^2 on [0, 1.25], and erfc(x)^(1/16) as a polynomial in x on [1.25, 4]: least-squares
 # fits (relative, reweighted toward minimax) made for this file; highest power first
-_ERF_SMALL = (6.20883220108226e-05, -0.0007425762014463544, 0.005109182093292475, -0.026803387328982353,
-              0.11282084882259369, -0.3761245012283325, 1.1283791065216064)
-_ERFC_16 = (1.0966120953526115e-06, 3.5959340038971277e-06, -0.0003921401221305132, 0.0035502200480550528,
-            -0.005749086383730173, -0.03496191278100014, -0.07204997539520264, 1.0004318952560425)
+_ERF_SMALL = (
+    6.20883220108226e-05,
+    -0.0007425762014463544,
+    0.005109182093292475,
+    -0.026803387328982353,
+    0.11282084882259369,
+    -0.3761245012283325,
+    1.1283791065216064,
+)
+_ERFC_16 = (
+    1.0966120953526115e-06,
+    3.5959340038971277e-06,
+    -0.0003921401221305132,
+    0.0035502200480550528,
+    -0.005749086383730173,
+    -0.03496191278100014,
+    -0.07204997539520264,
+    1.0004318952560425,
+)
 
 
 def erf(e) -> Expr:
@@ -192,9 +213,10 @@ def erf(e) -> Expr:
         for c in coeffs[1:]:
             p = p * v + const(c, f32)
         return p
+
     z = _abs(e)
     small = z * poly(z * z, _ERF_SMALL)
-    q = poly(select(z > 4.0, const(4.0, f32), z), _ERFC_16)   # (nan > 4 is false: nan stays nan)
+    q = poly(select(z > 4.0, const(4.0, f32), z), _ERFC_16)  # (nan > 4 is false: nan stays nan)
     q2 = q * q
     q4 = q2 * q2
     q8 = q4 * q4
@@ -205,6 +227,7 @@ def erf(e) -> Expr:
 def acosh(e) -> Expr:
     """log(x + sqrt(x^2 - 1)); a non-float argument is first cast to float32 (as in Halide)."""
     from .operators import log
+
     x = _float_arg(e)
     return log(x + sqrt(x * x - 1))
 
@@ -212,6 +235,7 @@ def acosh(e) -> Expr:
 def asinh(e) -> Expr:
     """sign(x) log(|x| + sqrt(x^2 + 1)) (odd, so negative inputs lose nothing to cancellation)."""
     from .operators import log
+
     x = _float_arg(e)
     a = _abs(x)
     r = log(a + sqrt(a * a + 1))
@@ -221,6 +245,7 @@ def asinh(e) -> Expr:
 def atanh(e) -> Expr:
     """log((1 + x) / (1 - x)) / 2."""
     from .operators import log
+
     x = _float_arg(e)
     return log((1 + x) / (1 - x)) * 0.5
 
@@ -228,6 +253,7 @@ def atanh(e) -> Expr:
 def absd(a, b) -> Expr:
     """``|a - b|`` without overflow: unsigned of the same width for integers."""
     from .expr import operands
+
     a, b = operands(a, b)
     t = a.type
     if t.is_float():
@@ -239,11 +265,11 @@ def absd(a, b) -> Expr:
 
 def _round_to_zero(kind: str, name: str, a, b) -> Expr:
     from .expr import operands
+
     a, b = operands(a, b)
     for i, v in enumerate((a, b)):
         if v.type.is_float():
-            raise HalideError(f"{user_site()}: {('First', 'Second')[i]} argument to {name} is not an integer: "
-                              f"{v}")
+            raise HalideError(f"{user_site()}: {('First', 'Second')[i]} argument to {name} is not an integer: {v}")
     return Expr(kind, a.type, (a, b))
 
 
@@ -276,6 +302,7 @@ def likely_if_innermost(e) -> Expr:
 def evaluate(e):
     """The value of an Expr (or a tuple of them) that uses no Vars, as a Python number."""
     from .func import Func, Tuple
+
     if isinstance(e, (tuple, list, Tuple)):
         values = tuple(to_expr(v) for v in e)
         f = Func("evaluate_func")
@@ -291,14 +318,37 @@ def evaluate(e):
 def vars(names: str) -> tuple:  # noqa: A001 - Halide's name
     """``hl.vars("x y z")``: a Var per whitespace-separated name."""
     from .var import Var
+
     return tuple(Var(n) for n in names.split())
 
 
 def funcs(names: str) -> tuple:
     from .func import Func
+
     return tuple(Func(n) for n in names.split())
 
 
-__all__ = ["absd", "acosh", "asinh", "atanh", "div_round_to_zero", "erf", "evaluate", "fract", "funcs", "hypot",
-           "is_finite", "is_inf", "is_nan", "lerp", "likely", "likely_if_innermost", "logical_not",
-           "mod_round_to_zero", "mux", "reinterpret", "saturating_cast", "vars"]
+__all__ = [
+    "absd",
+    "acosh",
+    "asinh",
+    "atanh",
+    "div_round_to_zero",
+    "erf",
+    "evaluate",
+    "fract",
+    "funcs",
+    "hypot",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "lerp",
+    "likely",
+    "likely_if_innermost",
+    "logical_not",
+    "mod_round_to_zero",
+    "mux",
+    "reinterpret",
+    "saturating_cast",
+    "vars",
+]

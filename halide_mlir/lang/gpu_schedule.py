@@ -2,6 +2,7 @@
 ``gpu_single_thread``, and ``store_in`` with Halide's MemoryType. They are recorded as directives (splits, a
 reorder, and GPU_BLOCKS / GPU_THREADS / GPU_SINGLE); analysis/gpu.py turns them into kernels. Which block or thread
 index a loop gets follows its nesting, as in Halide: the innermost block loop is block x."""
+
 from __future__ import annotations
 
 import enum
@@ -17,6 +18,7 @@ class MemoryType(enum.Enum):
     """Halide's MemoryType: where a Func's storage lives (``store_in``). The GPU backend honors GPUShared (a
     producer computed at a block loop), Register and Stack (at a thread loop) and Heap (a compute_root kernel's
     buffer); the CPU path honors only Auto (analysis/gpu.py says what is refused where)."""
+
     Auto = 0
     Heap = 1
     Stack = 2
@@ -37,8 +39,9 @@ def _check_api(func, device_api) -> None:
         return
     name = getattr(device_api, "name", str(device_api))
     if name not in _DEVICE_APIS:
-        raise HalideError(f"{user_site()}: Func '{func.name()}': halide_mlir's GPU backend is CUDA; "
-                          f"DeviceAPI.{name} is not supported")
+        raise HalideError(
+            f"{user_site()}: Func '{func.name()}': halide_mlir's GPU backend is CUDA; DeviceAPI.{name} is not supported"
+        )
 
 
 def _split_tail(rest: list):
@@ -81,15 +84,17 @@ class GpuScheduleMixin:
 
     def store_in(self, memory_type):
         if not isinstance(memory_type, MemoryType):
-            raise HalideError(f"{user_site()}: store_in of Func '{self.name()}' takes a hl.MemoryType, got "
-                              f"{memory_type!r}")
+            raise HalideError(
+                f"{user_site()}: store_in of Func '{self.name()}' takes a hl.MemoryType, got {memory_type!r}"
+            )
         self._memory_type = memory_type
         touch()
         return self
 
     def gpu_lanes(self, var, device_api=None):
-        raise HalideError(f"{user_site()}: Func '{self.name()}': gpu_lanes is not supported yet by halide_mlir's "
-                          f"GPU backend")
+        raise HalideError(
+            f"{user_site()}: Func '{self.name()}': gpu_lanes is not supported yet by halide_mlir's GPU backend"
+        )
 
     def gpu_tile(self, *args, tail=None, device_api=None):
         """Halide's six forms: ``gpu_tile(x, [bx,] tx, xs)``, ``gpu_tile(x, y, [bx, by,] tx, ty, xs, ys)``,
@@ -104,12 +109,14 @@ class GpuScheduleMixin:
         names, sizes = args[:first], args[first:]
         n = len(sizes)
         if n not in (1, 2, 3) or len(names) not in (2 * n, 3 * n) or not all(_is_int(a) for a in sizes):
-            raise HalideError(f"{user_site()}: gpu_tile takes (x, [bx,] tx, x_size), (x, y, [bx, by,] tx, ty, "
-                              f"x_size, y_size) or the same in three dimensions, then an optional TailStrategy")
+            raise HalideError(
+                f"{user_site()}: gpu_tile takes (x, [bx,] tx, x_size), (x, y, [bx, by,] tx, ty, "
+                f"x_size, y_size) or the same in three dimensions, then an optional TailStrategy"
+            )
         dims = names[:n]
         if len(names) == 3 * n:
-            blocks, threads = names[n:2 * n], names[2 * n:]
-        else:   # gpu_tile(x, tx, xs): the block loop keeps x's name, as Halide does
+            blocks, threads = names[n : 2 * n], names[2 * n :]
+        else:  # gpu_tile(x, tx, xs): the block loop keeps x's name, as Halide does
             blocks, threads = dims, names[n:]
         for d, b, t, s in zip(dims, blocks, threads, sizes):
             self.split(d, b, t, int(s), tail)
@@ -120,6 +127,7 @@ class GpuScheduleMixin:
 
 def _is_int(a) -> bool:
     import numpy as np
+
     return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, enum.Enum))  # (DeviceAPI is an IntEnum)
 
 
@@ -136,4 +144,5 @@ def _strip_api(args, device_api):
 
 def _name(v) -> str:
     from .func import _var_name
+
     return _var_name(v)

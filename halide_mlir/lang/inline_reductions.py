@@ -3,6 +3,7 @@
 As in Halide, each becomes an anonymous Func over the free Vars of ``e`` with an initial value and one
 update iterating the RDom; the call to it replaces the reduction in the caller.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -46,6 +47,7 @@ def _arg_extreme(kind: str, e, better, init, name: str | None):
     """(r.x, r.y, ..., value) of the first point of the RDom where ``e`` is extreme, as Halide's argmax/argmin."""
     from .func import Tuple
     from .operators import select
+
     e = to_expr(e)
     rvars = free_rvars(e)
     if not rvars:

@@ -2,6 +2,7 @@
 (results cached across realizes, analysis/memoize.py and runtime/memo.py), ``async_``, ``hoist_storage`` and
 ``ring_buffer`` (lesson 24; they run synchronously, analysis/memoize.py ``warn_async``). Recorded on the
 FuncSchedule; installed on Func like lang/unsupported.py, so func.py stays small."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,8 +33,9 @@ def _memoize(self, eviction_key: EvictionKey | None = None):
     """Cache this Func's values across realizes, keyed by the region computed and the values of the Params it
     depends on (Halide's rule; analysis/memoize.py)."""
     if eviction_key is not None and not isinstance(eviction_key, EvictionKey):
-        raise HalideError(f"{user_site()}: memoize of Func '{self.name()}' takes an hl.EvictionKey, "
-                          f"got {eviction_key!r}")
+        raise HalideError(
+            f"{user_site()}: memoize of Func '{self.name()}' takes an hl.EvictionKey, got {eviction_key!r}"
+        )
     self._schedule.memoize = Memoize(None if eviction_key is None else eviction_key.key, capture_site())
     touch()
     return self
@@ -50,8 +52,7 @@ def _async(self):
 def _ring_buffer(self, extent):
     e = to_expr(extent)
     if not (e.type.is_int() or e.type.is_uint()):
-        raise HalideError(f"{user_site()}: ring_buffer extent of Func '{self.name()}' must be an integer, got "
-                          f"{e.type}")
+        raise HalideError(f"{user_site()}: ring_buffer extent of Func '{self.name()}' must be an integer, got {e.type}")
     self._schedule.ring_buffer = e
     touch()
     return self

@@ -1,4 +1,5 @@
 """Halide's free functions on Exprs: select, min/max/clamp, math, casts."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,11 +17,13 @@ def select(*args) -> Expr:
     values = [_as_tuple(v) for v in args[1::2]] + [_as_tuple(args[-1])]
     if any(v is not None for v in values):  # select over Tuples: element by element
         from .func import Tuple
+
         conds = [_as_tuple(c) if isinstance(c, (tuple, list, Tuple)) else c for c in args[0:-1:2]]
         tuple_conds = [isinstance(c, list) for c in conds]
         if any(tuple_conds) and not all(tuple_conds):
-            raise HalideError(f"{user_site()}: select() on Tuples may not mix Expr and Tuple for the condition "
-                              f"elements.")
+            raise HalideError(
+                f"{user_site()}: select() on Tuples may not mix Expr and Tuple for the condition elements."
+            )
         sizes = {len(v) for v in values if v is not None} | {len(c) for c in conds if isinstance(c, list)}
         if None in values or len(sizes) != 1:
             raise HalideError(f"{user_site()}: select() on Tuples requires all Tuples to have identical sizes.")
@@ -28,8 +31,16 @@ def select(*args) -> Expr:
 
         def cond(c, k):  # a Tuple condition chooses element by element
             return c[k] if isinstance(c, list) else c
-        return Tuple([select(*[x for pair in zip([cond(c, k) for c in conds], [v[k] for v in values[:-1]])
-                               for x in pair], values[-1][k]) for k in range(n)])
+
+        return Tuple(
+            [
+                select(
+                    *[x for pair in zip([cond(c, k) for c in conds], [v[k] for v in values[:-1]]) for x in pair],
+                    values[-1][k],
+                )
+                for k in range(n)
+            ]
+        )
     result = args[-1]
     for i in range(len(args) - 3, -1, -2):
         result = _select2(args[i], args[i + 1], result)
@@ -39,6 +50,7 @@ def select(*args) -> Expr:
 def _as_tuple(v):
     """The elements of a Tuple (or of a call to a Tuple-valued Func), or None for a single value."""
     from .func import FuncRef, Tuple
+
     if isinstance(v, Tuple):
         return list(v)
     if isinstance(v, tuple):
@@ -62,8 +74,10 @@ def _select2(c, t, f) -> Expr:
         elif t_lit and not f_lit and _coercible(t_raw, f.type):
             t = cast(f.type, t)
         else:
-            raise HalideError(f"{user_site()}: The second and third arguments to a select do not have a matching "
-                              f"type: {t} has type {t.type}, {f} has type {f.type}")
+            raise HalideError(
+                f"{user_site()}: The second and third arguments to a select do not have a matching "
+                f"type: {t} has type {t.type}, {f} has type {f.type}"
+            )
     return Expr("select", t.type, (c, t, f))
 
 
@@ -116,19 +130,24 @@ def _math(name: str):
     def fn(a) -> Expr:
         a = _float_arg(a)
         return Expr(name, a.type, (a,))
+
     fn.__name__ = name
     fn.__doc__ = f"Halide's {name}: a non-float argument is first cast to float32."
     return fn
 
 
 sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, log, floor, ceil, round, trunc = (
-    _math(n) for n in FLOAT_MATH)
+    _math(n) for n in FLOAT_MATH
+)
 
 
 def pow(x, y) -> Expr:  # noqa: A001 - Halide's name
     # (Halide's as_const_int: a Python int or a signed integer constant, not a uint one)
-    if isinstance(y, int) and not isinstance(y, bool) or (isinstance(y, Expr) and y.kind == "const"
-                                                          and y.type.is_int()):
+    if (
+        isinstance(y, int)
+        and not isinstance(y, bool)
+        or (isinstance(y, Expr) and y.kind == "const" and y.type.is_int())
+    ):
         # Halide: a constant integer exponent is repeated multiplication in x's own type
         return _integer_power(to_expr(x), int(y if isinstance(y, int) else y.value))
     x = _float_arg(x)
@@ -161,10 +180,15 @@ def _caster(t: Type):
         if t.is_float() and isinstance(e, (float, np.floating)):
             # hl.f64(0.1) is the double 0.1 in Halide: the float is not first made a float32 Expr
             return const(float(e), t)
-        if isinstance(e, (int, np.integer)) and not isinstance(e, bool) and not t.is_float() \
-                and t.can_represent(int(e)):
+        if (
+            isinstance(e, (int, np.integer))
+            and not isinstance(e, bool)
+            and not t.is_float()
+            and t.can_represent(int(e))
+        ):
             return const(int(e), t)  # hl.u64(2**63): the value fits the target, though not an int64 Expr
         return cast(t, e)
+
     fn.__name__ = str(t)
     return fn
 
@@ -177,6 +201,7 @@ f32, f64 = _caster(Float(32)), _caster(Float(64))
 def cast_to(t, e) -> Expr:
     """``hl.cast(type, e)``."""
     from .types import as_type
+
     return cast(as_type(t), e)
 
 
@@ -184,6 +209,41 @@ def is_const_number(v) -> bool:
     return is_python_number(v) or (isinstance(v, Expr) and v.kind == "const")
 
 
-__all__ = ["select", "min", "max", "clamp", "abs", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-           "cosh", "tanh", "exp", "log", "floor", "ceil", "round", "trunc", "pow", "atan2",
-           "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "cast_to", "const", "Int"]
+__all__ = [
+    "select",
+    "min",
+    "max",
+    "clamp",
+    "abs",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "log",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "pow",
+    "atan2",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "f32",
+    "f64",
+    "cast_to",
+    "const",
+    "Int",
+]

@@ -4,6 +4,7 @@ Halide's bindings take each of a few fixed forms, positionally or by keyword, an
 else (``hl.Buffer(array, False)``, ``hl.RDom(hl.Range(0, 3))``). Matching the same forms here keeps a call that
 Halide reads one way from being read another way (``hl.Buffer(array, "name", False)`` is ``reverse_axes=False``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -76,6 +77,7 @@ def is_bool(v) -> bool:
 
 def is_type(v) -> bool:
     from .types import Type
+
     return isinstance(v, Type)
 
 
@@ -86,6 +88,7 @@ def is_int_list(v) -> bool:
 def is_buffer_like(v) -> bool:
     """Anything with the buffer protocol (numpy arrays, memoryviews, ...) or an hl.Buffer."""
     from .buffer import Buffer
+
     if isinstance(v, (Buffer, np.ndarray)):
         return True
     if isinstance(v, (str, list, tuple)):
@@ -100,4 +103,5 @@ def is_buffer_like(v) -> bool:
 def is_expr_like(v) -> bool:
     """What Halide converts to an Expr: numbers, Exprs, Vars, Params, RVars, RDoms, Func calls."""
     from .expr import Expr
+
     return isinstance(v, (Expr, bool, int, float, np.number, np.bool_)) or hasattr(v, "_as_expr")

@@ -1,4 +1,5 @@
 """Run-time scalars (``hl.Param``) and input images bound at run time (``hl.ImageParam``)."""
+
 from __future__ import annotations
 
 import itertools
@@ -21,9 +22,14 @@ class Param(ExprOps):
 
         def is_value(v) -> bool:
             return o.is_bool(v) or o.is_int(v) or isinstance(v, (float, np.floating))
-        _, a = o.match("Param", args, kwargs,
-                       [o.Arg("type", o.is_type), o.Arg("name", o.is_str), o.Arg("value", is_value, None)],
-                       [o.Arg("type", o.is_type), o.Arg("value", is_value, None)])
+
+        _, a = o.match(
+            "Param",
+            args,
+            kwargs,
+            [o.Arg("type", o.is_type), o.Arg("name", o.is_str), o.Arg("value", is_value, None)],
+            [o.Arg("type", o.is_type), o.Arg("value", is_value, None)],
+        )
         self._type = a["type"]
         self._name = a.get("name") or f"p{next(_fresh)}"
         self._value = None  # Halide refuses to run with a Param that was never given a value
@@ -45,16 +51,20 @@ class Param(ExprOps):
         t = self._type
         if isinstance(value, Expr) or not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
             raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't be set to {value!r}")
-        if not t.is_float() and (float(value) != int(value)
-                                 or not -(1 << (t.bits() - 1)) <= int(value) < (1 << t.bits())):
-            raise HalideError(f"{user_site()}: The value {value} cannot be losslessly converted to type {t} "
-                              f"(Param '{self._name}')")
+        if not t.is_float() and (
+            float(value) != int(value) or not -(1 << (t.bits() - 1)) <= int(value) < (1 << t.bits())
+        ):
+            raise HalideError(
+                f"{user_site()}: The value {value} cannot be losslessly converted to type {t} (Param '{self._name}')"
+            )
         self._value = float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)
 
     def get(self):
         if self._value is None:
-            raise HalideError(f"Parameter {self._name} does not have a valid scalar value (call "
-                              f"{self._name}.set(value) or give it a default)")
+            raise HalideError(
+                f"Parameter {self._name} does not have a valid scalar value (call "
+                f"{self._name}.set(value) or give it a default)"
+            )
         return self._value
 
     def _as_expr(self) -> Expr:
@@ -63,6 +73,7 @@ class Param(ExprOps):
     def parameter(self):
         """Halide's underlying Parameter (binds this input in a deserialized pipeline)."""
         from .serialize import Parameter
+
         return Parameter(self)
 
     def __repr__(self) -> str:
@@ -115,11 +126,12 @@ class Dimension:
 
     def _set(self, what: str, value) -> "Dimension":
         from .constraints import set_constraint
+
         set_constraint(self._param, self._i, what, value)
         return self
 
 
-ImageDim = Dimension   # (the old name)
+ImageDim = Dimension  # (the old name)
 
 
 class OutputImageParam:
@@ -182,16 +194,17 @@ class OutputImageParam:
 
     def bound_buffer(self):
         if self._buffer is None:
-            raise HalideError(f"{user_site()}: the size of output buffer '{self._name}' is used before a realize or "
-                              f"infer_input_bounds gives it one")
+            raise HalideError(
+                f"{user_site()}: the size of output buffer '{self._name}' is used before a realize or "
+                f"infer_input_bounds gives it one"
+            )
         return self._buffer
 
-    def __repr__(self) -> str:   # Halide's text
+    def __repr__(self) -> str:  # Halide's text
         kind = type(self).__name__ if type(self) is not FuncOutput else "OutputImageParam"
         if not self._defined:
             return f"<halide.{kind} {kind}()>"
         return f"<halide.{kind} '{self._name}', dims: {self._dims}, type: {self._type}>"
-
 
 
 class FuncOutput(OutputImageParam):
@@ -211,8 +224,14 @@ class ImageParam(OutputImageParam):
 
     def __init__(self, *args, **kwargs):
         from . import overloads as o
-        form, a = o.match("ImageParam", args, kwargs, [],
-                          [o.Arg("type", o.is_type), o.Arg("dimensions", o.is_int), o.Arg("name", o.is_str, "")])
+
+        form, a = o.match(
+            "ImageParam",
+            args,
+            kwargs,
+            [],
+            [o.Arg("type", o.is_type), o.Arg("dimensions", o.is_int), o.Arg("name", o.is_str, "")],
+        )
         self._defined = form == 1
         self._type = a.get("type")
         self._dims = int(a["dimensions"]) if self._defined else 0
@@ -221,14 +240,19 @@ class ImageParam(OutputImageParam):
 
     def set(self, buffer) -> None:
         from .buffer import Buffer
+
         if not isinstance(buffer, Buffer):
             buffer = Buffer(buffer)
         if buffer.type() != self._type:
-            raise HalideError(f"{user_site()}: ImageParam '{self._name}' has type {self._type}, "
-                              f"but the buffer set to it has type {buffer.type()}")
+            raise HalideError(
+                f"{user_site()}: ImageParam '{self._name}' has type {self._type}, "
+                f"but the buffer set to it has type {buffer.type()}"
+            )
         if buffer.dimensions() != self._dims:
-            raise HalideError(f"{user_site()}: ImageParam '{self._name}' has {self._dims} dimensions, "
-                              f"but the buffer set to it has {buffer.dimensions()}")
+            raise HalideError(
+                f"{user_site()}: ImageParam '{self._name}' has {self._dims} dimensions, "
+                f"but the buffer set to it has {buffer.dimensions()}"
+            )
         self._buffer = buffer
 
     def get(self):
@@ -236,24 +260,29 @@ class ImageParam(OutputImageParam):
 
     def bound_buffer(self):
         if self._buffer is None:
-            raise HalideError(f"ImageParam '{self._name}' is used by the pipeline but no buffer was set "
-                              f"(call {self._name}.set(buffer) before realize)")
+            raise HalideError(
+                f"ImageParam '{self._name}' is used by the pipeline but no buffer was set "
+                f"(call {self._name}.set(buffer) before realize)"
+            )
         return self._buffer
 
     def parameter(self):
         """Halide's underlying Parameter (binds this input in a deserialized pipeline)."""
         from .serialize import Parameter
+
         return Parameter(self)
 
     def in_(self, fs=None):
         """The wrapper Func of this image in ``fs`` (a Func or a list of Funcs), or everywhere: stages a tile
         of the input when scheduled (lang/wrappers.py)."""
         from .wrappers import get_wrapper
+
         self._check_defined()
         return get_wrapper(self, fs, clone=False)
 
     def __getitem__(self, args) -> Expr:
         from .func import call_args
+
         e = Expr("call", self._type, call_args(args, self, self._dims), self)
         e.site = capture_site()
         return e
@@ -261,7 +290,8 @@ class ImageParam(OutputImageParam):
 
 def _install_tracing() -> None:
     from .debugging import install
-    install(ImageParam, ("loads",))   # ImageParam.trace_loads (lang/debugging.py)
+
+    install(ImageParam, ("loads",))  # ImageParam.trace_loads (lang/debugging.py)
 
 
 _install_tracing()

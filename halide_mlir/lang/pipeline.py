@@ -4,15 +4,14 @@ Targets live in target.py (CPU features describe the host; a GPU feature selects
 autoscheduler is built in (autotune/autoschedule.py); Halide's plugin names select it too, so a program written
 for Halide's ``apply_autoscheduler`` runs unchanged (``load_plugin`` of an autoscheduler is then a no-op).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..error import HalideError
 from .source import user_site
-from .target import (DeviceAPI, Target, TargetArch, TargetFeature, TargetOS,  # noqa: F401 (re-exported)
-                     TargetProcessorTune, check_compilable, get_host_target, get_jit_target_from_environment,
-                     get_target_from_environment, host_supports_target_device, target_feature_for_device_api)
+from .target import Target
 
 AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anderson2021")
 
@@ -20,8 +19,9 @@ AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anders
 def load_plugin(name: str) -> None:
     """Halide loads autoscheduler plugins from shared libraries; halide_mlir's autoscheduler is built in."""
     if not str(name).replace("lib", "").startswith("autoschedule_"):
-        raise HalideError(f"{user_site()}: Failed to load: {name}: halide_mlir has no plugins besides the built-in "
-                          f"autoscheduler")
+        raise HalideError(
+            f"{user_site()}: Failed to load: {name}: halide_mlir has no plugins besides the built-in autoscheduler"
+        )
 
 
 @dataclass
@@ -46,6 +46,7 @@ class Pipeline:
 
     def __init__(self, outputs=None):
         from .func import Func
+
         outs = [] if outputs is None else list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         if not all(isinstance(f, Func) for f in outs):
             raise HalideError(f"{user_site()}: Pipeline takes a Func or a list of Funcs, got {outputs!r}")
@@ -62,15 +63,18 @@ class Pipeline:
         if not self._outputs:
             raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
         if len(self._outputs) > 1:
-            raise HalideError(f"{user_site()}: this use of a Pipeline with several outputs "
-                              f"({', '.join(f.name() for f in self._outputs)}) is not supported yet (realize is)")
+            raise HalideError(
+                f"{user_site()}: this use of a Pipeline with several outputs "
+                f"({', '.join(f.name() for f in self._outputs)}) is not supported yet (realize is)"
+            )
         return self._outputs[0]
 
     def add_requirement(self, condition, *error_args) -> None:
         """Checked before every realize (and Callable call): Halide's "Requirement Failed" when false."""
         from ..aot.requirements import Requirement
+
         self._requirements.append(Requirement(condition, list(error_args)))
-        self._halide_mlir_requirements = self._requirements   # (what the Callable and AOT paths read)
+        self._halide_mlir_requirements = self._requirements  # (what the Callable and AOT paths read)
 
     def _check_requirements(self) -> None:
         for r in self._requirements:
@@ -80,6 +84,7 @@ class Pipeline:
     def get_func(self, index: int):
         """The index-th Func of the pipeline in Halide's topological order (producers first)."""
         from .pipeline_funcs import topological_funcs
+
         order = topological_funcs(self._outputs)
         if not isinstance(index, int) or not 0 <= index < len(order):
             raise HalideError(f"{user_site()}: Pipeline.get_func({index!r}): the pipeline has {len(order)} Funcs")
@@ -88,6 +93,7 @@ class Pipeline:
     def invalidate_cache(self) -> None:
         """Drop compiled code: the next realize compiles again (from the disk cache where it has it)."""
         from .schedule import touch
+
         touch()
 
     def realize(self, *args, **kwargs):
@@ -101,6 +107,7 @@ class Pipeline:
         shared producers once; the values are the same), into one Realization of all their Buffers."""
         from ..runtime.realize import Realization
         from .buffer import Buffer
+
         sizes = kwargs.pop("dst", kwargs.pop("sizes", sizes))
         if kwargs:
             raise HalideError(f"{user_site()}: realize got unexpected arguments {sorted(kwargs)}")
@@ -110,13 +117,15 @@ class Pipeline:
         out = Realization()
         if isinstance(sizes, (list, tuple)) and sizes and all(isinstance(b, Buffer) for b in sizes):
             if len(sizes) != sum(f.num_values() for f in self._outputs):
-                raise HalideError(f"{user_site()}: realize of a Pipeline with {len(self._outputs)} outputs was "
-                                  f"given {len(sizes)} Buffers")
+                raise HalideError(
+                    f"{user_site()}: realize of a Pipeline with {len(self._outputs)} outputs was "
+                    f"given {len(sizes)} Buffers"
+                )
             k = 0
             for f in self._outputs:
                 n = f.num_values()
-                f.realize(list(sizes[k:k + n]) if n > 1 else sizes[k], target)
-                out.extend(sizes[k:k + n])
+                f.realize(list(sizes[k : k + n]) if n > 1 else sizes[k], target)
+                out.extend(sizes[k : k + n])
                 k += n
             return out
         for f in self._outputs:
@@ -179,12 +188,16 @@ class Pipeline:
         """Replace every Func's schedule with the built-in autoscheduler's (autotune/autoschedule.py)."""
         from ..autotune.autoschedule import auto_schedule
         from ..autotune.space import apply_plan, plan_code
+
         if not isinstance(params, AutoschedulerParams):
-            raise HalideError(f"{user_site()}: apply_autoscheduler takes a Target and an AutoschedulerParams, "
-                              f"got {params!r}")
+            raise HalideError(
+                f"{user_site()}: apply_autoscheduler takes a Target and an AutoschedulerParams, got {params!r}"
+            )
         if params.name not in AUTOSCHEDULERS:
-            raise HalideError(f"{user_site()}: Unknown autoscheduler name '{params.name}'; known names are: "
-                              f"{', '.join(AUTOSCHEDULERS)}")
+            raise HalideError(
+                f"{user_site()}: Unknown autoscheduler name '{params.name}'; known names are: "
+                f"{', '.join(AUTOSCHEDULERS)}"
+            )
         parallelism = params.extra.get("parallelism")
         infos, plan = auto_schedule(self._output(), int(parallelism) if parallelism is not None else None)
         apply_plan(infos, plan)

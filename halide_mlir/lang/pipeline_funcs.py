@@ -1,4 +1,5 @@
 """The Funcs a Pipeline reaches from its outputs, in Halide's topological order (``Pipeline.get_func``)."""
+
 from __future__ import annotations
 
 from .traversal import walk
@@ -6,6 +7,7 @@ from .traversal import walk
 
 def _callees(f) -> list:
     from .func import Func
+
     if not f.defined():
         return []
     exprs = [*f._definition().values, *(x for u in f.updates() for x in (*u.args, *u.values))]
@@ -14,7 +16,7 @@ def _callees(f) -> list:
         for n in walk(e):
             if n.kind == "call" and isinstance(n.value, Func) and n.value is not f and n.value not in out:
                 out.append(n.value)
-    return sorted(out, key=lambda g: g.name())   # (Halide's graph holds callees in sets of names)
+    return sorted(out, key=lambda g: g.name())  # (Halide's graph holds callees in sets of names)
 
 
 def topological_funcs(outputs) -> list:

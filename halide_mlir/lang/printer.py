@@ -1,9 +1,27 @@
 """Halide-style text for Exprs (used by repr and by error messages)."""
+
 from __future__ import annotations
 
-_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "lt": "<", "le": "<=", "gt": ">",
-          "ge": ">=", "eq": "==", "ne": "!=", "land": "&&", "lor": "||", "and": "&", "or": "|", "xor": "^",
-          "shl": "<<", "shr": ">>"}
+_INFIX = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "mod": "%",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+    "land": "&&",
+    "lor": "||",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "shl": "<<",
+    "shr": ">>",
+}
 
 
 def expr_str(e) -> str:

@@ -6,6 +6,7 @@ definition's tag and the definition's free Vars (and RVars). The hash is ordinar
 rest of the compiler sees plain Exprs. Both counters are process-wide as Halide's, so a program that makes the
 same calls in the same order gets the same numbers as under Halide.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -16,7 +17,7 @@ from .source import user_site
 from .types import Float, Int, UInt
 
 _C0, _C1, _C2 = 576942909, 1121052041, 1040796640
-_call_ids = itertools.count()        # Halide's random_number_counter
+_call_ids = itertools.count()  # Halide's random_number_counter
 _definition_tags = itertools.count()  # Halide's random_variable_counter: one per definition, used or not
 
 
@@ -27,8 +28,10 @@ def _random(t, seed) -> Expr:
         seed = to_expr(seed)
         if seed.type != Int(32):
             name = {Float(32): "random_float", Int(32): "random_int"}.get(t, "random_uint")
-            raise HalideError(f"{user_site()}: The seed passed to {name} must have type Int(32), but instead is "
-                              f"{seed} of type {seed.type}")
+            raise HalideError(
+                f"{user_site()}: The seed passed to {name} must have type Int(32), but instead is "
+                f"{seed} of type {seed.type}"
+            )
         args.append(seed)
     args.append(const(call_id, Int(32)))
     return Expr("random", t, tuple(args))
@@ -70,12 +73,12 @@ def _hash(args: list) -> Expr:
 def _lowered(node: Expr, extra: list) -> Expr:
     from .functions import reinterpret
     from .operators import clamp
+
     h = _hash(list(node.args) + extra)
     if node.type == Float(32):
         u = UInt(32)
         bits = const(127 << 23, u) | (h >> const(9, u))
-        return clamp(reinterpret(Float(32), bits) - const(1.0, Float(32)), const(0.0, Float(32)),
-                     const(1.0, Float(32)))
+        return clamp(reinterpret(Float(32), bits) - const(1.0, Float(32)), const(0.0, Float(32)), const(1.0, Float(32)))
     return cast(Int(32), h) if node.type == Int(32) else h
 
 
@@ -100,9 +103,11 @@ def lower_random(e: Expr, free_vars: list, tag: int) -> Expr:
                 r = n if all(a is b for a, b in zip(args, n.args)) else n.copy_with(args)
             memo[id(n)] = r
         return r
+
     return go(e)
 
 
 def _walk(e):
     from .traversal import walk
+
     return walk(e)

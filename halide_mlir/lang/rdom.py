@@ -4,6 +4,7 @@ An RDom is a box of integer points, iterated in order with ``r.x`` innermost, op
 ``where`` predicates. Bounds may be Exprs of Params: they are evaluated when the pipeline is compiled
 (the code is specialized to their values, as to buffer shapes).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -38,8 +39,10 @@ class RVar(ExprOps):
 
     def _as_expr(self) -> Expr:
         if self._rdom is None:
-            raise HalideError(f"{user_site()}: RVar '{self._name}' names a loop of a split; it has no domain to "
-                              f"be used in an expression")
+            raise HalideError(
+                f"{user_site()}: RVar '{self._name}' names a loop of a split; it has no domain to "
+                f"be used in an expression"
+            )
         return Expr("rvar", Int(32), (), self)
 
     def min(self) -> Expr:
@@ -67,23 +70,36 @@ class Range:
 
     def __init__(self, *args):
         from . import overloads as o
-        form, a = o.match("Range", args, {}, [],
-                          [o.Arg("min", o.is_expr_like, keyword=False), o.Arg("extent", o.is_expr_like, keyword=False)],
-                          [o.Arg("pair", lambda v: isinstance(v, tuple) and len(v) == 2 and
-                                 all(_integer_like(x) for x in v), keyword=False)])
+
+        form, a = o.match(
+            "Range",
+            args,
+            {},
+            [],
+            [o.Arg("min", o.is_expr_like, keyword=False), o.Arg("extent", o.is_expr_like, keyword=False)],
+            [
+                o.Arg(
+                    "pair",
+                    lambda v: isinstance(v, tuple) and len(v) == 2 and all(_integer_like(x) for x in v),
+                    keyword=False,
+                )
+            ],
+        )
         lo, ext = (a["min"], a["extent"]) if form == 1 else a["pair"] if form == 2 else (None, None)
         if lo is None:
             self.min = self.extent = None
             return
         self.min, self.extent = to_expr(lo), to_expr(ext)
         if self.min.type.is_float() or self.extent.type.is_float():
-            raise HalideError(f"{user_site()}: a Range's min and extent must be integers, got ({self.min}, "
-                              f"{self.extent})")
+            raise HalideError(
+                f"{user_site()}: a Range's min and extent must be integers, got ({self.min}, {self.extent})"
+            )
 
 
 def _integer_like(v) -> bool:
     """What a (min, extent) tuple may hold (Halide refuses floats there with a TypeError)."""
     from . import overloads as o
+
     if isinstance(v, (float, np.floating)):
         return False
     return o.is_expr_like(v) and not to_expr(v).type.is_float()
@@ -97,13 +113,29 @@ class RDom(ExprOps):
         from . import overloads as o
         from .buffer import Buffer
         from .param import ImageParam
-        form, a = o.match("RDom", args, kwargs, [],
-                          [o.Arg("buffer", lambda v: isinstance(v, Buffer))],
-                          [o.Arg("image_param", lambda v: isinstance(v, ImageParam))],
-                          [o.Arg("region", lambda v: isinstance(v, (list, tuple)) and all(
-                              isinstance(r, Range) or (isinstance(r, tuple) and len(r) == 2 and
-                                                       all(_integer_like(x) for x in r)) for r in v)),
-                           o.Arg("name", o.is_str, "")])
+
+        form, a = o.match(
+            "RDom",
+            args,
+            kwargs,
+            [],
+            [o.Arg("buffer", lambda v: isinstance(v, Buffer))],
+            [o.Arg("image_param", lambda v: isinstance(v, ImageParam))],
+            [
+                o.Arg(
+                    "region",
+                    lambda v: (
+                        isinstance(v, (list, tuple))
+                        and all(
+                            isinstance(r, Range)
+                            or (isinstance(r, tuple) and len(r) == 2 and all(_integer_like(x) for x in r))
+                            for r in v
+                        )
+                    ),
+                ),
+                o.Arg("name", o.is_str, ""),
+            ],
+        )
         region: list = []
         if form == 1:
             b = a["buffer"]
@@ -143,11 +175,13 @@ class RDom(ExprOps):
         """``r[i]``: Halide raises KeyError outside [0, dimensions) (no negative indices), TypeError for a
         non-integer."""
         from ..error import HalideTypeError
+
         if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
             raise HalideTypeError(f"{user_site()}: RDom '{self._name}' is indexed by an integer, not {i!r}")
         if not 0 <= i < len(self._vars):
-            raise KeyError(f"{user_site()}: RDom '{self._name}' has {len(self._vars)} dimensions; "
-                           f"there is no dimension {i}")
+            raise KeyError(
+                f"{user_site()}: RDom '{self._name}' has {len(self._vars)} dimensions; there is no dimension {i}"
+            )
         return self._vars[i]
 
     @property
@@ -168,8 +202,9 @@ class RDom(ExprOps):
 
     def _var(self, i: int) -> RVar:
         if i >= len(self._vars):
-            raise HalideError(f"{user_site()}: RDom '{self._name}' has {len(self._vars)} dimensions; "
-                              f"it has no .{_LETTERS[i]}")
+            raise HalideError(
+                f"{user_site()}: RDom '{self._name}' has {len(self._vars)} dimensions; it has no .{_LETTERS[i]}"
+            )
         return self._vars[i]
 
     def where(self, predicate) -> "RDom":
@@ -178,6 +213,7 @@ class RDom(ExprOps):
             raise HalideError(f"{user_site()}: RDom.where takes a boolean condition, not {p.type}")
         self._predicates.append(p)
         from .schedule import touch
+
         touch()
         return self
 
@@ -192,11 +228,10 @@ class RDom(ExprOps):
 
     def _as_expr(self) -> Expr:
         if len(self._vars) != 1:
-            raise HalideError(f"{user_site()}: a {len(self._vars)}-D RDom can't be used as an Expr; "
-                              f"use r.x, r.y, ...")
+            raise HalideError(f"{user_site()}: a {len(self._vars)}-D RDom can't be used as an Expr; use r.x, r.y, ...")
         return self._vars[0]._as_expr()
 
-    def __repr__(self) -> str:   # Halide's text
+    def __repr__(self) -> str:  # Halide's text
         if not self._defined:
             return "<halide.RDom RDom()>"
         lines = "".join(f"  {v.name()}({lo}, {ext})\n" for v, (lo, ext) in zip(self._vars, self._bounds))

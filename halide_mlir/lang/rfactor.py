@@ -10,6 +10,7 @@ The loops a split of an RVar made (``split(r.x, rxo, rxi, 4)``) become the dimen
 after them, with Halide's guard where the split does not divide the extent; each schedule directive of the
 update carries over to the side that keeps its loops, in Halide's loop order.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,13 +23,20 @@ from .traversal import walk
 from .var import Var
 
 # Halide's associative operators (its AssociativeOpsTable, the single-element patterns): op -> identity
-_IDENTITY = {"add": lambda t: const(0, t), "mul": lambda t: const(1, t), "min": lambda t: t.max(),
-             "max": lambda t: t.min(), "and": lambda t: const(True, t), "or": lambda t: const(False, t)}
+_IDENTITY = {
+    "add": lambda t: const(0, t),
+    "mul": lambda t: const(1, t),
+    "min": lambda t: t.max(),
+    "max": lambda t: t.min(),
+    "and": lambda t: const(True, t),
+    "or": lambda t: const(False, t),
+}
 
 
 @dataclass
 class Pattern:
     """One Tuple element of an update proved associative: ``f(args) op other`` (``self_left``) or the other way."""
+
     op: str
     other: Expr
     self_left: bool
@@ -65,8 +73,13 @@ def prove_associativity(func, d) -> list[Pattern] | None:
         a, b = v.args
 
         def is_self(e):
-            return e.kind == "call" and e.value is func and e.index == k and \
-                all(same_expr(x, y) for x, y in zip(e.args, d.args))
+            return (
+                e.kind == "call"
+                and e.value is func
+                and e.index == k
+                and all(same_expr(x, y) for x, y in zip(e.args, d.args))
+            )
+
         if is_self(a) and not _calls(b, func):
             out.append(Pattern(v.kind, b, True))
         elif is_self(b) and not _calls(a, func):
@@ -90,6 +103,7 @@ def rewrite(e: Expr, leaf) -> Expr:
             r = n if all(x is y for x, y in zip(args, n.args)) else n.copy_with(args)
         memo[id(n)] = (n, r)
         return r
+
     return go(e)
 
 
@@ -108,6 +122,7 @@ def rfactor(stage, preserved) -> "object":
     from ..analysis.loop_nest import stage_loops  # (a pure helper: a schedule's loop list from its directives)
     from .func import Func
     from .rdom import RDom, RVar
+
     func, index = stage._func, stage._index
     d = func._updates[index]
     sched = d.schedule
@@ -120,36 +135,43 @@ def rfactor(stage, preserved) -> "object":
     rvars = d.rvars()
     n_r = len(rvars)
     pure = [a.name() for a in func._pure.args]
-    loops = stage_loops(f"{func.name()}.update({index})", [r.name() for r in rvars] + pure, None,
-                        sched.directives)
+    loops = stage_loops(f"{func.name()}.update({index})", [r.name() for r in rvars] + pure, None, sched.directives)
     inner_first = list(reversed(loops))
     names = [l.name for l in inner_first]
     patterns = prove_associativity(func, d)
     if patterns is None:
-        raise HalideError(f"{where}: can't perform rfactor() because we can't prove associativity of the "
-                          f"operator\n{_vars_line(names)}")
+        raise HalideError(
+            f"{where}: can't perform rfactor() because we can't prove associativity of the "
+            f"operator\n{_vars_line(names)}"
+        )
     by_name = {l.name: l for l in loops}
     for rv, v in pairs:
         l = by_name.get(rv)
         if l is None or any(dim >= n_r for dim, _ in l.parts):
-            raise HalideError(f"{where}: can't perform rfactor() on {rv} since either it is not in the reduction "
-                              f"domain, or has already been consumed by another scheduling directive\n"
-                              f"{_vars_line(names)}")
+            raise HalideError(
+                f"{where}: can't perform rfactor() on {rv} since either it is not in the reduction "
+                f"domain, or has already been consumed by another scheduling directive\n"
+                f"{_vars_line(names)}"
+            )
         if v.name() in by_name or v.name() in pure:
-            raise HalideError(f"{where}: can't perform rfactor() on {rv} because the name {v.name()}is already "
-                              f"used elsewhere in the Func's schedule.\n{_vars_line(names)}")
+            raise HalideError(
+                f"{where}: can't perform rfactor() on {rv} because the name {v.name()}is already "
+                f"used elsewhere in the Func's schedule.\n{_vars_line(names)}"
+            )
     for l in loops:
         if len(l.parts) > 1 and any(dim < n_r for dim, _ in l.parts):
             if not all(dim < n_r for dim, _ in l.parts):
-                raise HalideError(f"{where}: can't rfactor an Func that has fused a Var into an RVar: "
-                                  f"{l.name}\n{_vars_line(names)}")
-            raise HalideError(f"{where}: rfactor of a Func whose RVars were fused ({l.name}) is not supported by "
-                              f"halide_mlir yet")
+                raise HalideError(
+                    f"{where}: can't rfactor an Func that has fused a Var into an RVar: {l.name}\n{_vars_line(names)}"
+                )
+            raise HalideError(
+                f"{where}: rfactor of a Func whose RVars were fused ({l.name}) is not supported by halide_mlir yet"
+            )
 
     # --- the RDom projections: each original RVar as its min plus sum(loop * stride) of the loops of its dim
     rv_loops = [l for l in inner_first if l.dim < n_r]
     pres_names = {rv: v for rv, v in pairs}
-    new_value: dict = {}       # loop name -> (min, extent) of its new RDom dim
+    new_value: dict = {}  # loop name -> (min, extent) of its new RDom dim
     guards = []
     for j, r in enumerate(rvars):
         lo, ext = to_expr(r.min()), to_expr(r.extent())
@@ -174,7 +196,7 @@ def rfactor(stage, preserved) -> "object":
     pres_loop_names = [l.name for l in rv_loops if l.name in pres_names]
     intm_dom = make_rdom(intm_names)
     pres_dom = make_rdom(pres_loop_names)
-    pres_vars = [pres_names[n] for n in pres_loop_names]   # Halide orders them as the loops, innermost first
+    pres_vars = [pres_names[n] for n in pres_loop_names]  # Halide orders them as the loops, innermost first
 
     def loop_expr(name) -> Expr:
         if name in pres_names:
@@ -208,12 +230,14 @@ def rfactor(stage, preserved) -> "object":
                 c.site, c.index = n.site, n.index
                 return c
             return None
+
         return rewrite(e, leaf)
 
     preds = [to_intm(p) for p in d.predicates()]
     for j in guards:
-        preds.append(binary("lt", binary("sub", raw[rvars[j].name()], to_expr(rvars[j].min())),
-                            to_expr(rvars[j].extent())))
+        preds.append(
+            binary("lt", binary("sub", raw[rvars[j].name()], to_expr(rvars[j].min())), to_expr(rvars[j].extent()))
+        )
     types = func.output_types()
     identities = tuple(p.identity(t) for p, t in zip(patterns, types))
     intm[(*func._pure.args, *pres_vars)] = identities if len(identities) > 1 else identities[0]
@@ -225,6 +249,7 @@ def rfactor(stage, preserved) -> "object":
             intm_dom.where(p)
     elif preds:  # no RVar left to carry the condition: the update keeps the old value where it is false
         from .operators import select
+
         cond = preds[0]
         for p in preds[1:]:
             cond = binary("and", cond, p)
@@ -246,6 +271,7 @@ def rfactor(stage, preserved) -> "object":
         old.site = part.site = capture_site()
         merged.append(binary(p.op, old, part) if p.self_left else binary(p.op, part, old))
     from .func import Definition
+
     new_def = Definition(x_exprs, tuple(merged) if len(merged) > 1 else merged[0], d.site, sched)
     func._updates[index] = new_def
 
@@ -265,8 +291,11 @@ def rfactor(stage, preserved) -> "object":
         out.append(Directive(DirectiveKind.REORDER, tuple(order), d.site))
         for l in inner_first:
             if keep(l.name) and l.kind != "serial":
-                kind = {"parallel": DirectiveKind.PARALLEL, "vectorized": DirectiveKind.VECTORIZE,
-                        "unrolled": DirectiveKind.UNROLL}[str(l.kind)]
+                kind = {
+                    "parallel": DirectiveKind.PARALLEL,
+                    "vectorized": DirectiveKind.VECTORIZE,
+                    "unrolled": DirectiveKind.UNROLL,
+                }[str(l.kind)]
                 out.append(Directive(kind, (rename.get(l.name, l.name),), d.site))
         return out
 
@@ -289,5 +318,7 @@ def check_atomic(stage, var: str) -> None:
     if var not in derived or not any(_calls(v, func) for v in d.values):
         return
     if prove_associativity(func, d) is None:
-        raise HalideError(f"{user_site()}: Failed to call atomic() on {func.name()}.update({stage._index}) since "
-                          f"it can't prove associativity or commutativity of the operator.")
+        raise HalideError(
+            f"{user_site()}: Failed to call atomic() on {func.name()}.update({stage._index}) since "
+            f"it can't prove associativity or commutativity of the operator."
+        )

@@ -3,11 +3,13 @@
 ``compute``/``store`` say where the Func is realized (inline, root, or at a consumer's loop);
 ``directives`` are the loop transformations in the order the user gave them (Halide applies them in order).
 """
+
 from __future__ import annotations
 
 import enum
 import itertools
 from dataclasses import dataclass, field
+
 
 class _Kind(str, enum.Enum):
     """A kind that is also its name as a string (cache keys, messages and printed loop nests stay the same)."""
@@ -21,6 +23,7 @@ class _Kind(str, enum.Enum):
 
 class LevelKind(_Kind):
     """Where a Func is computed or stored (Halide's LoopLevel): inlined, at the root, or at a consumer's loop."""
+
     INLINE = "inline"
     ROOT = "root"
     AT = "at"
@@ -28,6 +31,7 @@ class LevelKind(_Kind):
 
 class DirectiveKind(_Kind):
     """A loop-scheduling directive, in the order the user gave them (Halide applies them in order)."""
+
     SPLIT = "split"
     FUSE = "fuse"
     REORDER = "reorder"
@@ -36,17 +40,18 @@ class DirectiveKind(_Kind):
     PARALLEL = "parallel"
     SERIAL = "serial"
     BOUND = "bound"
-    GPU_BLOCKS = "gpu_blocks"     # (var, ...): the loops run as GPU blocks (analysis/gpu.py)
-    GPU_THREADS = "gpu_threads"   # (var, ...): the loops run as GPU threads
+    GPU_BLOCKS = "gpu_blocks"  # (var, ...): the loops run as GPU blocks (analysis/gpu.py)
+    GPU_THREADS = "gpu_threads"  # (var, ...): the loops run as GPU threads
     GPU_SINGLE = "gpu_single_thread"  # (): the stage runs on one GPU thread
     # lang/small_directives.py
-    PARTITION = "partition"       # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
+    PARTITION = "partition"  # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
     BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
-    ALIGN = "align"               # (var, modulus, remainder or None): align_bounds / align_extent
+    ALIGN = "align"  # (var, modulus, remainder or None): align_bounds / align_extent
 
 
 class LoopKind(_Kind):
     """How a loop of a stage's loop nest runs (Halide's ForType)."""
+
     SERIAL = "serial"
     PARALLEL = "parallel"
     VECTORIZED = "vectorized"
@@ -56,8 +61,12 @@ class LoopKind(_Kind):
 # The kind of loop each loop-kind directive makes.
 GPU_DIRECTIVES = (DirectiveKind.GPU_BLOCKS, DirectiveKind.GPU_THREADS, DirectiveKind.GPU_SINGLE)
 
-LOOP_KIND_OF = {DirectiveKind.VECTORIZE: LoopKind.VECTORIZED, DirectiveKind.PARALLEL: LoopKind.PARALLEL,
-                DirectiveKind.UNROLL: LoopKind.UNROLLED, DirectiveKind.SERIAL: LoopKind.SERIAL}
+LOOP_KIND_OF = {
+    DirectiveKind.VECTORIZE: LoopKind.VECTORIZED,
+    DirectiveKind.PARALLEL: LoopKind.PARALLEL,
+    DirectiveKind.UNROLL: LoopKind.UNROLLED,
+    DirectiveKind.SERIAL: LoopKind.SERIAL,
+}
 
 # ``compute_at(f, Var.outermost())``: outside all of f's loops
 OUTERMOST = "__outermost"
@@ -74,6 +83,7 @@ def touch() -> None:
 
 class Partition(enum.Enum):
     """Halide's loop partition policy of a loop (``partition(var, policy)``)."""
+
     Auto = "Auto"
     Never = "Never"
     Always = "Always"
@@ -82,6 +92,7 @@ class Partition(enum.Enum):
 class PrefetchBoundStrategy(enum.Enum):
     """What Halide's ``prefetch`` does where the prefetched region leaves the buffer (prefetch itself is not
     supported yet: lang/unsupported.py)."""
+
     Clamp = "Clamp"
     GuardWithIf = "GuardWithIf"
     NonFaulting = "NonFaulting"
@@ -93,6 +104,7 @@ class TailStrategy(enum.Enum):
     Pure Funcs give the same values under every strategy; RoundUp also grows the region an intermediate Func
     computes to a multiple of the factor, which can make it read more of its inputs (analysis/bounds.py).
     Edge tiles otherwise run as partial tiles with masked vectors (GuardWithIf's computed values)."""
+
     RoundUp = "RoundUp"
     GuardWithIf = "GuardWithIf"
     Predicate = "Predicate"
@@ -130,7 +142,7 @@ class LoopLevel:
 @dataclass(frozen=True)
 class Directive:
     kind: DirectiveKind
-    args: tuple   # split: (old, outer, inner, factor, tail); fuse: (inner, outer, fused); reorder: vars innermost
+    args: tuple  # split: (old, outer, inner, factor, tail); fuse: (inner, outer, fused); reorder: vars innermost
     #               first; vectorize/parallel/unroll/serial: (var, ...); bound: (var, min, extent)
     site: object = None
 
@@ -142,6 +154,7 @@ class Directive:
 class StorageFold:
     """``fold_storage(var, factor, fold_forward)``: the Func's storage along ``var`` is a circular buffer of
     ``factor`` elements."""
+
     factor: int
     fold_forward: bool = True
     site: object = None
@@ -164,25 +177,34 @@ class FuncSchedule:
     # fold_storage(var, factor): var name -> StorageFold (analysis/folding.py applies it to sliding windows)
     folds: dict = field(default_factory=dict)
     # memoize(eviction_key), async_(), ring_buffer(extent): lang/memoize.py, analysis/memoize.py
-    memoize: object = None          # None, or a Memoize (its eviction key Expr or None)
+    memoize: object = None  # None, or a Memoize (its eviction key Expr or None)
     async_: bool = False
-    ring_buffer: object = None      # the extent Expr, or None
+    ring_buffer: object = None  # the extent Expr, or None
     # compute_with(stage, var, align): lang/compute_with.py ComputeWith, or None
     compute_with: object = None
     # align_storage / bound_storage: var name -> (alignment or None, bound or None) (lang/small_directives.py)
     storage: dict = field(default_factory=dict)
-    hoist: LoopLevel | None = None   # hoist_storage / hoist_storage_root
-    race: bool = False               # allow_race_conditions(): parallel RVar loops without atomic()
+    hoist: LoopLevel | None = None  # hoist_storage / hoist_storage_root
+    race: bool = False  # allow_race_conditions(): parallel RVar loops without atomic()
 
     def key(self) -> tuple:
         def level(l):
             return None if l is None else (l.kind, l.func.name() if l.func is not None else None, l.var)
-        return (level(self.compute), level(self.store),
-                tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives), bool(self.padded_copy),
-                tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
-                self.atomic, self.atomic_override,
-                tuple(sorted((v, f.factor) for v, f in self.folds.items())),
-                None if self.memoize is None else str(self.memoize.eviction_key), self.async_,
-                str(self.ring_buffer),
-                self.compute_with.key() if self.compute_with is not None else None,
-                tuple(sorted(self.storage.items())), level(self.hoist), self.race)
+
+        return (
+            level(self.compute),
+            level(self.store),
+            tuple((d.kind, tuple(str(a) for a in d.args)) for d in self.directives),
+            bool(self.padded_copy),
+            tuple((str(sp.condition), sp.failure, sp.schedule.key()) for sp in self.specializations),
+            self.atomic,
+            self.atomic_override,
+            tuple(sorted((v, f.factor) for v, f in self.folds.items())),
+            None if self.memoize is None else str(self.memoize.eviction_key),
+            self.async_,
+            str(self.ring_buffer),
+            self.compute_with.key() if self.compute_with is not None else None,
+            tuple(sorted(self.storage.items())),
+            level(self.hoist),
+            self.race,
+        )

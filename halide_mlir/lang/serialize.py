@@ -7,6 +7,7 @@ Param and ImageParam the pipeline reads) are stored apart by name, as Halide's: 
 stored ones. An ImageParam's bound buffer is not stored (Halide stores none either). Only load data you trust:
 unpickling runs code.
 """
+
 from __future__ import annotations
 
 import io
@@ -37,6 +38,7 @@ class Parameter:
 
     def is_buffer(self) -> bool:
         from .param import ImageParam
+
         return isinstance(self._param, ImageParam)
 
     def dimensions(self) -> int:
@@ -48,6 +50,7 @@ class Parameter:
 
 def _is_param(obj) -> bool:
     from .param import ImageParam, Param
+
     return isinstance(obj, (Param, ImageParam))
 
 
@@ -60,8 +63,10 @@ class _Pickler(pickle.Pickler):
         if _is_param(obj):
             other = self.params.setdefault(obj.name(), obj)
             if other is not obj:
-                raise HalideError(f"{user_site()}: serialize_pipeline: two different parameters are named "
-                                  f"'{obj.name()}'; external parameters are bound by name")
+                raise HalideError(
+                    f"{user_site()}: serialize_pipeline: two different parameters are named "
+                    f"'{obj.name()}'; external parameters are bound by name"
+                )
             return ("param", obj.name())
         return None
 
@@ -78,6 +83,7 @@ class _Unpickler(pickle.Unpickler):
 def _stored_param(p):
     """A copy of a parameter for the file: its type, name, value/estimates; no bound buffer."""
     import copy
+
     q = copy.copy(p)
     if hasattr(q, "_buffer"):
         q._buffer = None
@@ -86,6 +92,7 @@ def _stored_param(p):
 
 def _dump(pipeline) -> tuple[bytes, dict]:
     from .pipeline import Pipeline
+
     if not isinstance(pipeline, Pipeline):
         raise HalideTypeError(f"{user_site()}: serialize_pipeline takes an hl.Pipeline, got {pipeline!r}")
     body = io.BytesIO()
@@ -113,9 +120,9 @@ def _read(data) -> bytes:
 
 
 def _split(raw: bytes) -> tuple[dict, bytes]:
-    n = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
+    n = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 8], "little")
     start = len(MAGIC) + 8
-    return pickle.loads(raw[start:start + n]), raw[start + n:]
+    return pickle.loads(raw[start : start + n]), raw[start + n :]
 
 
 def serialize_pipeline(pipeline, filename=None, get_params: bool = False):
@@ -143,10 +150,14 @@ def deserialize_pipeline(data, user_params: dict | None = None):
     params = dict(stored)
     for name, p in (user_params or {}).items():
         if not isinstance(p, Parameter) or not p.defined():
-            raise HalideTypeError(f"{user_site()}: deserialize_pipeline: the parameter for '{name}' must be an "
-                                  f"hl.Parameter (p.parameter()), got {p!r}")
+            raise HalideTypeError(
+                f"{user_site()}: deserialize_pipeline: the parameter for '{name}' must be an "
+                f"hl.Parameter (p.parameter()), got {p!r}"
+            )
         if name in stored and type(stored[name]) is not type(p._param):
-            raise HalideError(f"{user_site()}: deserialize_pipeline: '{name}' is a "
-                              f"{type(stored[name]).__name__} in the pipeline, not a {type(p._param).__name__}")
+            raise HalideError(
+                f"{user_site()}: deserialize_pipeline: '{name}' is a "
+                f"{type(stored[name]).__name__} in the pipeline, not a {type(p._param).__name__}"
+            )
         params[name] = p._param
     return _Unpickler(io.BytesIO(body), params).load()

@@ -5,6 +5,7 @@ Arguments are checked here as Halide's bindings and ``Func.cpp`` check them (sam
 analysis/small_directives.py (checks that need the pipeline), analysis/bounds.py (regions), analysis/plan.py
 (partitioning), codegen/updates.py (races). docs/directives.md says how each maps.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -30,12 +31,14 @@ def _int(v, what: str) -> int:
 
 def _func_only(self, method: str):
     from .func import Stage
+
     if isinstance(self, Stage):
         raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func '{self._name}'")
 
 
 def _pure_arg(self, var, message: str) -> str:
     from .func import _var_name
+
     name = _var_name(var)
     if name not in [v.name() for v in self.args()]:
         raise HalideError(f"{user_site()}: {message.format(v=name, f=self._name)}")
@@ -46,6 +49,7 @@ def _stage_dims(self) -> list[str]:
     """The loop names a stage's schedule can name (Halide's ``dims``): its Vars, its RVars, and every Var its
     splits and fuses made (stage_loops checks, when compiling, that the loop still exists)."""
     from .func import Stage
+
     if isinstance(self, Stage) and self._index >= 0:
         d = self._func._update(self._index)
         names = [r.name() for r in d.rvars()] + [a.value.name() for a in d.args if a.kind == "var"]
@@ -62,15 +66,20 @@ def _stage_dims(self) -> list[str]:
 
 # --- loop partitioning ---------------------------------------------------------------------------------------
 
+
 def partition(self, var, partition_policy):
     from .func import _var_name
+
     if not isinstance(partition_policy, Partition):
-        raise HalideTypeError(f"{user_site()}: partition() takes a Var or RVar and a hl.Partition, got "
-                              f"{partition_policy!r}")
+        raise HalideTypeError(
+            f"{user_site()}: partition() takes a Var or RVar and a hl.Partition, got {partition_policy!r}"
+        )
     name = _var_name(var)
     if name not in _stage_dims(self):
-        raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to set loop "
-                          f"partition policy.\nVars: {' '.join(_stage_dims(self))} {OUTERMOST}")
+        raise HalideError(
+            f"{user_site()}: In schedule for {self._name}, could not find var {name} to set loop "
+            f"partition policy.\nVars: {' '.join(_stage_dims(self))} {OUTERMOST}"
+        )
     return self._directive(DirectiveKind.PARTITION, name, partition_policy)
 
 
@@ -104,10 +113,12 @@ def _var_list(vars_) -> list:
 
 # --- the computed region ---------------------------------------------------------------------------------------
 
+
 def bound_extent(self, var, extent):
     _func_only(self, "bound_extent")
-    name = _pure_arg(self, var, "Can't bound variable {v} of function {f} because {v} is not one of the pure "
-                                "variables of {f}.")
+    name = _pure_arg(
+        self, var, "Can't bound variable {v} of function {f} because {v} is not one of the pure variables of {f}."
+    )
     ext = _int(extent, "extent")
     if ext <= 0:
         raise HalideError(f"{user_site()}: bound_extent of Func '{self._name}' in {name} must be positive, got {ext}")
@@ -117,34 +128,46 @@ def bound_extent(self, var, extent):
 def align_bounds(self, var, modulus, remainder=0):
     _func_only(self, "align_bounds")
     m, r = _int(modulus, "modulus"), _int(remainder, "remainder")
-    name = _pure_arg(self, var, "Can't align bounds of variable {v} of function {f} because {v} is not one of "
-                                "the pure variables of {f}.")
-    if m <= 0:   # Halide computes garbage bounds then (a division by a non-positive modulus)
-        raise HalideError(f"{user_site()}: align_bounds of Func '{self._name}' in {name}: the modulus must be "
-                          f"positive, got {m}")
-    return self._directive(DirectiveKind.ALIGN, name, m, r % m)   # Halide reduces the remainder
+    name = _pure_arg(
+        self,
+        var,
+        "Can't align bounds of variable {v} of function {f} because {v} is not one of the pure variables of {f}.",
+    )
+    if m <= 0:  # Halide computes garbage bounds then (a division by a non-positive modulus)
+        raise HalideError(
+            f"{user_site()}: align_bounds of Func '{self._name}' in {name}: the modulus must be positive, got {m}"
+        )
+    return self._directive(DirectiveKind.ALIGN, name, m, r % m)  # Halide reduces the remainder
 
 
 def align_extent(self, var, modulus):
     _func_only(self, "align_extent")
     m = _int(modulus, "modulus")
-    name = _pure_arg(self, var, "Can't align extent of variable {v} of function {f} because {v} is not one of "
-                                "the pure variables of {f}.")
+    name = _pure_arg(
+        self,
+        var,
+        "Can't align extent of variable {v} of function {f} because {v} is not one of the pure variables of {f}.",
+    )
     if m <= 0:
-        raise HalideError(f"{user_site()}: align_extent of Func '{self._name}' in {name}: the modulus must be "
-                          f"positive, got {m}")
+        raise HalideError(
+            f"{user_site()}: align_extent of Func '{self._name}' in {name}: the modulus must be positive, got {m}"
+        )
     return self._directive(DirectiveKind.ALIGN, name, m, None)
 
 
 # --- storage -----------------------------------------------------------------------------------------------------
 
+
 def _storage_var(self, var, what: str) -> str:
     from .func import _var_name
+
     name = _var_name(var)
     names = [v.name() for v in self.args()]
     if name not in names:
-        raise HalideError(f"{user_site()}: In schedule for {self._name}, could not find var {name} to {what}.\n"
-                          f"Vars: {' '.join(names)}")
+        raise HalideError(
+            f"{user_site()}: In schedule for {self._name}, could not find var {name} to {what}.\n"
+            f"Vars: {' '.join(names)}"
+        )
     return name
 
 
@@ -153,11 +176,15 @@ def align_storage(self, dim, alignment):
     name = _storage_var(self, dim, "align the storage of")
     a = _int(alignment, "alignment")
     if a <= 0:
-        raise HalideError(f"{user_site()}: align_storage of Func '{self._name}' in {name}: the alignment must be "
-                          f"positive, got {a}")
+        raise HalideError(
+            f"{user_site()}: align_storage of Func '{self._name}' in {name}: the alignment must be positive, got {a}"
+        )
     # the storage layout of an intermediate is bufferization's (dense, in dimension order): rows are not padded
-    warnings.warn(f"{user_site()}: Func '{self._name}': align_storage is not applied; its rows stay unpadded (same "
-                  "values)", StorageWarning, stacklevel=2)
+    warnings.warn(
+        f"{user_site()}: Func '{self._name}': align_storage is not applied; its rows stay unpadded (same values)",
+        StorageWarning,
+        stacklevel=2,
+    )
     old = self._schedule.storage.get(name, (None, None))
     self._schedule.storage[name] = (a, old[1])
     touch()
@@ -177,6 +204,7 @@ def bound_storage(self, dim, bound):
 def hoist_storage(self, *args):
     """``hoist_storage(f, var)`` or ``hoist_storage(loop_level)``."""
     from .func import Func, _var_name
+
     _func_only(self, "hoist_storage")
     if len(args) == 1 and isinstance(args[0], LoopLevel):
         level = args[0]
@@ -198,15 +226,28 @@ def hoist_storage_root(self):
 
 # --- races ----------------------------------------------------------------------------------------------------
 
+
 def allow_race_conditions(self):
     self._stage_schedule().race = True
     touch()
     return self
 
 
-NAMES = ("partition", "never_partition", "always_partition", "never_partition_all", "always_partition_all",
-         "bound_extent", "align_bounds", "align_extent", "align_storage", "bound_storage", "hoist_storage",
-         "hoist_storage_root", "allow_race_conditions")
+NAMES = (
+    "partition",
+    "never_partition",
+    "always_partition",
+    "never_partition_all",
+    "always_partition_all",
+    "bound_extent",
+    "align_bounds",
+    "align_extent",
+    "align_storage",
+    "bound_storage",
+    "hoist_storage",
+    "hoist_storage_root",
+    "allow_race_conditions",
+)
 
 
 def install(cls: type) -> None:

@@ -1,4 +1,5 @@
 """Where in the user's program something happened: for error messages and MLIR locations."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ Recorded as data here: each stage schedule (a Func's pure definition, an update,
 they nest) holds a list of ``Specialization``s in the order the user added them. The first whose condition
 holds is used, as Halide's ``if (c1) ... else if (c2) ... else`` does; analysis/specialize.py chooses.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,8 +19,8 @@ from .types import Bool
 @dataclass(eq=False)
 class Specialization:
     condition: Expr
-    schedule: FuncSchedule          # the stage's directives under this condition (its own specializations nest)
-    failure: str | None = None      # specialize_fail's message: reaching it is an error
+    schedule: FuncSchedule  # the stage's directives under this condition (its own specializations nest)
+    failure: str | None = None  # specialize_fail's message: reaching it is an error
     site: object = field(default=None)
 
 
@@ -34,16 +35,18 @@ def same_expr(a: Expr, b: Expr) -> bool:
     elif a.kind in ("const",):
         if va != vb:
             return False
-    elif va is not vb and not (hasattr(va, "name") and hasattr(vb, "name") and a.kind == "var" and
-                               va.name() == vb.name()):
+    elif va is not vb and not (
+        hasattr(va, "name") and hasattr(vb, "name") and a.kind == "var" and va.name() == vb.name()
+    ):
         return False
     return all(same_expr(x, y) for x, y in zip(a.args, b.args))
 
 
 def _inherit(parent: FuncSchedule) -> FuncSchedule:
     """Halide: a specialization inherits everything about its parent stage's schedule but its specializations."""
-    return FuncSchedule(parent.compute, parent.store, [Directive(d.kind, d.args, d.site) for d in parent.directives],
-                        parent.padded_copy)
+    return FuncSchedule(
+        parent.compute, parent.store, [Directive(d.kind, d.args, d.site) for d in parent.directives], parent.padded_copy
+    )
 
 
 def specialize(stage_schedule: FuncSchedule, cond, name: str) -> Specialization:
@@ -54,10 +57,13 @@ def specialize(stage_schedule: FuncSchedule, cond, name: str) -> Specialization:
     if not c.type.is_bool():
         raise HalideError(f"{user_site()}: Argument passed to specialize must be of type bool")
     from .traversal import walk
+
     bad = next((n for n in walk(c) if n.kind in ("var", "rvar")), None)
     if bad is not None:
-        raise HalideError(f"{user_site()}: Specialization condition {c} for {name} depends on Var or RVar "
-                          f"{bad.value.name()}. Specialization conditions may not depend on any Vars or RVars.")
+        raise HalideError(
+            f"{user_site()}: Specialization condition {c} for {name} depends on Var or RVar "
+            f"{bad.value.name()}. Specialization conditions may not depend on any Vars or RVars."
+        )
     specs = stage_schedule.specializations
     for s in specs:
         if s.failure is None and same_expr(s.condition, c):

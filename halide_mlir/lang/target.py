@@ -5,6 +5,7 @@ and queried exactly as Halide's; where one is handed to the compiler (``compile_
 target=...)``, ``Pipeline.compile_jit``), ``check_compilable`` refuses what this project cannot honor (another
 architecture or OS, GPU APIs, features that change code generation in ways not built here) with a HalideError.
 """
+
 from __future__ import annotations
 
 import enum
@@ -24,16 +25,57 @@ class _Enum(enum.IntEnum):
     __format__ = object.__format__
 
 
-TargetOS = _Enum("TargetOS", [("OSUnknown", 0), ("Linux", 1), ("Windows", 2), ("OSX", 3), ("Android", 4),
-                              ("IOS", 5), ("QuRT", 6), ("NoOS", 7), ("wasmrt", 9)])
-TargetArch = _Enum("TargetArch", [("ArchUnknown", 0), ("X86", 1), ("ARM", 2), ("Hexagon", 3), ("POWERPC", 4),
-                                  ("WebAssembly", 5), ("RISCV", 6)])
-TargetProcessorTune = _Enum("TargetProcessorTune", [
-    ("TuneGeneric", 0), ("TuneK8", 1), ("TuneK8_SSE3", 2), ("TuneAMDFam10", 3), ("TuneBtVer1", 4), ("TuneBdVer1", 5),
-    ("TuneBdVer2", 6), ("TuneBdVer3", 7), ("TuneBdVer4", 8), ("TuneBtVer2", 9), ("TuneZnVer1", 10),
-    ("TuneZnVer2", 11), ("TuneZnVer3", 12), ("TuneZnVer4", 13), ("TuneZnVer5", 14)])
-DeviceAPI = _Enum("DeviceAPI", [("None", 0), ("Host", 1), ("Default_GPU", 2), ("CUDA", 3), ("OpenCL", 4),
-                                ("Metal", 5), ("Hexagon", 6), ("Vulkan", 9)])
+TargetOS = _Enum(
+    "TargetOS",
+    [
+        ("OSUnknown", 0),
+        ("Linux", 1),
+        ("Windows", 2),
+        ("OSX", 3),
+        ("Android", 4),
+        ("IOS", 5),
+        ("QuRT", 6),
+        ("NoOS", 7),
+        ("wasmrt", 9),
+    ],
+)
+TargetArch = _Enum(
+    "TargetArch",
+    [("ArchUnknown", 0), ("X86", 1), ("ARM", 2), ("Hexagon", 3), ("POWERPC", 4), ("WebAssembly", 5), ("RISCV", 6)],
+)
+TargetProcessorTune = _Enum(
+    "TargetProcessorTune",
+    [
+        ("TuneGeneric", 0),
+        ("TuneK8", 1),
+        ("TuneK8_SSE3", 2),
+        ("TuneAMDFam10", 3),
+        ("TuneBtVer1", 4),
+        ("TuneBdVer1", 5),
+        ("TuneBdVer2", 6),
+        ("TuneBdVer3", 7),
+        ("TuneBdVer4", 8),
+        ("TuneBtVer2", 9),
+        ("TuneZnVer1", 10),
+        ("TuneZnVer2", 11),
+        ("TuneZnVer3", 12),
+        ("TuneZnVer4", 13),
+        ("TuneZnVer5", 14),
+    ],
+)
+DeviceAPI = _Enum(
+    "DeviceAPI",
+    [
+        ("None", 0),
+        ("Host", 1),
+        ("Default_GPU", 2),
+        ("CUDA", 3),
+        ("OpenCL", 4),
+        ("Metal", 5),
+        ("Hexagon", 6),
+        ("Vulkan", 9),
+    ],
+)
 
 # Halide 21's features: (enum name, string token, value). HVX is another name of HVX_128, as in Halide. The CUDA
 # capabilities from 89 on are in Halide's sources but not in the 21.0.0 wheel (H100 is sm_90): numbered after it.
@@ -74,31 +116,65 @@ _FEATURE_TOKENS: dict = {}
 for _tok, _f in _TOKEN_FEATURE.items():
     _FEATURE_TOKENS.setdefault(_f, []).append(_tok)
 
-_ARCH_TOKENS = {"arch_unknown": TargetArch.ArchUnknown, "x86": TargetArch.X86, "arm": TargetArch.ARM,
-                "hexagon": TargetArch.Hexagon, "powerpc": TargetArch.POWERPC, "wasm": TargetArch.WebAssembly,
-                "riscv": TargetArch.RISCV}
-_OS_TOKENS = {"os_unknown": TargetOS.OSUnknown, "linux": TargetOS.Linux, "windows": TargetOS.Windows,
-              "osx": TargetOS.OSX, "android": TargetOS.Android, "ios": TargetOS.IOS, "qurt": TargetOS.QuRT,
-              "noos": TargetOS.NoOS, "wasmrt": TargetOS.wasmrt, "fuchsia": TargetOS.OSUnknown}
-_TUNE_TOKENS = {"tune_generic": TargetProcessorTune.TuneGeneric, "tune_k8": TargetProcessorTune.TuneK8,
-                "tune_k8_sse3": TargetProcessorTune.TuneK8_SSE3, "tune_amdfam10": TargetProcessorTune.TuneAMDFam10,
-                "tune_btver1": TargetProcessorTune.TuneBtVer1, "tune_bdver1": TargetProcessorTune.TuneBdVer1,
-                "tune_bdver2": TargetProcessorTune.TuneBdVer2, "tune_bdver3": TargetProcessorTune.TuneBdVer3,
-                "tune_bdver4": TargetProcessorTune.TuneBdVer4, "tune_btver2": TargetProcessorTune.TuneBtVer2,
-                "tune_znver1": TargetProcessorTune.TuneZnVer1, "tune_znver2": TargetProcessorTune.TuneZnVer2,
-                "tune_znver3": TargetProcessorTune.TuneZnVer3, "tune_znver4": TargetProcessorTune.TuneZnVer4,
-                "tune_znver5": TargetProcessorTune.TuneZnVer5}
+_ARCH_TOKENS = {
+    "arch_unknown": TargetArch.ArchUnknown,
+    "x86": TargetArch.X86,
+    "arm": TargetArch.ARM,
+    "hexagon": TargetArch.Hexagon,
+    "powerpc": TargetArch.POWERPC,
+    "wasm": TargetArch.WebAssembly,
+    "riscv": TargetArch.RISCV,
+}
+_OS_TOKENS = {
+    "os_unknown": TargetOS.OSUnknown,
+    "linux": TargetOS.Linux,
+    "windows": TargetOS.Windows,
+    "osx": TargetOS.OSX,
+    "android": TargetOS.Android,
+    "ios": TargetOS.IOS,
+    "qurt": TargetOS.QuRT,
+    "noos": TargetOS.NoOS,
+    "wasmrt": TargetOS.wasmrt,
+    "fuchsia": TargetOS.OSUnknown,
+}
+_TUNE_TOKENS = {
+    "tune_generic": TargetProcessorTune.TuneGeneric,
+    "tune_k8": TargetProcessorTune.TuneK8,
+    "tune_k8_sse3": TargetProcessorTune.TuneK8_SSE3,
+    "tune_amdfam10": TargetProcessorTune.TuneAMDFam10,
+    "tune_btver1": TargetProcessorTune.TuneBtVer1,
+    "tune_bdver1": TargetProcessorTune.TuneBdVer1,
+    "tune_bdver2": TargetProcessorTune.TuneBdVer2,
+    "tune_bdver3": TargetProcessorTune.TuneBdVer3,
+    "tune_bdver4": TargetProcessorTune.TuneBdVer4,
+    "tune_btver2": TargetProcessorTune.TuneBtVer2,
+    "tune_znver1": TargetProcessorTune.TuneZnVer1,
+    "tune_znver2": TargetProcessorTune.TuneZnVer2,
+    "tune_znver3": TargetProcessorTune.TuneZnVer3,
+    "tune_znver4": TargetProcessorTune.TuneZnVer4,
+    "tune_znver5": TargetProcessorTune.TuneZnVer5,
+}
 
 
 def _name(table: dict, value) -> str:
     return next(k for k, v in table.items() if v == value)
 
 
-_GPU_FEATURES = (TargetFeature.CUDA, TargetFeature.OpenCL, TargetFeature.Metal, TargetFeature.D3D12Compute,
-                 TargetFeature.Vulkan, TargetFeature.WebGPU)
-_DEVICE_FEATURE = {DeviceAPI.CUDA: TargetFeature.CUDA, DeviceAPI.OpenCL: TargetFeature.OpenCL,
-                   DeviceAPI.Metal: TargetFeature.Metal, DeviceAPI.Hexagon: TargetFeature.HVX_128,
-                   DeviceAPI.Vulkan: TargetFeature.Vulkan}
+_GPU_FEATURES = (
+    TargetFeature.CUDA,
+    TargetFeature.OpenCL,
+    TargetFeature.Metal,
+    TargetFeature.D3D12Compute,
+    TargetFeature.Vulkan,
+    TargetFeature.WebGPU,
+)
+_DEVICE_FEATURE = {
+    DeviceAPI.CUDA: TargetFeature.CUDA,
+    DeviceAPI.OpenCL: TargetFeature.OpenCL,
+    DeviceAPI.Metal: TargetFeature.Metal,
+    DeviceAPI.Hexagon: TargetFeature.HVX_128,
+    DeviceAPI.Vulkan: TargetFeature.Vulkan,
+}
 
 
 def _feature(f) -> TargetFeature:
@@ -124,18 +200,34 @@ class Target:
                 raise HalideError(_bad_target_message(args[0]))
             return
         from . import overloads as o
-        _, a = o.match("Target", args, kwargs,
-                       [o.Arg("os", lambda v: isinstance(v, TargetOS)),
-                        o.Arg("arch", lambda v: isinstance(v, TargetArch)), o.Arg("bits", o.is_int),
-                        o.Arg("features", lambda v: isinstance(v, (list, tuple)) and
-                              all(isinstance(f, TargetFeature) for f in v), ()),
-                        o.Arg("processor", lambda v: isinstance(v, TargetProcessorTune),
-                              TargetProcessorTune.TuneGeneric)],
-                       [o.Arg("os", lambda v: isinstance(v, TargetOS)),
-                        o.Arg("arch", lambda v: isinstance(v, TargetArch)), o.Arg("bits", o.is_int),
-                        o.Arg("processor", lambda v: isinstance(v, TargetProcessorTune)),
-                        o.Arg("features", lambda v: isinstance(v, (list, tuple)) and
-                              all(isinstance(f, TargetFeature) for f in v), ())])
+
+        _, a = o.match(
+            "Target",
+            args,
+            kwargs,
+            [
+                o.Arg("os", lambda v: isinstance(v, TargetOS)),
+                o.Arg("arch", lambda v: isinstance(v, TargetArch)),
+                o.Arg("bits", o.is_int),
+                o.Arg(
+                    "features",
+                    lambda v: isinstance(v, (list, tuple)) and all(isinstance(f, TargetFeature) for f in v),
+                    (),
+                ),
+                o.Arg("processor", lambda v: isinstance(v, TargetProcessorTune), TargetProcessorTune.TuneGeneric),
+            ],
+            [
+                o.Arg("os", lambda v: isinstance(v, TargetOS)),
+                o.Arg("arch", lambda v: isinstance(v, TargetArch)),
+                o.Arg("bits", o.is_int),
+                o.Arg("processor", lambda v: isinstance(v, TargetProcessorTune)),
+                o.Arg(
+                    "features",
+                    lambda v: isinstance(v, (list, tuple)) and all(isinstance(f, TargetFeature) for f in v),
+                    (),
+                ),
+            ],
+        )
         self.os, self.arch, self.bits = a["os"], a["arch"], int(a["bits"])
         self.processor_tune = a["processor"]
         self._features = set(a["features"])
@@ -172,15 +264,21 @@ class Target:
                 self._features.add(_TOKEN_FEATURE[tok])
                 features = True
             elif tok == "trace_all":
-                self._features |= {TargetFeature.TraceLoads, TargetFeature.TraceStores,
-                                   TargetFeature.TraceRealizations}
+                self._features |= {TargetFeature.TraceLoads, TargetFeature.TraceStores, TargetFeature.TraceRealizations}
                 features = True
             else:
                 return False
         if arch and not bits:
             return False
-        if bits and self.bits == 0 and (not (arch and self.arch == TargetArch.ArchUnknown) or
-                                        not (os_ and self.os == TargetOS.OSUnknown) or features):
+        if (
+            bits
+            and self.bits == 0
+            and (
+                not (arch and self.arch == TargetArch.ArchUnknown)
+                or not (os_ and self.os == TargetOS.OSUnknown)
+                or features
+            )
+        ):
             return False
         return True
 
@@ -209,8 +307,13 @@ class Target:
     def __eq__(self, other) -> bool:
         if not isinstance(other, Target):
             return NotImplemented
-        return (self.os, self.arch, self.bits, self.processor_tune, self._features) == \
-            (other.os, other.arch, other.bits, other.processor_tune, other._features)
+        return (self.os, self.arch, self.bits, self.processor_tune, self._features) == (
+            other.os,
+            other.arch,
+            other.bits,
+            other.processor_tune,
+            other._features,
+        )
 
     def __ne__(self, other) -> bool:
         eq = self.__eq__(other)
@@ -282,8 +385,12 @@ class Target:
 
     def cuda_capability(self) -> int | None:
         """The highest ``cuda_capability_NN`` feature as NN, or None (the CUDA backend's default then)."""
-        caps = [int(tok.rsplit("_", 1)[1]) for f in self._features for tok in _FEATURE_TOKENS[f]
-                if tok.startswith("cuda_capability_")]
+        caps = [
+            int(tok.rsplit("_", 1)[1])
+            for f in self._features
+            for tok in _FEATURE_TOKENS[f]
+            if tok.startswith("cuda_capability_")
+        ]
         return max(caps) if caps else None
 
     def natural_vector_size(self, t: Type) -> int:
@@ -293,14 +400,20 @@ class Target:
         size = t.bytes()
         is_int = t.is_int() or t.is_uint()
         if self.arch == TargetArch.X86:
-            wide_int = (TargetFeature.AVX512_Skylake, TargetFeature.AVX512_Cannonlake, TargetFeature.AVX512_Zen4,
-                        TargetFeature.AVX512_Zen5, TargetFeature.AVX512_SapphireRapids)
+            wide_int = (
+                TargetFeature.AVX512_Skylake,
+                TargetFeature.AVX512_Cannonlake,
+                TargetFeature.AVX512_Zen4,
+                TargetFeature.AVX512_Zen5,
+                TargetFeature.AVX512_SapphireRapids,
+            )
             if is_int and self.features_any_of(wide_int):
                 return 64 // size
             if t.is_float() and self.features_any_of((TargetFeature.AVX512, TargetFeature.AVX512_KNL, *wide_int)):
                 return 64 // size
             if self.has_feature(TargetFeature.AVX2) or self.features_any_of(
-                    (TargetFeature.AVX512, TargetFeature.AVX512_KNL)):
+                (TargetFeature.AVX512, TargetFeature.AVX512_KNL)
+            ):
                 return 32 // size
             if self.has_feature(TargetFeature.AVX):
                 return 32 // size if t.is_float() else 16 // size
@@ -324,6 +437,7 @@ def target_feature_for_device_api(api) -> TargetFeature:
 def _host() -> tuple:
     """Halide's calculate_host_target, from /proc/cpuinfo (x86-64 Linux: the only host this project runs on)."""
     import platform
+
     flags: set = set()
     family = 0
     vendor = ""
@@ -342,8 +456,14 @@ def _host() -> tuple:
         pass
     F = TargetFeature
     feats = set()
-    for flag, feat in (("sse4_1", F.SSE41), ("avx", F.AVX), ("f16c", F.F16C), ("fma", F.FMA), ("avx2", F.AVX2),
-                       ("avx_vnni", F.AVXVNNI)):
+    for flag, feat in (
+        ("sse4_1", F.SSE41),
+        ("avx", F.AVX),
+        ("f16c", F.F16C),
+        ("fma", F.FMA),
+        ("avx2", F.AVX2),
+        ("avx_vnni", F.AVXVNNI),
+    ):
         if flag in flags:
             feats.add(feat)
     has = flags.__contains__
@@ -355,8 +475,9 @@ def _host() -> tuple:
             feats.add(F.AVX512_Skylake)
             if has("avx512ifma") and has("avx512vbmi"):
                 feats.add(F.AVX512_Cannonlake)
-                zen4 = all(map(has, ("avx512_bf16", "avx512_vnni", "avx512_vbmi2", "avx512_bitalg",
-                                     "avx512_vpopcntdq")))
+                zen4 = all(
+                    map(has, ("avx512_bf16", "avx512_vnni", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq"))
+                )
                 if zen4 and vendor == "AuthenticAMD":
                     feats.add(F.AVX512_Zen4)
                     if has("avx512_vp2intersect") and has("avx_vnni"):
@@ -365,15 +486,28 @@ def _host() -> tuple:
                     feats.add(F.AVX512_SapphireRapids)
     tune = TargetProcessorTune.TuneGeneric
     if vendor == "AuthenticAMD":
-        tune = {0x1a: TargetProcessorTune.TuneZnVer5, 0x17: TargetProcessorTune.TuneZnVer2}.get(family, tune)
+        tune = {0x1A: TargetProcessorTune.TuneZnVer5, 0x17: TargetProcessorTune.TuneZnVer2}.get(family, tune)
         if family == 0x19:
             tune = TargetProcessorTune.TuneZnVer4 if F.AVX512 in feats else TargetProcessorTune.TuneZnVer3
     machine = platform.machine().lower()
-    arch = TargetArch.X86 if machine in ("x86_64", "amd64", "i686", "i386") else \
-        TargetArch.ARM if machine.startswith(("arm", "aarch64")) else TargetArch.ArchUnknown
+    arch = (
+        TargetArch.X86
+        if machine in ("x86_64", "amd64", "i686", "i386")
+        else TargetArch.ARM
+        if machine.startswith(("arm", "aarch64"))
+        else TargetArch.ArchUnknown
+    )
     import sys
-    os_ = TargetOS.Linux if sys.platform.startswith("linux") else TargetOS.OSX if sys.platform == "darwin" else \
-        TargetOS.Windows if sys.platform.startswith("win") else TargetOS.OSUnknown
+
+    os_ = (
+        TargetOS.Linux
+        if sys.platform.startswith("linux")
+        else TargetOS.OSX
+        if sys.platform == "darwin"
+        else TargetOS.Windows
+        if sys.platform.startswith("win")
+        else TargetOS.OSUnknown
+    )
     return os_, arch, 64 if sys.maxsize > 2**32 else 32, tune, frozenset(feats)
 
 
@@ -384,12 +518,14 @@ def get_host_target() -> Target:
 
 def get_target_from_environment() -> Target:
     import os
+
     text = os.environ.get("HL_TARGET", "")
     return Target(text) if text else get_host_target()
 
 
 def get_jit_target_from_environment() -> Target:
     import os
+
     text = os.environ.get("HL_JIT_TARGET", "")
     t = Target(text) if text else get_host_target()
     return t.with_feature(TargetFeature.JIT)
@@ -403,6 +539,7 @@ def host_supports_target_device(t: Target) -> bool:
         return True
     if t.has_feature(TargetFeature.CUDA):
         from ..runtime import cuda
+
         return cuda.device_count() > 0
     return False
 
@@ -419,10 +556,19 @@ def as_target(target) -> Target:
 
 
 # features that do not change the values or the code in a way this project has to reproduce
-_HONORED = {TargetFeature.JIT, TargetFeature.Debug, TargetFeature.NoAsserts, TargetFeature.NoBoundsQuery,
-            TargetFeature.LargeBuffers, TargetFeature.EnableBacktraces, TargetFeature.UserContext,
-            TargetFeature.NoRuntime, TargetFeature.CPlusPlusMangling, TargetFeature.EmbedBitcode,
-            TargetFeature.EnableLLVMLoopOpt}
+_HONORED = {
+    TargetFeature.JIT,
+    TargetFeature.Debug,
+    TargetFeature.NoAsserts,
+    TargetFeature.NoBoundsQuery,
+    TargetFeature.LargeBuffers,
+    TargetFeature.EnableBacktraces,
+    TargetFeature.UserContext,
+    TargetFeature.NoRuntime,
+    TargetFeature.CPlusPlusMangling,
+    TargetFeature.EmbedBitcode,
+    TargetFeature.EnableLLVMLoopOpt,
+}
 
 
 _CUDA_FEATURES = {TargetFeature.CUDA} | {f for f in TargetFeature if f.name.startswith("CUDACapability")}
@@ -438,26 +584,34 @@ def check_compilable(target, what: str) -> None:
         raise HalideTypeError(f"{user_site()}: {what} takes an hl.Target, got {target!r}")
     host = get_host_target()
     if (target.os, target.arch, target.bits) != (host.os, host.arch, host.bits):
-        raise HalideError(f"{user_site()}: {what}: halide_mlir compiles for the host "
-                          f"({host.arch.name}-{host.bits}-{host.os.name}) only, not {target}")
+        raise HalideError(
+            f"{user_site()}: {what}: halide_mlir compiles for the host "
+            f"({host.arch.name}-{host.bits}-{host.os.name}) only, not {target}"
+        )
     gpu = {f for f in target._features if f in _GPU_FEATURES} - {TargetFeature.CUDA}
     if gpu:
-        raise HalideError(f"{user_site()}: {what}: target {target} asks for a GPU API halide_mlir has no backend "
-                          f"for ({', '.join(sorted(f.name for f in gpu))}); its GPU backend is CUDA")
+        raise HalideError(
+            f"{user_site()}: {what}: target {target} asks for a GPU API halide_mlir has no backend "
+            f"for ({', '.join(sorted(f.name for f in gpu))}); its GPU backend is CUDA"
+        )
     cpu = {f for f in target._features if f not in _HONORED and f not in _CUDA_FEATURES}
     missing = sorted(f.name for f in cpu - set(host._features))
     if missing:
-        raise HalideError(f"{user_site()}: {what}: target {target} has features this machine or halide_mlir "
-                          f"can't honor: {', '.join(missing)}")
+        raise HalideError(
+            f"{user_site()}: {what}: target {target} has features this machine or halide_mlir "
+            f"can't honor: {', '.join(missing)}"
+        )
 
 
 def _bad_target_message(text: str) -> str:
-    return (f"{user_site()}: Did not understand Halide target {text}\n"
-            f"Expected format is arch-bits-os-processor-feature1-feature2-...\n"
-            f"Where arch is: {', '.join(sorted(_ARCH_TOKENS))}.\nbits is either 32 or 64.\n"
-            f"os is: {', '.join(sorted(_OS_TOKENS))}.\nprocessor is: {', '.join(sorted(_TUNE_TOKENS))}.\n"
-            f"If arch, bits, or os are omitted, they default to the host.\n"
-            f"Features are: {', '.join(sorted(_TOKEN_FEATURE))}.\n"
-            f"The target can also begin with \"host\", which sets the host's architecture, os, and feature set, "
-            f"with the exception of the GPU runtimes, which default to off.\n"
-            f"On this platform, the host target is: {get_host_target()}")
+    return (
+        f"{user_site()}: Did not understand Halide target {text}\n"
+        f"Expected format is arch-bits-os-processor-feature1-feature2-...\n"
+        f"Where arch is: {', '.join(sorted(_ARCH_TOKENS))}.\nbits is either 32 or 64.\n"
+        f"os is: {', '.join(sorted(_OS_TOKENS))}.\nprocessor is: {', '.join(sorted(_TUNE_TOKENS))}.\n"
+        f"If arch, bits, or os are omitted, they default to the host.\n"
+        f"Features are: {', '.join(sorted(_TOKEN_FEATURE))}.\n"
+        f'The target can also begin with "host", which sets the host\'s architecture, os, and feature set, '
+        f"with the exception of the GPU runtimes, which default to off.\n"
+        f"On this platform, the host target is: {get_host_target()}"
+    )

@@ -1,4 +1,5 @@
 """Walking Expr trees: every node, and which Vars and RVars they mention."""
+
 from __future__ import annotations
 
 

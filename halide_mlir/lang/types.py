@@ -1,4 +1,5 @@
 """Halide's scalar types (``hl.UInt(8)``, ``hl.f32`` ...) and their numpy / MLIR spellings."""
+
 from __future__ import annotations
 
 import enum
@@ -10,6 +11,7 @@ from ..error import HalideError, HalideTypeError
 
 class TypeCode(enum.IntEnum):
     """Halide's ``hl.TypeCode`` (halide_type_code_t)."""
+
     Int = 0
     UInt = 1
     Float = 2
@@ -26,6 +28,7 @@ class Type:
 
     Only scalars (lanes == 1) can be the type of an Expr here; vector types exist as values (``hl.Int(32, 8)``)
     for code that asks about them, as in Halide. ``bfloat`` is bfloat16."""
+
     __slots__ = ("_code", "_bits", "_lanes")
 
     def __init__(self, *args, **kwargs):
@@ -33,10 +36,22 @@ class Type:
             code, bits, lanes = "handle", 0, 0
         else:
             from . import overloads as o
-            _, a = o.match("Type", args, kwargs,
-                           [o.Arg("code", lambda v: isinstance(v, (TypeCode, str)) and
-                                  (v in _CODE_NAME or v in _NAME_CODE or v == "bfloat")),
-                            o.Arg("bits", o.is_int), o.Arg("lanes", o.is_int, 1)])
+
+            _, a = o.match(
+                "Type",
+                args,
+                kwargs,
+                [
+                    o.Arg(
+                        "code",
+                        lambda v: (
+                            isinstance(v, (TypeCode, str)) and (v in _CODE_NAME or v in _NAME_CODE or v == "bfloat")
+                        ),
+                    ),
+                    o.Arg("bits", o.is_int),
+                    o.Arg("lanes", o.is_int, 1),
+                ],
+            )
             code = a["code"] if isinstance(a["code"], str) else _CODE_NAME[a["code"]]
             bits, lanes = int(a["bits"]), int(a["lanes"])
             if bits < 0 or lanes < 0:
@@ -147,8 +162,9 @@ class Type:
         if self.is_handle():
             raise HalideError(f"{self}: halide_mlir has no values of handle type (pointers to host objects)")
         if self._lanes != 1:
-            raise HalideError(f"{self}: vector types are chosen by the schedule here (vectorize); an Expr's "
-                              f"type is a scalar")
+            raise HalideError(
+                f"{self}: vector types are chosen by the schedule here (vectorize); an Expr's type is a scalar"
+            )
 
     def min_value(self):
         if self.is_float():
@@ -163,11 +179,13 @@ class Type:
     def max(self):
         """Halide's Type.max(): an Expr, the largest value (+inf for floats)."""
         from .expr import const
+
         return const(self.max_value(), self.element_of())
 
     def min(self):
         """Halide's Type.min(): an Expr, the smallest value (-inf for floats)."""
         from .expr import const
+
         return const(self.min_value(), self.element_of())
 
     def max_finite(self):

@@ -1,4 +1,5 @@
 """Pure variables (``hl.Var``). Two Vars with the same name are the same variable, as in Halide."""
+
 from __future__ import annotations
 
 import itertools
@@ -14,6 +15,7 @@ class Var(ExprOps):
     def __init__(self, *args, **kwargs):
         """``hl.Var()`` or ``hl.Var(name)`` (positional only, as in Halide)."""
         from . import overloads as o
+
         _, a = o.match("Var", args, kwargs, [], [o.Arg("name", o.is_str, keyword=False)])
         name = a.get("name")
         self._name = name if name is not None else f"v{next(_fresh)}"

@@ -6,6 +6,7 @@ and its wrappers: the global wrapper). It is scheduled on its own like any Func 
 The wrapped object (Func or ImageParam) only records which consumer gets which wrapper; the substitution happens
 when a pipeline is built (analysis/wrappers.py), as Halide's ``wrap_func_calls`` does at lowering.
 """
+
 from __future__ import annotations
 
 from ..error import HalideError
@@ -47,13 +48,15 @@ def _registry(obj) -> Wrappers:
 
 def _consumers(fs, method: str, wrapped_name: str) -> list:
     from .func import Func, Stage
+
     items = list(fs) if isinstance(fs, (list, tuple)) else [fs]
     if not items:
         raise HalideError(f"{user_site()}: Could not create a {method} wrapper for an empty list of Funcs")
     for f in items:
         if not isinstance(f, Func) or isinstance(f, Stage):
-            raise HalideError(f"{user_site()}: {method}_ of '{wrapped_name}' takes a Func or a list of Funcs, "
-                              f"got {f!r}")
+            raise HalideError(
+                f"{user_site()}: {method}_ of '{wrapped_name}' takes a Func or a list of Funcs, got {f!r}"
+            )
     return items
 
 
@@ -61,6 +64,7 @@ def get_wrapper(obj, fs, clone: bool):
     """Halide's ``get_wrapper``: the existing wrapper of these consumers, or a new one (all of ``fs`` share it).
     ``fs`` None: the global wrapper."""
     from .func import Func
+
     name = obj.name()
     wrapped_name = f"{name}_im" if not isinstance(obj, Func) else name  # Halide wraps an ImageParam's Func
     method = "clone" if clone else "in"
@@ -70,23 +74,28 @@ def get_wrapper(obj, fs, clone: bool):
     consumers = [GLOBAL] if fs is None else _consumers(fs, method, name)
     for c in consumers:
         if c is obj:
-            raise HalideError(f"{user_site()}: Cannot create wrapper of itself (\"{name}\")")
+            raise HalideError(f'{user_site()}: Cannot create wrapper of itself ("{name}")')
     existing = reg.get(consumers[0])
     if existing is not None:
         for c, w in reg.entries:
             in_fs = any(c is k for k in consumers)
             if in_fs and w is not existing:
-                raise HalideError(f"{user_site()}: {c.name()} should have shared the same wrapper as "
-                                  f"{consumers[0].name()}")
+                raise HalideError(
+                    f"{user_site()}: {c.name()} should have shared the same wrapper as {consumers[0].name()}"
+                )
             if not in_fs and w is existing:
-                raise HalideError(f"{user_site()}: Redefinition of shared wrapper [{name} -> {existing.name()}] in "
-                                  f"{consumers[0].name()} is illegal since {c.name()} shares the same wrapper but "
-                                  f"is not part of the redefinition")
+                raise HalideError(
+                    f"{user_site()}: Redefinition of shared wrapper [{name} -> {existing.name()}] in "
+                    f"{consumers[0].name()} is illegal since {c.name()} shares the same wrapper but "
+                    f"is not part of the redefinition"
+                )
         return existing
     for c in consumers[1:]:
         if reg.get(c) is not None:
-            raise HalideError(f"{user_site()}: Cannot define the wrapper since {c.name()} already has a wrapper "
-                              f"while {consumers[0].name()} doesn't")
+            raise HalideError(
+                f"{user_site()}: Cannot define the wrapper since {c.name()} already has a wrapper "
+                f"while {consumers[0].name()} doesn't"
+            )
     if fs is None:
         wname = f"{wrapped_name}_global_wrapper"
     elif isinstance(fs, (list, tuple)):
@@ -106,6 +115,7 @@ def _in_wrapper(obj, wname: str):
     """``w[args] = f[args]`` over f's pure Vars (``_0``, ``_1`` ... for an ImageParam, as Halide's)."""
     from .func import Func, Tuple
     from .var import Var
+
     w = Func(wname)
     if isinstance(obj, Func):
         args = obj.args()
@@ -141,15 +151,16 @@ def _clone(f, wname: str):
 
     pure = f._definition()
     w._pure = Definition(pure.args, values(pure), pure.site)
-    w._updates = [Definition(tuple(remap(a) for a in u.args), values(u), u.site, copy_schedule(u.schedule))
-                  for u in f.updates()]
+    w._updates = [
+        Definition(tuple(remap(a) for a in u.args), values(u), u.site, copy_schedule(u.schedule)) for u in f.updates()
+    ]
     w._schedule = copy_schedule(f.schedule())
     return w
 
 
 def copy_schedule(s: FuncSchedule) -> FuncSchedule:
     c = FuncSchedule(s.compute, s.store, [Directive(d.kind, d.args, d.site) for d in s.directives], s.padded_copy)
-    for k, v in vars(s).items():   # fields other branches add (kept as they are)
+    for k, v in vars(s).items():  # fields other branches add (kept as they are)
         if k not in ("compute", "store", "directives", "padded_copy"):
             setattr(c, k, v.copy() if isinstance(v, (list, dict)) else v)
     return c

@@ -10,6 +10,7 @@ bound, their mins, index Params: the driver's key covers the rest) and reads the
 Everything written per call is a fresh object, and what the plan shares between calls is replaced, never
 mutated (``bound``), so threads may realize the same Func at once.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -38,15 +39,17 @@ class CallPlan:
         self.settings = settings
         self.holders = list(pipeline.inputs)
         n_in, n_par = len(self.holders), len(pipeline.params)
-        self.params = [(n_in + k, ct, prm) for k, (ct, prm) in
-                       enumerate(zip(compiled.arg_ctypes[n_in:n_in + n_par], pipeline.params))]
+        self.params = [
+            (n_in + k, ct, prm)
+            for k, (ct, prm) in enumerate(zip(compiled.arg_ctypes[n_in : n_in + n_par], pipeline.params))
+        ]
         self.index_params = list(pipeline.index_params)
         self.index_values = [p.get() for p in self.index_params]
         self.first_out = n_in + n_par
         self.args_type = ctypes.c_void_p * (n_in + n_par + len(outs))
         self.given = given
         self.bound = None
-        if given:   # the same Buffers each call: their cells go in the template
+        if given:  # the same Buffers each call: their cells go in the template
             self.out_refs = [weakref.ref(o) for o in outs]
             self.out_mins = [list(o._mins) for o in outs]
             self.out_cells = [argument_cell(o, o.array) for o in outs]
@@ -55,8 +58,9 @@ class CallPlan:
             for o in outs:
                 a = o.array
                 d = descriptor(a)
-                self.outputs.append((a.shape, a.dtype, a.nbytes + ALIGNMENT, type(d), bytes(d), o.type(), o.name(),
-                                     tuple(o._mins)))
+                self.outputs.append(
+                    (a.shape, a.dtype, a.nbytes + ALIGNMENT, type(d), bytes(d), o.type(), o.name(), tuple(o._mins))
+                )
         self.signature = self._bind(self._buffers())
 
     def _buffers(self):
@@ -67,7 +71,7 @@ class CallPlan:
         cells, signature = [], []
         for b in buffers:
             a = b.array
-            if not a.flags.c_contiguous:   # copied on every call: the full path does that
+            if not a.flags.c_contiguous:  # copied on every call: the full path does that
                 self.bound = None
                 return None
             cells.append(argument_cell(b, a))
@@ -92,7 +96,7 @@ class CallPlan:
         if self.holders:
             now = [input_buffer(h) for h in self.holders]
             if any(b is not c or b._mins != m for b, c, m in zip(now, buffers, mins)):
-                if self._bind(now) != self.signature:   # a new shape or type: compiled again
+                if self._bind(now) != self.signature:  # a new shape or type: compiled again
                     return None
                 buffers, mins, cells, template = self.bound
         if self.index_params and [p.get() for p in self.index_params] != self.index_values:
@@ -105,15 +109,16 @@ class CallPlan:
             keep.append(cell)
         if self.given:
             outs = given if isinstance(given, (list, tuple)) else [given]
-            if len(outs) != len(self.out_refs) or any(r() is not o or o._mins != m for r, o, m in
-                                                      zip(self.out_refs, outs, self.out_mins)):
+            if len(outs) != len(self.out_refs) or any(
+                r() is not o or o._mins != m for r, o, m in zip(self.out_refs, outs, self.out_mins)
+            ):
                 return None
         else:
             outs = []
             k = self.first_out
             for shape, dtype, nbytes, desc_type, desc, type_, name, out_mins in self.outputs:
                 raw = np.empty(nbytes, np.uint8)
-                base = _addressof(_c_char.from_buffer(raw))   # (raw.ctypes.data costs ~1.4 us of a ~3 us call)
+                base = _addressof(_c_char.from_buffer(raw))  # (raw.ctypes.data costs ~1.4 us of a ~3 us call)
                 offset = -base % ALIGNMENT
                 ptr = base + offset
                 d = desc_type.from_buffer_copy(desc)
@@ -122,8 +127,7 @@ class CallPlan:
                 args[k] = _addressof(cell)
                 k += 1
                 keep.append((d, cell))
-                outs.append(Buffer._wrap(np.ndarray(shape, dtype, raw, offset), type_, name,
-                                         list(out_mins)))
+                outs.append(Buffer._wrap(np.ndarray(shape, dtype, raw, offset), type_, name, list(out_mins)))
         compiled.last_use = next(jit._clock)
         compiled.packed(args)
         return outs

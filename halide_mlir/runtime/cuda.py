@@ -10,6 +10,7 @@ No device here means Halide's errors: ``CUDA API not found: cuInit`` when libcud
 naming the failing call otherwise. This module was written against the driver API's documented signatures; it has not
 run on a GPU in this repository's CI (docs/gpu.md says what was and was not checked).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -98,10 +99,12 @@ def device_capability() -> int:
 
 # --- what codegen/gpu.py hands over --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Param:
     """One kernel parameter: ``kind`` "arg" (the pipeline's argument ``index``: inputs, Params, outputs, in the
     payload's order), "temp" (intermediate buffer ``index``), or "const" (``value`` of ctype ``ctype``)."""
+
     kind: str
     index: int = 0
     value: object = None
@@ -110,10 +113,10 @@ class Param:
 
 @dataclass(frozen=True)
 class Launch:
-    kernel: str              # the .entry name in the PTX
-    grid: tuple              # blocks (x, y, z)
-    block: tuple             # threads per block (x, y, z)
-    params: tuple            # of Param
+    kernel: str  # the .entry name in the PTX
+    grid: tuple  # blocks (x, y, z)
+    block: tuple  # threads per block (x, y, z)
+    params: tuple  # of Param
 
 
 class CudaDevice:
@@ -135,12 +138,22 @@ class CudaDevice:
         _check(self.lib, self.lib.cuMemFree_v2(ctypes.c_uint64(ptr)), "cuMemFree")
 
     def copy_to_device(self, ptr: int, host: np.ndarray) -> None:
-        _check(self.lib, self.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(ptr), host.ctypes.data_as(ctypes.c_void_p),
-                                                  ctypes.c_size_t(host.nbytes)), "cuMemcpyHtoD")
+        _check(
+            self.lib,
+            self.lib.cuMemcpyHtoD_v2(
+                ctypes.c_uint64(ptr), host.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(host.nbytes)
+            ),
+            "cuMemcpyHtoD",
+        )
 
     def copy_to_host(self, host: np.ndarray, ptr: int) -> None:
-        _check(self.lib, self.lib.cuMemcpyDtoH_v2(host.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(ptr),
-                                                  ctypes.c_size_t(host.nbytes)), "cuMemcpyDtoH")
+        _check(
+            self.lib,
+            self.lib.cuMemcpyDtoH_v2(
+                host.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(ptr), ctypes.c_size_t(host.nbytes)
+            ),
+            "cuMemcpyDtoH",
+        )
 
     def synchronize(self) -> None:
         _check(self.lib, self.lib.cuCtxSynchronize(), "cuCtxSynchronize")
@@ -150,14 +163,18 @@ class CudaDevice:
         modules, functions = [], {}
         for text in ptx:
             module = ctypes.c_void_p()
-            _check(self.lib, self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(text.encode() + b"\0")),
-                   "cuModuleLoadData")
+            _check(
+                self.lib,
+                self.lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(text.encode() + b"\0")),
+                "cuModuleLoadData",
+            )
             modules.append((text, module))
         for name in kernels:
             module = next(m for text, m in modules if f".entry {name}(" in text)
             fn = ctypes.c_void_p()
-            _check(self.lib, self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()),
-                   "cuModuleGetFunction")
+            _check(
+                self.lib, self.lib.cuModuleGetFunction(ctypes.byref(fn), module, name.encode()), "cuModuleGetFunction"
+            )
             functions[name] = fn
         return functions
 
@@ -166,8 +183,9 @@ class CudaDevice:
         the default stream: the kernels of one pipeline run in order, without host synchronization between them."""
         cells = [ctypes.c_uint64(v) if t == "ptr" else _scalar(t, v) for t, v in params]
         argv = (ctypes.c_void_p * max(len(cells), 1))(*[ctypes.addressof(c) for c in cells])
-        _check(self.lib, self.lib.cuLaunchKernel(function, *grid, *block, 0, None, argv, None),
-               f"cuLaunchKernel ({name})")
+        _check(
+            self.lib, self.lib.cuLaunchKernel(function, *grid, *block, 0, None, argv, None), f"cuLaunchKernel ({name})"
+        )
 
 
 def get_device():
@@ -183,12 +201,12 @@ def get_device():
 
 @dataclass
 class GpuProgram:
-    ptx: list                                      # PTX text, one module per kernel
-    launches: list                                 # of Launch, in order
-    temps: list = field(default_factory=list)      # bytes of each intermediate device buffer
-    outputs: tuple = ()                            # the args the pipeline writes
-    _loaded: dict = field(default_factory=dict)    # device -> (kernel name -> function), per process
-    _temps: dict = field(default_factory=dict)     # device -> the intermediates' allocations, kept across runs
+    ptx: list  # PTX text, one module per kernel
+    launches: list  # of Launch, in order
+    temps: list = field(default_factory=list)  # bytes of each intermediate device buffer
+    outputs: tuple = ()  # the args the pipeline writes
+    _loaded: dict = field(default_factory=dict)  # device -> (kernel name -> function), per process
+    _temps: dict = field(default_factory=dict)  # device -> the intermediates' allocations, kept across runs
 
     def run(self, args: list, copy_back: bool) -> None:
         """``args``: the pipeline's arguments in the payload's order: Buffers for inputs and outputs, Python
@@ -196,6 +214,7 @@ class GpuProgram:
         host-dirty, the outputs are left on the device, device-dirty; ``copy_back`` (a realize that allocated
         its outputs) copies them to the host, as Halide's Pipeline::realize does."""
         from . import device_buffer as db
+
         dev = get_device()
         with _lock:
             functions = self._loaded.get(id(dev))
@@ -209,7 +228,7 @@ class GpuProgram:
             if isinstance(a, (int, float, bool, np.generic)):
                 continue
             if i in self.outputs:
-                db.device_malloc(a)   # written whole by the pipeline: nothing to copy in
+                db.device_malloc(a)  # written whole by the pipeline: nothing to copy in
                 db.state(a).host_dirty = False
             else:
                 db.copy_to_device(a)
@@ -230,8 +249,16 @@ class GpuProgram:
                 db.copy_to_host(args[i])
 
 
-_CTYPES = {"i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
-           "i64": ctypes.c_int64, "index": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double}
+_CTYPES = {
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "index": ctypes.c_int64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+}
 
 
 def _scalar(ctype: str, value):

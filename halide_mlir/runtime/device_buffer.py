@@ -19,6 +19,7 @@ Halide's rules (src/runtime/device_interface.cpp), kept here:
 The device calls go through ``cuda.get_device()`` (a ``CudaDevice`` on libcuda): tests replace it with a fake
 device to run these rules without a GPU.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,11 +31,11 @@ from ..error import HalideError
 
 @dataclass
 class DeviceState:
-    ptr: int = 0               # the device allocation (0: none)
+    ptr: int = 0  # the device allocation (0: none)
     nbytes: int = 0
     host_dirty: bool = False
     device_dirty: bool = False
-    device: object = None      # the device that owns ``ptr``
+    device: object = None  # the device that owns ``ptr``
 
 
 def state(buf) -> DeviceState:
@@ -46,6 +47,7 @@ def state(buf) -> DeviceState:
 
 def _device():
     from . import cuda
+
     return cuda.get_device()
 
 
@@ -67,8 +69,10 @@ def copy_to_device(buf) -> int:
     device_malloc(buf)
     if s.host_dirty:
         if s.device_dirty:
-            raise HalideError(f"copy_to_device: {_name(buf)} is dirty on both the host and the device "
-                              f"(halide_error_code_copy_to_device_failed)")
+            raise HalideError(
+                f"copy_to_device: {_name(buf)} is dirty on both the host and the device "
+                f"(halide_error_code_copy_to_device_failed)"
+            )
         s.device.copy_to_device(s.ptr, np.ascontiguousarray(buf.array))
         s.host_dirty = False
     return 0
@@ -78,8 +82,10 @@ def copy_to_host(buf) -> int:
     s = state(buf)
     if s.device_dirty:
         if s.host_dirty:
-            raise HalideError(f"copy_to_host: {_name(buf)} is dirty on both the host and the device "
-                              f"(halide_error_code_copy_to_host_failed)")
+            raise HalideError(
+                f"copy_to_host: {_name(buf)} is dirty on both the host and the device "
+                f"(halide_error_code_copy_to_host_failed)"
+            )
         a = buf.array
         out = a if a.flags.c_contiguous else np.empty(a.shape, a.dtype)
         s.device.copy_to_host(out, s.ptr)
@@ -108,8 +114,9 @@ def device_free(buf) -> int:
 def set_host_dirty(buf, dirty: bool = True) -> None:
     s = state(buf)
     if dirty and s.device_dirty:
-        raise HalideError(f"set_host_dirty: {_name(buf)} is dirty on the device; call copy_to_host() before "
-                          f"writing on the host")
+        raise HalideError(
+            f"set_host_dirty: {_name(buf)} is dirty on the device; call copy_to_host() before writing on the host"
+        )
     s.host_dirty = bool(dirty)
 
 

@@ -25,6 +25,7 @@ concurrent processes storing the same entry are safe: each rename installs a com
 truncated, has the wrong checksum, or that ORC refuses to link is
 counted in ``stats["corrupt"]``, deleted and rebuilt by the caller.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -39,8 +40,8 @@ import threading
 
 FORMAT = b"halide_mlir object cache v2"
 MAGIC = b"HLMLIRO2"
-_HEADER = struct.Struct("<8s32s32sQQ")   # magic, key digest, digest of object + notes, their lengths
-ENTRY_POINT = b"_mlir__mlir_ciface_pipeline"   # the packed wrapper: void(void **args)
+_HEADER = struct.Struct("<8s32s32sQQ")  # magic, key digest, digest of object + notes, their lengths
+ENTRY_POINT = b"_mlir__mlir_ciface_pipeline"  # the packed wrapper: void(void **args)
 
 # Counters for tests and diagnostics (never timing): a second process that loads from disk shows hits == 1.
 stats = {"hits": 0, "misses": 0, "stores": 0, "corrupt": 0, "errors": 0}
@@ -75,15 +76,20 @@ def private_dir(d: str) -> bool:
             why = f"it is owned by another user (uid {st.st_uid})"
         elif st.st_mode & 0o022:
             why = f"group or others can write it (mode {stat.S_IMODE(st.st_mode):o})"
-    except OSError:   # not there and can't be made: nothing can be loaded from it (stores fail, counted)
+    except OSError:  # not there and can't be made: nothing can be loaded from it (stores fail, counted)
         pass
     if why is not None:
         import warnings
         from ..error import UnsafeCacheWarning
-        warnings.warn(UnsafeCacheWarning(
-            f"halide_mlir: not using the compiled-code cache in {d}: {why}. The cache runs the code it loads, so "
-            f"its directory must be private (0700, yours); set HALIDE_MLIR_CACHE_DIR to one that is, or "
-            f"HALIDE_MLIR_CACHE=0"), stacklevel=2)
+
+        warnings.warn(
+            UnsafeCacheWarning(
+                f"halide_mlir: not using the compiled-code cache in {d}: {why}. The cache runs the code it loads, so "
+                f"its directory must be private (0700, yours); set HALIDE_MLIR_CACHE_DIR to one that is, or "
+                f"HALIDE_MLIR_CACHE=0"
+            ),
+            stacklevel=2,
+        )
     _private[d] = ok = why is None
     return ok
 
@@ -114,6 +120,7 @@ def _libllvm():
         if _llvm[0] is not None:
             return _llvm[0]
         from .tools import _package_dir
+
         lib = ctypes.CDLL(os.path.join(_package_dir("llvm"), "lib", "libLLVM.so"))
         vp, P = ctypes.c_void_p, ctypes.POINTER
 
@@ -131,8 +138,7 @@ def _libllvm():
         proto("LLVMOrcLLJITGetMainJITDylib", vp, vp)
         proto("LLVMOrcLLJITGetGlobalPrefix", ctypes.c_char, vp)
         proto("LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess", vp, P(vp), ctypes.c_char, vp, vp)
-        proto("LLVMOrcCreateDynamicLibrarySearchGeneratorForPath", vp, P(vp), ctypes.c_char_p, ctypes.c_char,
-              vp, vp)
+        proto("LLVMOrcCreateDynamicLibrarySearchGeneratorForPath", vp, P(vp), ctypes.c_char_p, ctypes.c_char, vp, vp)
         proto("LLVMOrcJITDylibAddGenerator", None, vp, vp)
         proto("LLVMCreateMemoryBufferWithMemoryRangeCopy", vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p)
         proto("LLVMOrcLLJITAddObjectFile", vp, vp, vp, vp)
@@ -169,7 +175,7 @@ def host_cpu() -> str:
             name = _message(lib, lib.LLVMGetHostCPUName(), lib.LLVMDisposeMessage)
             features = _message(lib, lib.LLVMGetHostCPUFeatures(), lib.LLVMDisposeMessage)
             _host[0] = f"{name};{features}"
-        except (OSError, AttributeError) as e:   # no usable libLLVM: a key nothing else produces
+        except (OSError, AttributeError) as e:  # no usable libLLVM: a key nothing else produces
             _host[0] = f"unknown cpu: {e}"
     return _host[0]
 
@@ -185,21 +191,27 @@ def _environment() -> str:
     that runs after the payload/transform text is built (hashed)."""
     if _versions[0] is None:
         from .tools import _package_dir
+
         here = os.path.dirname(os.path.abspath(__file__))
         parts = [FORMAT.decode(), f"{sys.platform} {sys.byteorder}"]
-        for path in (os.path.join(_package_dir("llvm"), "lib", "libLLVM.so"),
-                     os.path.join(_package_dir("mlir"), "_mlir_libs", "libMLIRPythonCAPI.so"),
-                     os.path.join(_package_dir("mlir"), "lib", "libmlir_async_runtime.so"),
-                     os.path.join(_package_dir("mlir"), "lib", "libmlir_c_runner_utils.so")):
+        for path in (
+            os.path.join(_package_dir("llvm"), "lib", "libLLVM.so"),
+            os.path.join(_package_dir("mlir"), "_mlir_libs", "libMLIRPythonCAPI.so"),
+            os.path.join(_package_dir("mlir"), "lib", "libmlir_async_runtime.so"),
+            os.path.join(_package_dir("mlir"), "lib", "libmlir_c_runner_utils.so"),
+        ):
             try:
                 st = os.stat(path)
                 parts.append(f"{os.path.basename(path)} {st.st_size} {st.st_mtime_ns}")
             except OSError:
                 parts.append(f"{os.path.basename(path)} missing")
-        for source in (os.path.join(here, "jit.py"), os.path.join(here, "disk_cache.py"),
-                       os.path.join(here, os.pardir, "codegen", "lowering.py"),
-                       os.path.join(here, os.pardir, "codegen", "math_approx.py"),
-                       os.path.join(here, os.pardir, "driver.py")):
+        for source in (
+            os.path.join(here, "jit.py"),
+            os.path.join(here, "disk_cache.py"),
+            os.path.join(here, os.pardir, "codegen", "lowering.py"),
+            os.path.join(here, os.pardir, "codegen", "math_approx.py"),
+            os.path.join(here, os.pardir, "driver.py"),
+        ):
             try:
                 with open(source, "rb") as f:
                     parts.append(hashlib.sha256(f.read()).hexdigest())
@@ -224,6 +236,7 @@ def _path(k: str) -> str:
 
 # ------------------------------------------------------------------------------------------- read / write
 
+
 def pack(k: str, obj: bytes, notes: list | tuple = ()) -> bytes:
     """Entry ``k``'s bytes: the header, the object, the notes (a list of JSON values)."""
     text = json.dumps(list(notes)).encode()
@@ -247,9 +260,15 @@ def read_entry(k: str) -> tuple[bytes, list] | None:
     notes = None
     try:
         magic, kd, od, n, m = _HEADER.unpack_from(data)
-        obj, text = data[_HEADER.size:_HEADER.size + n], data[_HEADER.size + n:]
-        ok = (magic == MAGIC and kd == bytes.fromhex(k) and n == len(obj) and m == len(text)
-              and hashlib.sha256(obj + text).digest() == od and obj[:4] == b"\x7fELF")
+        obj, text = data[_HEADER.size : _HEADER.size + n], data[_HEADER.size + n :]
+        ok = (
+            magic == MAGIC
+            and kd == bytes.fromhex(k)
+            and n == len(obj)
+            and m == len(text)
+            and hashlib.sha256(obj + text).digest() == od
+            and obj[:4] == b"\x7fELF"
+        )
         notes = json.loads(text) if ok else None
         ok = ok and isinstance(notes, list)
     except (struct.error, ValueError):
@@ -322,7 +341,7 @@ def write(k: str, obj: bytes, notes: list | tuple = ()) -> None:
     path = _path(k)
     tmp = None
     try:
-        os.makedirs(cache_dir(), mode=0o700, exist_ok=True)   # (makedirs gives a mode to the leaf only)
+        os.makedirs(cache_dir(), mode=0o700, exist_ok=True)  # (makedirs gives a mode to the leaf only)
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".o")
         with os.fdopen(fd, "wb") as f:
@@ -345,6 +364,7 @@ def write(k: str, obj: bytes, notes: list | tuple = ()) -> None:
 
 # --------------------------------------------------------------------------------------------- linking
 
+
 class LoadedObject:
     """A cached object linked into its own ORC LLJIT; ``address`` is the packed entry point."""
 
@@ -358,18 +378,23 @@ class LoadedObject:
         # the runner utils and the parallel-loop runtime first (as the ExecutionEngine's shared_libs), then libc & co
         for path in runtime_libraries:
             gen = ctypes.c_void_p()
-            _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(ctypes.byref(gen), path.encode(),
-                                                                                prefix, None, None))
+            _check(
+                lib,
+                lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+                    ctypes.byref(gen), path.encode(), prefix, None, None
+                ),
+            )
             lib.LLVMOrcJITDylibAddGenerator(jd, gen)
         gen = ctypes.c_void_p()
         _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(ctypes.byref(gen), prefix, None, None))
         lib.LLVMOrcJITDylibAddGenerator(jd, gen)
         from .trace import define_symbols
-        define_symbols(lib, jit, jd)   # hl.print and tracing's callbacks (runtime/trace.py)
+
+        define_symbols(lib, jit, jd)  # hl.print and tracing's callbacks (runtime/trace.py)
         buf = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len(obj), b"halide_mlir_pipeline")
-        _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, jd, buf))   # takes ownership of buf
+        _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, jd, buf))  # takes ownership of buf
         address = ctypes.c_uint64()
-        _check(lib, lib.LLVMOrcLLJITLookup(jit, ctypes.byref(address), ENTRY_POINT))   # links (resolves) here
+        _check(lib, lib.LLVMOrcLLJITLookup(jit, ctypes.byref(address), ENTRY_POINT))  # links (resolves) here
         if not address.value:
             raise LinkError("the cached object has no pipeline entry point")
         self.address = address.value

@@ -4,6 +4,7 @@ The host function is not compiled: after outlining it holds only constants, allo
 ``gpu.launch_func`` ops, which runtime/cuda.py replays through the driver API (anything else there is a compiler bug
 and raises InternalError rather than be skipped).
 """
+
 from __future__ import annotations
 
 import math
@@ -24,6 +25,7 @@ def lower(ctx, payload: str, transform: str, kernel_names: list[str], capability
     """The module after each step; ``until`` ("scheduled", "bufferized", "outlined") stops there. Returns the
     module (with the PTX in its gpu.binary)."""
     from mlir.dialects.transform import interpreter
+
     module, script = jit.apply_schedule(ctx, payload, transform)
     if until == "scheduled":
         return module
@@ -42,8 +44,10 @@ def lower(ctx, payload: str, transform: str, kernel_names: list[str], capability
 
 
 _LAUNCH = re.compile(r"^( *)gpu\.launch .*\{$")
-_ALLOC = re.compile(r"^ *(%[\w$.]+) = memref\.alloc\(\)(?: \{[^}]*\})? : "
-                    r"(memref<.*#gpu\.address_space<(workgroup|private)>>)$")
+_ALLOC = re.compile(
+    r"^ *(%[\w$.]+) = memref\.alloc\(\)(?: \{[^}]*\})? : "
+    r"(memref<.*#gpu\.address_space<(workgroup|private)>>)$"
+)
 
 
 def _attributions(ctx, module):
@@ -60,21 +64,24 @@ def _attributions(ctx, module):
         m = _LAUNCH.match(lines[i])
         if m is None:
             if _ALLOC.match(lines[i]):
-                raise InternalError(f"shared or private memory outside a GPU kernel: {lines[i].strip()}",
-                                    stage="lower")
+                raise InternalError(f"shared or private memory outside a GPU kernel: {lines[i].strip()}", stage="lower")
             out.append(lines[i])
             i += 1
             continue
         end = next(j for j in range(i + 1, len(lines)) if lines[j] == m.group(1) + "}")
         body, attrs = [], {"workgroup": [], "private": []}
-        for line in lines[i + 1:end]:
+        for line in lines[i + 1 : end]:
             a = _ALLOC.match(line)
             if a:
                 attrs[a.group(3)].append(f"{a.group(1)} : {a.group(2)}")
             else:
                 body.append(line)
-        if len(body) >= 2 and body[-2].strip() == "gpu.barrier" and body[-1].strip() == "gpu.terminator" \
-                and len(body[-2]) - len(body[-2].lstrip()) == len(m.group(1)) + 2:
+        if (
+            len(body) >= 2
+            and body[-2].strip() == "gpu.barrier"
+            and body[-1].strip() == "gpu.terminator"
+            and len(body[-2]) - len(body[-2].lstrip()) == len(m.group(1)) + 2
+        ):
             del body[-2]
         head = lines[i][:-1] + "".join(f"{kind}({', '.join(a)}) " for kind, a in attrs.items() if a) + "{"
         out += [head, *body, lines[end]]
@@ -84,8 +91,13 @@ def _attributions(ctx, module):
 
 
 def to_ptx(ctx, module, capability: int) -> None:
-    jit.run_passes(ctx, module, TO_PTX % {"cap": capability, "ptx": ptx_version(capability)},
-                   "lowering the GPU kernels to PTX failed", "lower")
+    jit.run_passes(
+        ctx,
+        module,
+        TO_PTX % {"cap": capability, "ptx": ptx_version(capability)},
+        "lowering the GPU kernels to PTX failed",
+        "lower",
+    )
 
 
 def _rename_kernels(ctx, module, names: list[str]):
@@ -93,6 +105,7 @@ def _rename_kernels(ctx, module, names: list[str]):
     and the kernel in it pipeline_kernel; name both after the Func, in launch order (one kernel per GPU stage,
     launched in realization order)."""
     from mlir import ir
+
     text = str(module)
     outlined = list(dict.fromkeys(re.findall(r"gpu\.launch_func\s+@([\w$.]+)::@([\w$.]+)", text)))
     if len(outlined) != len(names):
@@ -100,8 +113,9 @@ def _rename_kernels(ctx, module, names: list[str]):
     for (mod, fn), new in zip(outlined, names):
         text = text.replace(f"@{mod}::@{fn} ", f"@{new}::@{new} ")
         start = text.index(f"gpu.module @{mod} ")
-        text = text[:start] + text[start:].replace(f"gpu.module @{mod} ", f"gpu.module @{new} ", 1) \
-            .replace(f"gpu.func @{fn}(", f"gpu.func @{new}(", 1)
+        text = text[:start] + text[start:].replace(f"gpu.module @{mod} ", f"gpu.module @{new} ", 1).replace(
+            f"gpu.func @{fn}(", f"gpu.func @{new}(", 1
+        )
     with ctx, jit.mlir_errors("renaming the GPU kernels failed", "lower"):
         return ir.Module.parse(text)
 
@@ -139,6 +153,7 @@ def launches(module) -> tuple[list, list]:
 
             def value(v):
                 return consts[v.strip()][0]
+
             grid = tuple(value(v) for v in k.group(2).split(","))
             block = tuple(value(v) for v in k.group(3).split(","))
             params = []
@@ -150,8 +165,9 @@ def launches(module) -> tuple[list, list]:
                 elif operand in consts:
                     params.append(Param("const", value=consts[operand][0], ctype=consts[operand][1]))
                 else:
-                    raise InternalError(f"a kernel parameter the runtime can't pass: {operand} in {line}",
-                                        stage="lower")
+                    raise InternalError(
+                        f"a kernel parameter the runtime can't pass: {operand} in {line}", stage="lower"
+                    )
             out.append(Launch(k.group(1), grid, block, tuple(params)))
     return out, [n for _, n in sorted(allocs.values())]
 
@@ -164,8 +180,10 @@ def ptx_modules(module) -> list[str]:
     found = re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', str(module))
     if not found:
         raise InternalError("no PTX in the lowered GPU module", stage="lower")
+
     def unescape(s):
         return _ESCAPE.sub(lambda m: m.group(1) if len(m.group(1)) == 1 else chr(int(m.group(1), 16)), s)
+
     return [unescape(s) for s in found]
 
 
@@ -176,8 +194,9 @@ def ptx_text(module) -> str:
 _programs: dict = {}
 
 
-def compile_program(payload: str, transform: str, kernel_names: list[str], capability: int,
-                    outputs: tuple) -> GpuProgram:
+def compile_program(
+    payload: str, transform: str, kernel_names: list[str], capability: int, outputs: tuple
+) -> GpuProgram:
     """PTX and launches for a payload + script, cached in the process (the driver loads the module once)."""
     key = (payload, transform, tuple(kernel_names), capability, outputs)
     program = _programs.get(key)

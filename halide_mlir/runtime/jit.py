@@ -1,4 +1,5 @@
 """Payload + transform script → scheduled IR → LLVM dialect → ExecutionEngine, with MLIR errors as HalideError."""
+
 from __future__ import annotations
 
 import contextlib
@@ -11,25 +12,37 @@ import warnings
 
 from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.math_approx import INLINE, approximate_math
-from ..codegen.lowering import (AFTER_BUFFERIZE, BUFFERIZE, DEALLOCATE, compile_body_once, heap_allocations,
-                                hoist_static_allocas, keep_masked_store_values, lowering_passes, to_llvm,
-                                top_level_ops)
+from ..codegen.lowering import (
+    AFTER_BUFFERIZE,
+    BUFFERIZE,
+    DEALLOCATE,
+    compile_body_once,
+    heap_allocations,
+    hoist_static_allocas,
+    keep_masked_store_values,
+    lowering_passes,
+    to_llvm,
+    top_level_ops,
+)
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import InternalError, SlowPathWarning, UnrollWarning
 from ..settings import auto_vectorize_mode, compile_settings, parallel_runtime
+
 
 @contextlib.contextmanager
 def mlir_errors(what: str, stage: str):
     """MLIR rejecting what we generated is a halide_mlir bug: an InternalError whose ``diagnostic`` is MLIR's
     text (every op carries the user's source line, so it names the Funcs involved: ``locations``)."""
     from mlir.ir import MLIRError
+
     try:
         yield
     except (MLIRError, ValueError) as e:  # the transform interpreter reports failures as ValueError
         text = readable_locations(str(e))
-        raise InternalError(f"{what} (a halide_mlir bug):\n{text}", stage=stage, diagnostic=text,
-                            locations=source_locations(str(e))) from None
+        raise InternalError(
+            f"{what} (a halide_mlir bug):\n{text}", stage=stage, diagnostic=text, locations=source_locations(str(e))
+        ) from None
 
 
 _LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)')
@@ -38,9 +51,11 @@ _LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)')
 def readable_locations(text: str) -> str:
     """``loc("/path/prog.py":12:0)`` → ``prog.py:12`` (as in our other messages); ``loc("-":20:23)`` is a line
     of the generated transform script."""
+
     def sub(m):
         path, line = m.group(1), m.group(2)
         return f"transform script line {line}" if path == "-" else f"{os.path.basename(path)}:{line}"
+
     return _LOC.sub(sub, text)
 
 
@@ -50,8 +65,14 @@ def source_locations(text: str) -> frozenset:
 
 
 def _sequence(script, name: str):
-    return next((op for op in script.body.operations
-                 if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == f'"{name}"'), None)
+    return next(
+        (
+            op
+            for op in script.body.operations
+            if "sym_name" in op.attributes and str(op.attributes["sym_name"]) == f'"{name}"'
+        ),
+        None,
+    )
 
 
 def apply_schedule(ctx, payload: str, transform: str):
@@ -59,6 +80,7 @@ def apply_schedule(ctx, payload: str, transform: str):
     script (bufferize runs its second entry point)."""
     from mlir import ir
     from mlir.dialects.transform import interpreter
+
     with ctx, mlir_errors("MLIR rejected the generated payload", "payload"):
         module = ir.Module.parse(payload)
     with ctx, mlir_errors("MLIR rejected the generated transform script", "transform"):
@@ -70,6 +92,7 @@ def apply_schedule(ctx, payload: str, transform: str):
 
 def run_passes(ctx, module, passes: str, what: str, stage: str) -> None:
     from mlir import passmanager
+
     with ctx, mlir_errors(what, stage):
         passmanager.PassManager.parse(f"builtin.module({passes})").run(module.operation)
 
@@ -79,10 +102,11 @@ def bufferize(ctx, module, script) -> None:
     indices into i32, then unroll the loops the schedule unrolls (the script's
     UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up."""
     from mlir.dialects.transform import interpreter
+
     run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
     with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
-        dense_strided_reads(module)   # codegen/strided_reads.py
-        narrow_gather_indices(module)   # codegen/gather_indices.py
+        dense_strided_reads(module)  # codegen/strided_reads.py
+        narrow_gather_indices(module)  # codegen/gather_indices.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
         with ctx:
@@ -98,11 +122,13 @@ def bufferize(ctx, module, script) -> None:
 # leaves the loop as it is, and by a smaller one leaves a loop; neither is an error in MLIR. A schedule's
 # unroll that does not happen is reported (UnrollWarning), never silently dropped.
 
+
 def _constant(value):
     op = value.owner
     if getattr(op, "name", None) != "arith.constant":
         return None
     from mlir import ir
+
     return ir.IntegerAttr(op.attributes["value"]).value
 
 
@@ -110,18 +136,20 @@ def _upper_bound(value):
     """A constant upper bound of an index: a constant, or an affine.min with a constant among its results
     (an edge tile's extent, min(4, 9 - iv))."""
     from mlir import ir
+
     c = _constant(value)
     op = value.owner
     if c is not None or getattr(op, "name", None) != "affine.min":
         return c
-    consts = [e.value for e in ir.AffineMapAttr(op.attributes["map"]).value.results
-              if isinstance(e, ir.AffineConstantExpr)]
+    consts = [
+        e.value for e in ir.AffineMapAttr(op.attributes["map"]).value.results if isinstance(e, ir.AffineConstantExpr)
+    ]
     return min(consts) if consts else None
 
 
 def _max_trip(loop):
     """At most how many iterations the scf.for runs (None: not known when compiling)."""
-    lb, ub, step = (list(loop.operands)[:3])
+    lb, ub, step = list(loop.operands)[:3]
     lb, ub, step = _constant(lb), _upper_bound(ub), _constant(step)
     if None in (lb, ub, step) or step <= 0:
         return None
@@ -131,12 +159,18 @@ def _max_trip(loop):
 def _unrolled_loops(module):
     """(hl.unroll id, what: the Func and loop, scf.for) of each loop the schedule unrolls."""
     from mlir import ir
+
     found = []
 
     def visit(op):
         if op.name == "scf.for" and "hl.unroll_of" in op.attributes:
-            found.append((ir.IntegerAttr(op.attributes["hl.unroll"]).value,
-                          ir.StringAttr(op.attributes["hl.unroll_of"]).value, op))
+            found.append(
+                (
+                    ir.IntegerAttr(op.attributes["hl.unroll"]).value,
+                    ir.StringAttr(op.attributes["hl.unroll_of"]).value,
+                    op,
+                )
+            )
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
@@ -161,8 +195,13 @@ def check_unroll_factors(module, unroll_sequence) -> set:
         if trip is None or factor is None or trip <= 1 or trip == factor or what in reported:
             continue
         reported.add(what)
-        warnings.warn(UnrollWarning(f"{what} is not fully unrolled: it runs {trip} iterations in the compiled "
-                                    f"code, but is unrolled by {factor} (same values)"), stacklevel=3)
+        warnings.warn(
+            UnrollWarning(
+                f"{what} is not fully unrolled: it runs {trip} iterations in the compiled "
+                f"code, but is unrolled by {factor} (same values)"
+            ),
+            stacklevel=3,
+        )
     return reported
 
 
@@ -173,14 +212,19 @@ def check_unrolled(module, reported: set = frozenset()) -> None:
         trip = _max_trip(loop) if _constant(list(loop.operands)[1]) is not None else None
         if trip is not None and trip > 1 and what not in reported:
             reported = reported | {what}
-            warnings.warn(UnrollWarning(f"{what} is not fully unrolled: {trip} iterations of it remain a loop "
-                                        f"in the compiled code (same values)"), stacklevel=3)
+            warnings.warn(
+                UnrollWarning(
+                    f"{what} is not fully unrolled: {trip} iterations of it remain a loop "
+                    f"in the compiled code (same values)"
+                ),
+                stacklevel=3,
+            )
 
 
 def lower(ctx, module, threads: int) -> None:
     """A bufferized module → the LLVM dialect (codegen/lowering.py's passes and IR rewrites, in order)."""
     with ctx, mlir_errors("approximating math functions failed", "lower"):
-        approximated = approximate_math(module)   # codegen/math_approx.py: f32 exp, log, pow as vector code
+        approximated = approximate_math(module)  # codegen/math_approx.py: f32 exp, log, pow as vector code
     if approximated:
         run_passes(ctx, module, INLINE, "approximating math functions failed", "lower")
     hoist, loops, after = lowering_passes(threads)
@@ -206,6 +250,7 @@ LLVM_TARGET = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native"]
 def translate_to_llvm_ir(lowered: str) -> str:
     """The LLVM dialect as LLVM IR (mlir-translate)."""
     from .tools import mlir_tool, run_tool
+
     return run_tool([mlir_tool("mlir-translate"), "--mlir-to-llvmir"], lowered)
 
 
@@ -213,6 +258,7 @@ def assemble(llvm_ir: str) -> str:
     """As the JIT builds it: opt -O3 first (it also lowers the async runtime's coroutines, if any), then llc.
     The triple matters: without it memcpy becomes byte loops (docs/mlir-pitfalls.md#target-triple)."""
     from .tools import llvm_tool, run_tool
+
     optimized = run_tool([llvm_tool("opt"), "-O3", "-S", *LLVM_TARGET], llvm_ir)
     return run_tool([llvm_tool("llc"), "-O3", *LLVM_TARGET], optimized)
 
@@ -222,6 +268,7 @@ def keep_llvm_from_vectorizing(module) -> None:
     ``noimplicitfloat``, so loops the schedule left scalar stay scalar, as in Halide. Explicit vector ops are
     unaffected."""
     from mlir import ir
+
     for op in top_level_ops(module, "llvm.func"):
         attrs = op.attributes
         old = list(attrs["passthrough"]) if "passthrough" in attrs else []
@@ -232,10 +279,12 @@ def runtime_libraries(threads: int) -> list[str]:
     """The shared libraries compiled code calls into: MLIR's runner utils (memrefCopy & co) and the runtime of
     its parallel loops (codegen/lowering.py)."""
     from .tools import mlir_lib
+
     libraries = [mlir_lib("libmlir_c_runner_utils.so")]
     runtime = parallel_runtime(threads)
     if runtime == "openmp":
         from . import openmp
+
         libraries.append(openmp.library())
     elif runtime == "async":
         libraries.append(mlir_lib("libmlir_async_runtime.so"))
@@ -266,6 +315,7 @@ def engine_libraries(libraries: list[str]) -> list[str]:
 
 def new_context():
     from mlir import ir
+
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = False
     # A pipeline is one function: MLIR's pass thread pool has nothing to run in parallel, and its hand-offs cost
@@ -295,11 +345,19 @@ class Compiled:
     (linked in memory, no compilation: ``from_disk`` is True); otherwise it is compiled and the object stored.
     """
 
-    def __init__(self, payload: str, transform: str, arg_types: list[str], threads: int, lower_to_llvm,
-                 cache_key: str | None = None):
+    def __init__(
+        self,
+        payload: str,
+        transform: str,
+        arg_types: list[str],
+        threads: int,
+        lower_to_llvm,
+        cache_key: str | None = None,
+    ):
         from . import disk_cache
         from .memory import keep_freed_memory
         from .memref import scalar_ctype
+
         keep_freed_memory()
         self.arg_ctypes = [ctypes.c_void_p if t == "memref" else scalar_ctype(t) for t in arg_types]
         self.ctx = self.module = self.engine = self.loaded = None
@@ -309,7 +367,7 @@ class Compiled:
         # again each time it is handed out (emit_warnings): a pipeline from the disk or in-memory cache warns as
         # its compile did
         self.warnings: list = []
-        self._object = None   # the relocatable object's bytes, once known (object_code)
+        self._object = None  # the relocatable object's bytes, once known (object_code)
         libraries = runtime_libraries(threads)
         address = None
         entry = disk_cache.read_entry(cache_key) if cache_key else None
@@ -340,23 +398,24 @@ class Compiled:
             for w in caught:
                 if issubclass(w.category, SlowPathWarning) and w.category.__module__ == SlowPathWarning.__module__:
                     self.warnings.append((w.category.__name__, _template(str(w.message), descriptions)))
-                else:   # not ours to keep: passed on as it was
+                else:  # not ours to keep: passed on as it was
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
             if cache_key:
                 self._store(cache_key)
         self.packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
-        self.module = None   # the engine holds the machine code; the lowered module is only memory now
-        self.last_use = next(_clock)   # (for eviction: callers stamp each call)
+        self.module = None  # the engine holds the machine code; the lowered module is only memory now
+        self.last_use = next(_clock)  # (for eviction: callers stamp each call)
 
     def _compile(self, payload: str, transform: str, threads: int, libraries: list[str], lower_to_llvm) -> int:
         from mlir import execution_engine
+
         self.ctx = compile_context()
         module = lower_to_llvm(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
-            self.engine = execution_engine.ExecutionEngine(module, opt_level=3,
-                                                           shared_libs=engine_libraries(libraries))
+            self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=engine_libraries(libraries))
             from .trace import register_with_engine
-            register_with_engine(self.engine)   # hl.print and tracing's callbacks (runtime/trace.py)
+
+            register_with_engine(self.engine)  # hl.print and tracing's callbacks (runtime/trace.py)
         self.module = module
         # raw_lookup finds the *packed* wrapper: void(void **args), one pointer per argument's storage
         address = self.engine.raw_lookup("_mlir_ciface_pipeline")
@@ -368,6 +427,7 @@ class Compiled:
         """The object the JIT just built (after raw_lookup compiled it) goes to the disk cache."""
         import tempfile
         from . import disk_cache
+
         try:
             with tempfile.TemporaryDirectory(prefix="halide_mlir-") as d:
                 path = os.path.join(d, "pipeline.o")
@@ -385,13 +445,14 @@ class Compiled:
         if not self.warnings:
             return
         from .. import error
+
         descriptions = unroll_descriptions(transform)
         for category, template in self.warnings:
             cls = getattr(error, category, None)
             cls = cls if isinstance(cls, type) and issubclass(cls, SlowPathWarning) else SlowPathWarning
             try:
                 message = template.format(*descriptions)
-            except (IndexError, ValueError, KeyError):   # (a template this transform can't fill: never fail)
+            except (IndexError, ValueError, KeyError):  # (a template this transform can't fill: never fail)
                 message = template
             warnings.warn(cls(message), stacklevel=_user_stacklevel())
 
@@ -400,6 +461,7 @@ class Compiled:
         (halide_mlir.dask ships it to its workers)."""
         if self._object is None:
             import tempfile
+
             with tempfile.TemporaryDirectory(prefix="halide_mlir-") as d:
                 path = os.path.join(d, "pipeline.o")
                 self.engine.dump_to_object_file(path)
@@ -474,11 +536,17 @@ def compile_cached(payload: str, transform: str, arg_types: list[str], lower_to_
             c = _engines.get(key)
             if c is None:
                 from . import disk_cache
+
                 cache_key = None
                 if disk_cache.enabled():
                     passes = f"{BUFFERIZE}|{UNROLL_SEQUENCE}|{AFTER_BUFFERIZE}|{to_llvm(threads)}"
-                    cache_key = disk_cache.key(payload_key, transform_key, threads, arg_types,
-                                               f"{passes}|opt_level=3|vectorize={vectorize_mode}")
+                    cache_key = disk_cache.key(
+                        payload_key,
+                        transform_key,
+                        threads,
+                        arg_types,
+                        f"{passes}|opt_level=3|vectorize={vectorize_mode}",
+                    )
                 c = Compiled(payload, transform, arg_types, threads, lower_to_llvm, cache_key)
                 stats["built"] += 1
                 _engines[key] = c
@@ -500,13 +568,18 @@ def _canonical_func_names(payload: str, transform: str) -> tuple[str, str]:
 
     def sub(m):
         return m.group(1) + names.setdefault(m.group(2), f"s{len(names)}")
+
     return _FUNC_ATTR.sub(sub, payload), _FUNC_ATTR.sub(sub, transform)
 
 
 def unroll_descriptions(transform: str) -> list[str]:
     """The unrolled loops' descriptions (``hl.unroll_of``: the Func, the loop, the schedule's line), in order."""
-    return [_MLIR_ESCAPE.sub(lambda m: m.group(1) or bytes.fromhex(m.group(2)).decode("latin-1"), d[1:-1])
-            .encode("latin-1").decode("utf-8", "replace") for d in _UNROLL_DESCRIPTION.findall(transform)]
+    return [
+        _MLIR_ESCAPE.sub(lambda m: m.group(1) or bytes.fromhex(m.group(2)).decode("latin-1"), d[1:-1])
+        .encode("latin-1")
+        .decode("utf-8", "replace")
+        for d in _UNROLL_DESCRIPTION.findall(transform)
+    ]
 
 
 _MLIR_ESCAPE = re.compile(r'\\(?:(["\\])|([0-9A-Fa-f]{2}))')
@@ -525,6 +598,7 @@ def _template(message: str, descriptions: list[str]) -> str:
 def _user_stacklevel() -> int:
     """The stacklevel of the first caller outside halide_mlir (a warning then points at the user's line)."""
     import sys
+
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(2), 2
     while frame is not None and frame.f_code.co_filename.startswith(package):

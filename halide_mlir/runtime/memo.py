@@ -3,13 +3,14 @@ least recently used first out once they hold more than the cache size (Halide's 
 key per entry. ``hl.memoization_cache_set_size``, ``hl.memoization_cache_evict`` and
 ``hl.memoization_cache_cleanup`` are Halide's runtime functions of the same names (halide_memoization_cache_*),
 which its Python bindings do not expose."""
+
 from __future__ import annotations
 
 from collections import OrderedDict
 
 DEFAULT_SIZE = 1 << 20
 _size = [DEFAULT_SIZE]
-_entries: OrderedDict = OrderedDict()   # key -> (buffers, bytes, eviction key value)
+_entries: OrderedDict = OrderedDict()  # key -> (buffers, bytes, eviction key value)
 stats = {"hits": 0, "misses": 0}
 
 
@@ -34,7 +35,7 @@ def _prune(keep=None) -> None:
     for k in list(_entries):
         if total <= _size[0]:
             break
-        if k != keep:   # (the entry just stored is about to be read: Halide keeps entries in use too)
+        if k != keep:  # (the entry just stored is about to be read: Halide keeps entries in use too)
             total -= _entries.pop(k)[1]
 
 

@@ -1,4 +1,5 @@
 """Memory for JIT-compiled pipelines: process-level allocator settings, aligned output arrays."""
+
 from __future__ import annotations
 
 import ctypes

@@ -1,4 +1,5 @@
 """numpy arrays as MLIR memref descriptors (no copies), and the ctypes signature of the entry point."""
+
 from __future__ import annotations
 
 import ctypes
@@ -33,8 +34,15 @@ def descriptor(array: np.ndarray):
     return d
 
 
-_SCALARS = {"i1": ctypes.c_int8, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
-            "i64": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double}
+_SCALARS = {
+    "i1": ctypes.c_int8,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+}
 
 
 def scalar_ctype(mlir_type: str):
@@ -54,6 +62,6 @@ def argument_cell(buffer, array: np.ndarray):
         return hit[2]
     d = descriptor(array)
     cell = ctypes.c_void_p(ctypes.addressof(d))
-    cell.descriptor, cell.array = d, array   # the cell keeps what it points to, whatever becomes of the entry
+    cell.descriptor, cell.array = d, array  # the cell keeps what it points to, whatever becomes of the entry
     _cells[buffer] = (array, d, cell)
     return cell

@@ -1,5 +1,6 @@
 """The run side of ``Func.realize``: the output region and Buffers, the input signature compiled code is
 specialized to, and the call into compiled code on numpy memory (driver.py compiles)."""
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,9 @@ def _integers(values, what: str, func) -> list[int]:
     try:
         items = list(values)
     except TypeError:
-        raise HalideError(f"{user_site()}: realize of Func '{func.name()}' takes a list of integer {what} or a "
-                          f"Buffer, not {values!r}") from None
+        raise HalideError(
+            f"{user_site()}: realize of Func '{func.name()}' takes a list of integer {what} or a Buffer, not {values!r}"
+        ) from None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
         raise HalideError(f"{user_site()}: realize of Func '{func.name()}': {what} must be integers, got {items!r}")
     return [int(v) for v in items]
@@ -32,12 +34,16 @@ def output_region(func, sizes, mins, allow_empty: bool = False) -> Region:
     dims = func.dimensions()
     sizes = _integers(sizes, "sizes", func)
     if len(sizes) != dims:
-        raise HalideError(f"{user_site()}: Func '{func.name()}' has {dims} dimensions but realize was given "
-                          f"{len(sizes)} sizes {sizes}")
+        raise HalideError(
+            f"{user_site()}: Func '{func.name()}' has {dims} dimensions but realize was given "
+            f"{len(sizes)} sizes {sizes}"
+        )
     for d, s in enumerate(sizes):
         if s < 0:
-            raise HalideError(f"{user_site()}: The extents for buffer Output buffer {func.name()} dimension {d} is "
-                              f"negative ({s}): realize sizes {sizes} for Func '{func.name()}'")
+            raise HalideError(
+                f"{user_site()}: The extents for buffer Output buffer {func.name()} dimension {d} is "
+                f"negative ({s}): realize sizes {sizes} for Func '{func.name()}'"
+            )
     if not allow_empty and any(s == 0 for s in sizes):
         raise HalideError(f"{user_site()}: realize sizes must be positive, got {sizes} for Func '{func.name()}'")
     mins = [0] * dims if mins is None else _integers(mins, "mins", func)
@@ -61,21 +67,32 @@ class Realization(list):
 def output_buffers(func, sizes):
     """The Buffers to realize into (given, or allocated) and the region they cover."""
     types = func.output_types() if func.defined() else None
-    given = list(sizes) if isinstance(sizes, (list, tuple)) and sizes and isinstance(sizes[0], Buffer) else \
-        [sizes] if isinstance(sizes, Buffer) else None
+    given = (
+        list(sizes)
+        if isinstance(sizes, (list, tuple)) and sizes and isinstance(sizes[0], Buffer)
+        else [sizes]
+        if isinstance(sizes, Buffer)
+        else None
+    )
     if given is not None:
         if types is not None and len(given) != len(types):
-            raise HalideError(f"{user_site()}: Func '{func.name()}' has {len(types)} Tuple elements but realize was "
-                              f"given {len(given)} Buffers")
+            raise HalideError(
+                f"{user_site()}: Func '{func.name()}' has {len(types)} Tuple elements but realize was "
+                f"given {len(given)} Buffers"
+            )
         for out, t in zip(given, types or []):
             if out.type() != t:
-                raise HalideError(f"{user_site()}: Error: Output buffer {func.name()} has type {t} but type of the "
-                                  f"buffer passed in is {out.type()}")
+                raise HalideError(
+                    f"{user_site()}: Error: Output buffer {func.name()} has type {t} but type of the "
+                    f"buffer passed in is {out.type()}"
+                )
         first = given[0]
         for out in given[1:]:
             if out.extents() != first.extents() or out.mins() != first.mins():
-                raise HalideError(f"{user_site()}: the Buffers realizing the Tuple of Func '{func.name()}' must "
-                                  f"have the same shape and mins")
+                raise HalideError(
+                    f"{user_site()}: the Buffers realizing the Tuple of Func '{func.name()}' must "
+                    f"have the same shape and mins"
+                )
         return given, output_region(func, first.extents(), first.mins(), allow_empty=True)
     if isinstance(sizes, (int, np.integer)):
         sizes = [sizes]
@@ -84,16 +101,20 @@ def output_buffers(func, sizes):
         raise HalideError(f"Func '{func.name()}' can't be realized: it has no definition")
     nbytes = math.prod(region.extents) * sum(np.dtype(t.numpy).itemsize for t in types)
     limit = too_large(nbytes)
-    if limit is not None:   # before any allocation: where the kernel overcommits, numpy's would succeed
-        raise HalideError(f"{user_site()}: the output of Func '{func.name()}' with sizes {list(region.extents)} "
-                          f"needs {nbytes} bytes, more than this machine can hold ({limit} bytes)")
+    if limit is not None:  # before any allocation: where the kernel overcommits, numpy's would succeed
+        raise HalideError(
+            f"{user_site()}: the output of Func '{func.name()}' with sizes {list(region.extents)} "
+            f"needs {nbytes} bytes, more than this machine can hold ({limit} bytes)"
+        )
     outs = []
     for k, t in enumerate(types):
         try:
             array = aligned_empty(tuple(reversed(region.extents)), t.numpy)
         except (MemoryError, ValueError) as e:
-            raise HalideError(f"{user_site()}: can't allocate the output of Func '{func.name()}' with sizes "
-                              f"{list(region.extents)}: {e}") from None
+            raise HalideError(
+                f"{user_site()}: can't allocate the output of Func '{func.name()}' with sizes "
+                f"{list(region.extents)}: {e}"
+            ) from None
         out = Buffer(array, name=func.name() if len(types) == 1 else f"{func.name()}.{k}")
         out.set_min(*region.mins)
         outs.append(out)
@@ -110,7 +131,7 @@ def run(compiled, p, outs) -> None:
         else:
             arr = np.ascontiguousarray(b.array)
             cells.append(argument_cell(Buffer(arr), arr))
-    cells += [ct(prm.get()) for ct, prm in zip(compiled.arg_ctypes[len(p.inputs):], p.params)]
+    cells += [ct(prm.get()) for ct, prm in zip(compiled.arg_ctypes[len(p.inputs) :], p.params)]
     copies = []
     for out in outs:
         if out.array.flags.c_contiguous:

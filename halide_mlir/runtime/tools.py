@@ -1,4 +1,5 @@
 """Paths to the MLIR/LLVM wheels' shared libraries and command-line tools."""
+
 from __future__ import annotations
 
 import importlib.util

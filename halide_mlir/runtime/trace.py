@@ -12,6 +12,7 @@ A vectorized Func that is traced runs its lanes one after another (the loads and
 lane), and each trace event's ``lanes`` consecutive lines from one thread are merged into Halide's vector line
 (``Store f.0(<0, 1, 2, 3>, <0, 0, 0, 0>) = <0, 1, 2, 3>``).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -19,20 +20,20 @@ import sys
 import threading
 
 # the symbols compiled code calls: name -> (ctypes signature, MLIR signature)
-CHARS = "halide_mlir_print_chars"   # (i64: up to 8 bytes of text, little-endian, zero-padded)
-INT = "halide_mlir_print_int"       # (i64 value, i32 kind: 0 signed, 1 unsigned, 2 bool)
-FLOAT = "halide_mlir_print_float"   # (f64 value, i32 kind: 0 fixed "%f", 1 scientific "%e")
-END = "halide_mlir_print_end"       # (i32 lanes: 1 a line; n > 1 one lane of an n-lane vector event)
+CHARS = "halide_mlir_print_chars"  # (i64: up to 8 bytes of text, little-endian, zero-padded)
+INT = "halide_mlir_print_int"  # (i64 value, i32 kind: 0 signed, 1 unsigned, 2 bool)
+FLOAT = "halide_mlir_print_float"  # (f64 value, i32 kind: 0 fixed "%f", 1 scientific "%e")
+END = "halide_mlir_print_end"  # (i32 lanes: 1 a line; n > 1 one lane of an n-lane vector event)
 MLIR_SIGNATURES = {CHARS: "(i64) -> ()", INT: "(i64, i32) -> ()", FLOAT: "(f64, i32) -> ()", END: "(i32) -> ()"}
 
-_lines: dict = {}    # thread id -> the tokens of its line being built: str, or a number's text as ("n", text)
+_lines: dict = {}  # thread id -> the tokens of its line being built: str, or a number's text as ("n", text)
 _vectors: dict = {}  # thread id -> {the line's text tokens: [lanes so far, each its numbers]}
 _lock = threading.Lock()
 
 
 def _tokens() -> list:
-    tid = threading.get_ident()   # (a ctypes callback from an OpenMP worker gets a fresh Python thread state each
-    line = _lines.get(tid)        # call, so threading.local would not last from one call to the next)
+    tid = threading.get_ident()  # (a ctypes callback from an OpenMP worker gets a fresh Python thread state each
+    line = _lines.get(tid)  # call, so threading.local would not last from one call to the next)
     if line is None:
         line = _lines[tid] = []
     return line
@@ -82,7 +83,7 @@ def _end(lanes: int) -> None:
 
 def flush_vectors(tid: int | None = None) -> None:
     """Vector events left incomplete (fewer lanes than announced: an edge) as one line per lane."""
-    for t in ([tid] if tid is not None else list(_vectors)):
+    for t in [tid] if tid is not None else list(_vectors):
         for key, group in _vectors.pop(t, {}).items():
             for numbers in group:
                 it = iter(numbers)
@@ -129,12 +130,13 @@ def define_symbols(lib, jit, jd) -> None:
     lib.LLVMOrcJITDylibDefine.restype, lib.LLVMOrcJITDylibDefine.argtypes = vp, [vp, vp]
     syms = symbols()
     pairs = (_SymbolMapPair * len(syms))()
-    exported_callable = 1 | 4   # LLVMJITSymbolGenericFlagsExported | ...Callable
+    exported_callable = 1 | 4  # LLVMJITSymbolGenericFlagsExported | ...Callable
     for pair, (name, address) in zip(pairs, syms.items()):
         pair.Name = lib.LLVMOrcLLJITMangleAndIntern(jit, name.encode())
         pair.Sym = _EvaluatedSymbol(address, _SymbolFlags(exported_callable, 0))
     unit = lib.LLVMOrcAbsoluteSymbols(pairs, len(syms))
     from .disk_cache import _check
+
     _check(lib, lib.LLVMOrcJITDylibDefine(jd, unit))
 
 

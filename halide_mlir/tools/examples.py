@@ -5,6 +5,7 @@ The file defines a module-level function ``pipeline()`` returning ``(output_func
 ``__name__ == RUN_NAME``, so its ``if __name__ == "__main__":`` block (the realize, the checks, the benchmarks)
 does not run. Mistakes in the command line or the file raise ``UsageError`` (the commands exit with status 2).
 """
+
 from __future__ import annotations
 
 import os
@@ -41,10 +42,12 @@ def load_example(path: str):
         sys.path.pop(0)
     pipeline = namespace.get("pipeline")
     if not callable(pipeline):
-        raise UsageError(f"{path} has no pipeline() function. An example used with halide-mlir must define, at "
-                         f"module level:\n\n    def pipeline():\n        ...\n        return output_func, "
-                         f"[width, height]\n\nand keep its realize/benchmark code under "
-                         f"'if __name__ == \"__main__\":'.")
+        raise UsageError(
+            f"{path} has no pipeline() function. An example used with halide-mlir must define, at "
+            f"module level:\n\n    def pipeline():\n        ...\n        return output_func, "
+            f"[width, height]\n\nand keep its realize/benchmark code under "
+            f"'if __name__ == \"__main__\":'."
+        )
     result = pipeline()
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise UsageError(f"{path}: pipeline() must return (output_func, sizes), got {result!r}")
@@ -54,10 +57,12 @@ def load_example(path: str):
 def find_func(name: str, output, namespace: dict):
     """A Func called ``name``: the output, any Func it (transitively) calls, or a module-level Func."""
     from ..lang.func import Func
+
     if output.name() == name:
         return output
     try:
-        from ..driver import front_end   # (the driver imports the compiler: only when a Func is looked up)
+        from ..driver import front_end  # (the driver imports the compiler: only when a Func is looked up)
+
         p = front_end(output)
         for stage in p.stages:
             if stage.func.name() == name:

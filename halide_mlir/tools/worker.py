@@ -11,6 +11,7 @@ A fresh process is started with ``subprocess`` (not multiprocessing's spawn, whi
 its stdout; fd 1 itself is pointed at stderr so that stray prints cannot corrupt the channel. stderr goes to a
 log file whose last lines explain a crash (an LLVM assertion, a Python traceback).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -73,8 +74,13 @@ class Worker:
             self.log = tempfile.NamedTemporaryFile(prefix="halide_mlir_worker_", suffix=".log", delete=False)
         self.log.seek(0)
         self.log.truncate()
-        self.proc = subprocess.Popen([sys.executable, "-m", "halide_mlir.tools.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "halide_mlir.tools.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            env=env,
+        )
         self.jobs = 0
         try:
             _write(self.proc.stdin, (self.target, self.args))
@@ -190,6 +196,7 @@ def _read_msg(f):
 def main() -> None:
     # pickled by this module's importable name, not as __main__.HandlerError, which the caller cannot load
     from halide_mlir.tools.worker import HandlerError
+
     chan_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     chan_in = os.fdopen(os.dup(0), "rb")
@@ -206,8 +213,9 @@ def main() -> None:
         try:
             reply = handler(msg)
         except Exception as e:  # noqa: BLE001 -- reported to the caller, which decides
-            reply = HandlerError(type(e).__name__, "".join(traceback.format_exception(type(e), e,
-                                                                                      e.__traceback__))[-2000:])
+            reply = HandlerError(
+                type(e).__name__, "".join(traceback.format_exception(type(e), e, e.__traceback__))[-2000:]
+            )
         _write(chan_out, reply)
 
 

@@ -13,10 +13,29 @@ other exception). campaign.py runs many and shrinks the failures.
 prints progress, then ``N examples, M mismatches, K crashes`` (+ unsupported / skipped counts), then shrinks one
 example of every distinct failure with Hypothesis and prints it as a standalone Python reproducer.
 """
+
 from .campaign import reduce_schedule, run
 from .check import ATOL, RTOL, Outcome, Run, check, compare, reference_worker, reproducer, run_reference, worker
 from .pipelines import PAD, H, W
 from .program import Program, draw_program, programs
 
-__all__ = ["ATOL", "PAD", "RTOL", "H", "Outcome", "Program", "Run", "W", "check", "compare", "draw_program",
-           "programs", "reduce_schedule", "reference_worker", "reproducer", "run", "run_reference", "worker"]
+__all__ = [
+    "ATOL",
+    "PAD",
+    "RTOL",
+    "H",
+    "Outcome",
+    "Program",
+    "Run",
+    "W",
+    "check",
+    "compare",
+    "draw_program",
+    "programs",
+    "reduce_schedule",
+    "reference_worker",
+    "reproducer",
+    "run",
+    "run_reference",
+    "worker",
+]

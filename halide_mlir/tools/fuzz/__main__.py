@@ -1,4 +1,5 @@
 """``python -m halide_mlir.tools.fuzz --examples 2000 --seed 1``: run a fuzzing campaign (see the package)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,12 +18,16 @@ def main(argv=None) -> int:
     ap.add_argument("--shrink", type=int, default=3, help="shrink this many distinct failures (default 3)")
     ap.add_argument("--out", default=None, help="write every failing example (and minimized ones) here")
     ap.add_argument("--verbose", action="store_true", help="print the full source of every failure")
-    ap.add_argument("--shrink-internal", action="store_true",
-                    help="also shrink InternalErrors (MLIR rejected what we generated; counted as unsupported)")
+    ap.add_argument(
+        "--shrink-internal",
+        action="store_true",
+        help="also shrink InternalErrors (MLIR rejected what we generated; counted as unsupported)",
+    )
     ap.add_argument("--show", type=int, default=None, help="print the program drawn as example N and exit")
     args = ap.parse_args(argv)
     if args.show is not None:
         from hypothesis import Phase, given, seed as hseed
+
         seen = []
 
         @hseed(args.seed)
@@ -30,10 +35,11 @@ def main(argv=None) -> int:
         @given(programs())
         def show(prog):
             seen.append(prog.source())
+
         show()
         print(seen[-1])
         return 0
-    reference_worker(quiet=True)   # real Halide's warnings would drown the progress lines
+    reference_worker(quiet=True)  # real Halide's warnings would drown the progress lines
     r = run(args.examples, args.seed, args.shrink, args.out, args.verbose, shrink_internal=args.shrink_internal)
     worker().close()
     reference_worker().close()

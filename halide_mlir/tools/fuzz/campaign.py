@@ -1,6 +1,7 @@
 """A fuzzing campaign: N examples drawn from a seed, each checked (check.py), counted and summarized; then one
 example of every distinct failure is shrunk by Hypothesis, its schedule reduced line by line, and printed as a
 standalone Python reproducer."""
+
 from __future__ import annotations
 
 import collections
@@ -17,8 +18,17 @@ from .program import programs
 
 def _hypothesis_settings(n: int, phases):
     from hypothesis import HealthCheck, settings
-    return settings(max_examples=n, deadline=None, database=None, phases=phases, derandomize=False,
-                    suppress_health_check=list(HealthCheck), print_blob=False, report_multiple_bugs=False)
+
+    return settings(
+        max_examples=n,
+        deadline=None,
+        database=None,
+        phases=phases,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+        report_multiple_bugs=False,
+    )
 
 
 def _digest(source: str) -> str:
@@ -36,9 +46,9 @@ def reduce_schedule(source: str, signature: str, w: Worker | None = None) -> tup
     while changed:
         changed = False
         for i in range(end - 1, start - 1, -1):
-            cand = lines[:i] + lines[i + 1:]
+            cand = lines[:i] + lines[i + 1 :]
             if end - 1 == start:  # keep the block non-empty
-                cand = lines[:i] + ["        pass"] + lines[i + 1:]
+                cand = lines[:i] + ["        pass"] + lines[i + 1 :]
             o = check("\n".join(cand), w)
             if o.signature == signature:
                 lines, best, changed = cand, o, True
@@ -53,15 +63,22 @@ class FuzzFailure(Exception):
         self.outcome = outcome
 
 
-def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, verbose: bool = False,
-        stream=sys.stdout, shrink_internal: bool = False) -> dict:
+def run(
+    examples: int,
+    seed: int,
+    shrink: int = 3,
+    out_dir: str | None = None,
+    verbose: bool = False,
+    stream=sys.stdout,
+    shrink_internal: bool = False,
+) -> dict:
     from hypothesis import Phase, given, seed as hseed
 
     counts = collections.Counter()
     unsupported = collections.Counter()
     skipped = collections.Counter()
-    failures = []           # (index, source, outcome)
-    passing = set()         # digests of examples that did not fail (skipped when replaying for shrinking)
+    failures = []  # (index, source, outcome)
+    passing = set()  # digests of examples that did not fail (skipped when replaying for shrinking)
     kinds = collections.Counter()
     sched_ops = collections.Counter()
     start = time.time()
@@ -72,10 +89,33 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
         for k in prog.description.split():
             kinds[k.split(":")[1]] += 1
         for l in prog.schedule:
-            for op in ("compute_root", "compute_at", "store_at", "store_root", "compute_inline", "split", "tile",
-                       "reorder", "vectorize", "unroll", "parallel", "update(0)", "TailStrategy", "outermost",
-                       "fold_storage", ".in_()", ".in_(f", ".clone_in(", ".specialize(", ".rfactor(", ".atomic(",
-                       "gpu_tile", "gpu_blocks", "gpu_threads", "store_in"):
+            for op in (
+                "compute_root",
+                "compute_at",
+                "store_at",
+                "store_root",
+                "compute_inline",
+                "split",
+                "tile",
+                "reorder",
+                "vectorize",
+                "unroll",
+                "parallel",
+                "update(0)",
+                "TailStrategy",
+                "outermost",
+                "fold_storage",
+                ".in_()",
+                ".in_(f",
+                ".clone_in(",
+                ".specialize(",
+                ".rfactor(",
+                ".atomic(",
+                "gpu_tile",
+                "gpu_blocks",
+                "gpu_threads",
+                "store_in",
+            ):
                 if op in l:
                     sched_ops[op] += 1
 
@@ -101,8 +141,7 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
             unsupported[("[MLIR failure] " if internal else "") + key] += 1
             if out_dir:
                 os.makedirs(out_dir, exist_ok=True)
-                with open(os.path.join(out_dir, f"unsupported_{i:05d}{'_internal' if internal else ''}.py"),
-                          "w") as fh:
+                with open(os.path.join(out_dir, f"unsupported_{i:05d}{'_internal' if internal else ''}.py"), "w") as fh:
                     fh.write(reproducer(source, o))
         elif o.status == "skip":
             skipped[_first_line(o.detail)] += 1
@@ -120,9 +159,13 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
             passing.add(_digest(source))
         if i % 25 == 0:
             el = time.time() - start
-            print(f"[{i}/{examples}] {el:.0f}s ({i / el:.2f}/s) pass={counts['pass']} "
-                  f"mismatch={counts['mismatch']} crash={counts['crash']} error={counts['error']} "
-                  f"unsupported={counts['unsupported']} skip={counts['skip']}", file=stream, flush=True)
+            print(
+                f"[{i}/{examples}] {el:.0f}s ({i / el:.2f}/s) pass={counts['pass']} "
+                f"mismatch={counts['mismatch']} crash={counts['crash']} error={counts['error']} "
+                f"unsupported={counts['unsupported']} skip={counts['skip']}",
+                file=stream,
+                flush=True,
+            )
 
     count()
     n = state["i"]
@@ -130,17 +173,26 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
     mism, crashes, errors = counts["mismatch"], counts["crash"], counts["error"]
     print(f"\nstage kinds drawn: {dict(kinds)}", file=stream)
     print(f"schedule calls drawn: {dict(sched_ops)}", file=stream)
-    print(f"\nunsupported by halide_mlir ({counts['unsupported']}, of which {counts['internal']} MLIR failures):",
-          file=stream)
+    print(
+        f"\nunsupported by halide_mlir ({counts['unsupported']}, of which {counts['internal']} MLIR failures):",
+        file=stream,
+    )
     for m, c in unsupported.most_common(25):
         print(f"  {c:5d}  {m}", file=stream)
     print(f"skipped, real Halide rejected ({counts['skip']}):", file=stream)
     for m, c in skipped.most_common(10):
         print(f"  {c:5d}  {m}", file=stream)
-    print(f"\n{n} examples in {elapsed:.0f} s: {counts['pass']} passed, {counts['unsupported']} unsupported, "
-          f"{counts['skip']} skipped (Halide rejected), {errors} errors", file=stream)
-    print(f"{n} examples, {mism} mismatches, {crashes} crashes ({counts['unsupported']} unsupported, "
-          f"{errors} other exceptions)", file=stream, flush=True)
+    print(
+        f"\n{n} examples in {elapsed:.0f} s: {counts['pass']} passed, {counts['unsupported']} unsupported, "
+        f"{counts['skip']} skipped (Halide rejected), {errors} errors",
+        file=stream,
+    )
+    print(
+        f"{n} examples, {mism} mismatches, {crashes} crashes ({counts['unsupported']} unsupported, "
+        f"{errors} other exceptions)",
+        file=stream,
+        flush=True,
+    )
 
     # Shrink one example of every distinct failure signature: replay the same seeded generation (examples
     # known to pass are not run again), raise on the first example with that signature, let Hypothesis shrink.
@@ -164,6 +216,7 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
                 o = check(source, w)
                 if o.signature == sig:
                     raise FuzzFailure(source, o)
+
             return replay
 
         replay = make_replay(sig)
@@ -174,16 +227,29 @@ def run(examples: int, seed: int, shrink: int = 3, out_dir: str | None = None, v
             small, o = reduce_schedule(e.source, sig, w)
             rep = reproducer(small, o)
             minimized.append((sig, rep))
-            print(f"minimal reproducer ({time.time() - t0:.0f} s):\n{'-' * 78}\n{rep}{'-' * 78}", file=stream,
-                  flush=True)
+            print(
+                f"minimal reproducer ({time.time() - t0:.0f} s):\n{'-' * 78}\n{rep}{'-' * 78}", file=stream, flush=True
+            )
             if out_dir:
                 with open(os.path.join(out_dir, f"min_{len(minimized)}_{sig.split(':')[0]}.py"), "w") as fh:
                     fh.write(rep)
         else:
             print("  (not reproduced on replay)", file=stream)
     if failures:
-        print(f"\n{n} examples, {mism} mismatches, {crashes} crashes ({counts['unsupported']} unsupported, "
-              f"{errors} other exceptions)", file=stream, flush=True)
-    return {"examples": n, "mismatches": mism, "crashes": crashes, "errors": errors,
-            "unsupported": counts["unsupported"], "skipped": counts["skip"], "passed": counts["pass"],
-            "failures": failures, "minimized": minimized}
+        print(
+            f"\n{n} examples, {mism} mismatches, {crashes} crashes ({counts['unsupported']} unsupported, "
+            f"{errors} other exceptions)",
+            file=stream,
+            flush=True,
+        )
+    return {
+        "examples": n,
+        "mismatches": mism,
+        "crashes": crashes,
+        "errors": errors,
+        "unsupported": counts["unsupported"],
+        "skipped": counts["skip"],
+        "passed": counts["pass"],
+        "failures": failures,
+        "minimized": minimized,
+    }

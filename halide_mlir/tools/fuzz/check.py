@@ -13,6 +13,7 @@ segfault is reported with its reproducer instead of killing the fuzzer. Real Hal
 the same time (2 cores), so one of its own hangs or crashes (seen: an example it ran for minutes) costs one
 timeout and is filed as a skip, not a stalled run. Workers report an exception by its class, never by its text.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -36,15 +37,17 @@ TIMEOUT = 120.0  # seconds for one example in the worker before it counts as a h
 # In the workers
 # ----------------------------------------------------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class Run:
     """One realize of an example: its output, or the exception it raised."""
+
     output: np.ndarray | None = None
-    error: str = ""         # the exception's class name
-    kind: str = ""          # by class: "internal" (hl.InternalError: MLIR rejected what we generated), "refused"
-                            # (another HalideError: a deliberate refusal), "other" (any other exception)
+    error: str = ""  # the exception's class name
+    kind: str = ""  # by class: "internal" (hl.InternalError: MLIR rejected what we generated), "refused"
+    # (another HalideError: a deliberate refusal), "other" (any other exception)
     message: str = ""
-    diagnostic: str = ""    # an InternalError's MLIR diagnostic
+    diagnostic: str = ""  # an InternalError's MLIR diagnostic
 
     @property
     def ok(self) -> bool:
@@ -52,7 +55,7 @@ class Run:
 
 
 def _error(hl, e: BaseException) -> Run:
-    internal = getattr(hl, "InternalError", None)   # real Halide has none (its errors are all HalideError)
+    internal = getattr(hl, "InternalError", None)  # real Halide has none (its errors are all HalideError)
     if internal is not None and isinstance(e, internal):
         kind = "internal"
     elif isinstance(e, getattr(hl, "HalideError", ())):
@@ -92,7 +95,7 @@ def realize_case(hl, ns: dict, schedule: bool = True) -> np.ndarray:
     outs = []
     for i in range(max((len(v) for v in values.values()), default=1)):
         for name, vals in values.items():
-            if name in ns.get("PARAMS", {}):   # declared under `if schedule:` only
+            if name in ns.get("PARAMS", {}):  # declared under `if schedule:` only
                 ns["PARAMS"][name].set(vals[i])
         outs.append(np.array(np.asarray(f.realize([W, H])), copy=True))
     return outs[0] if len(outs) == 1 else np.stack(outs)
@@ -106,6 +109,7 @@ def _run_gpu(hl, ns, f):
     if hl.__name__ == "halide_mlir":
         from halide_mlir import driver_gpu
         from halide_mlir.runtime.realize import output_buffers
+
         _, region = output_buffers(f, [W, H])
         driver_gpu.compile_pipeline(f, region, hl.Target("host-cuda")).ptx()
         return np.array(np.asarray(driver_gpu.realize_on_host(f, [W, H])), copy=True)
@@ -123,11 +127,13 @@ def ours():
         except Exception as e:  # noqa: BLE001
             return (_error(hl, e),) * 2
         return _run_one(hl, ns, False), _run_one(hl, ns, True)
+
     return handle
 
 
 def run_reference(source: str, schedule: bool = True) -> Run:
     import halide
+
     try:
         ns = _load(source)
     except Exception as e:  # noqa: BLE001
@@ -140,6 +146,7 @@ def reference(quiet: bool):
     sys.stdout by the bindings, and to fd 2 by the C++ side) go nowhere."""
     import io
     import sys
+
     if quiet:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -152,6 +159,7 @@ def reference(quiet: bool):
             sys.stdout.seek(0)
             sys.stdout.truncate()
         return res
+
     return handle
 
 
@@ -168,8 +176,11 @@ def worker() -> Worker:
     global _worker
     if _worker is None:
         # every example is a new pipeline: don't fill the on-disk compile cache with them (and always compile)
-        _worker = Worker("halide_mlir.tools.fuzz.check:ours", recycle=300,
-                         env={"HALIDE_MLIR_CACHE": os.environ.get("HALIDE_MLIR_CACHE", "0")})
+        _worker = Worker(
+            "halide_mlir.tools.fuzz.check:ours",
+            recycle=300,
+            env={"HALIDE_MLIR_CACHE": os.environ.get("HALIDE_MLIR_CACHE", "0")},
+        )
         atexit.register(_worker.close)
     return _worker
 
@@ -209,7 +220,7 @@ def _did_not_finish(res) -> Run:
 
 @dataclasses.dataclass
 class Outcome:
-    status: str     # pass, skip, unsupported, mismatch, crash, error
+    status: str  # pass, skip, unsupported, mismatch, crash, error
     detail: str = ""
     signature: str = ""
 
@@ -236,8 +247,10 @@ def compare(ref: np.ndarray, got: np.ndarray):
         return None
     idx = np.argwhere(bad)
     first = tuple(int(i) for i in idx[0])
-    return (f"{len(idx)} of {ref.size} values differ; first at [y, x] = {list(first)}: "
-            f"expected {ref[first]!r}, got {got[first]!r}")
+    return (
+        f"{len(idx)} of {ref.size} values differ; first at [y, x] = {list(first)}: "
+        f"expected {ref[first]!r}, got {got[first]!r}"
+    )
 
 
 def _first_line(s: str) -> str:
@@ -269,23 +282,34 @@ def check(source: str, w: Worker | None = None) -> Outcome:
         if sched.ok and unsched.ok:
             diff = compare(unsched.output, sched.output)
             if diff:
-                return Outcome("mismatch", f"real Halide rejects this ({ref.error}: {ref.message.strip()[:300]}); "
-                                           f"ours accepts it and the scheduled result differs from the unscheduled "
-                                           f"one: {diff}", "mismatch:rejected-schedule")
+                return Outcome(
+                    "mismatch",
+                    f"real Halide rejects this ({ref.error}: {ref.message.strip()[:300]}); "
+                    f"ours accepts it and the scheduled result differs from the unscheduled "
+                    f"one: {diff}",
+                    "mismatch:rejected-schedule",
+                )
         for r in (sched, unsched):
             if r.kind == "other":
-                return Outcome("error", f"ours raised {r.error} (real Halide also rejected it: {ref.error})\n"
-                                        f"{r.message}", f"error:{r.error}")
+                return Outcome(
+                    "error",
+                    f"ours raised {r.error} (real Halide also rejected it: {ref.error})\n{r.message}",
+                    f"error:{r.error}",
+                )
         first = ref.message.strip().splitlines()[0][:200] if ref.message.strip() else ""
         return Outcome("skip", f"real Halide: {ref.error}: {first}")
     for what, r in (("unscheduled", unsched), ("scheduled", sched)):
         if r.kind == "other":
             return Outcome("error", f"ours ({what}) raised {r.error}:\n{r.message}", f"error:{r.error}")
     for what, r in (("unscheduled", unsched), ("scheduled", sched)):
-        if not r.ok:   # a HalideError on what Halide accepts; an InternalError is a bug or gap, listed apart
-            return Outcome("unsupported", f"ours ({what}): {r.message.strip()}",
-                           f"unsupported:internal:{_diagnostic_key(r.diagnostic or r.message)}"
-                           if r.kind == "internal" else "unsupported:refused")
+        if not r.ok:  # a HalideError on what Halide accepts; an InternalError is a bug or gap, listed apart
+            return Outcome(
+                "unsupported",
+                f"ours ({what}): {r.message.strip()}",
+                f"unsupported:internal:{_diagnostic_key(r.diagnostic or r.message)}"
+                if r.kind == "internal"
+                else "unsupported:refused",
+            )
     for what, r in (("unscheduled", unsched), ("scheduled", sched)):
         diff = compare(ref.output, r.output)
         if diff:
@@ -293,8 +317,10 @@ def check(source: str, w: Worker | None = None) -> Outcome:
             # unscheduled) values, the schedule changed Halide's result, not ours
             plain = _reference(source, schedule=False)
             if plain.ok and not compare(plain.output, unsched.output) and not compare(plain.output, sched.output):
-                return Outcome("skip", f"real Halide's scheduled result differs from its own unscheduled one, "
-                                       f"which ours equals ({diff})")
+                return Outcome(
+                    "skip",
+                    f"real Halide's scheduled result differs from its own unscheduled one, which ours equals ({diff})",
+                )
             return Outcome("mismatch", f"ours ({what}) vs real Halide: {diff}", f"mismatch:{what}")
     return Outcome("pass")
 

@@ -6,12 +6,13 @@ Every choice is a Hypothesis draw (simplest option first), so shrinking simplifi
 writes the lines of ``build(hl, schedule)`` and records, per Func, what schedules.py needs: its kind, the Funcs
 it reads, the loops of its update.
 """
+
 from __future__ import annotations
 
 import dataclasses
 
-W, H = 37, 23   # realize size: not a multiple of any vector width or tile
-PAD = 100       # raw (no boundary condition) inputs are this much bigger on every side
+W, H = 37, 23  # realize size: not a multiple of any vector width or tile
+PAD = 100  # raw (no boundary condition) inputs are this much bigger on every side
 
 TYPES = {  # name: (hl type code, numpy dtype, is_float, min, max)
     "u8": ("hl.UInt(8)", "uint8", False, 0, 255),
@@ -42,6 +43,7 @@ def _wrap_bound(t: str, bound: float) -> float:
 @dataclasses.dataclass
 class Source:
     """Something a stage reads: an input Buffer (raw, read at +PAD) or a Func (boundary condition or stage)."""
+
     code: str
     type: str
     bound: float
@@ -56,9 +58,9 @@ class Source:
 @dataclasses.dataclass
 class FuncInfo:
     name: str
-    kind: str                 # bc, point, sum, max, hist
+    kind: str  # bc, point, sum, max, hist
     type: str
-    uses: list                # names of the Funcs it reads
+    uses: list  # names of the Funcs it reads
     update_loops: list = None  # [(name, code, is_rvar, extent)] innermost first, if it has an update
     update_uses_rvars: bool = False
     pure_in_update: tuple = ()  # pure Vars of the update's loop nest
@@ -99,8 +101,8 @@ class PipelineGen(Draws):
         self.funcs: dict[str, FuncInfo] = {}
         self.order: list[str] = []
         self.kinds: list[str] = []
-        self.gpu = False          # draw a GPU pipeline (set by program.py)
-        self.strided = False      # one stage may read at 2x / 3x (downsampling); more would grow regions 2^k
+        self.gpu = False  # draw a GPU pipeline (set by program.py)
+        self.strided = False  # one stage may read at 2x / 3x (downsampling); more would grow regions 2^k
 
     # --- inputs -------------------------------------------------------------------------------------------------
     def inputs(self) -> list[Source]:
@@ -202,10 +204,9 @@ class PipelineGen(Draws):
 
         if kind in ("point", "stencil"):
             ntaps = 1 if kind == "point" else self.integer(1, 4)
-            taps = [(0, 0)] if kind == "point" else [
-                (self.integer(-2, 2), self.integer(-2, 2)) for _ in range(ntaps)]
+            taps = [(0, 0)] if kind == "point" else [(self.integer(-2, 2), self.integer(-2, 2)) for _ in range(ntaps)]
             sx = sy = 1
-            if kind == "stencil" and not self.strided:   # downsampling: f[2 * x + dx, ...]
+            if kind == "stencil" and not self.strided:  # downsampling: f[2 * x + dx, ...]
                 sx, sy = self.choice([1, 2, 3]), self.choice([1, 1, 2])
                 self.strided = sx > 1 or sy > 1
 
@@ -213,6 +214,7 @@ class PipelineGen(Draws):
                 s = self.choice(srcs)
                 dx, dy = self.choice(taps)
                 return self.leaf(t, s, _off("x", dx, sx), _off("y", dy, sy))
+
             code, bound = self.expr(t, leaves, self.integer(0, 3))
             if kind == "stencil" and len(taps) > 1:  # make sure several taps are read
                 extra = []
@@ -224,7 +226,7 @@ class PipelineGen(Draws):
                         code, bound = f"hl.max({code}, {c})", max(bound, b)
                     else:
                         code, bound = f"({code} + {c})", _wrap_bound(t, bound + b)
-            self.alg.append(f"{name} = hl.Func(\"{name}\")")
+            self.alg.append(f'{name} = hl.Func("{name}")')
             self.alg.append(f"{name}[x, y] = hl.cast({_ty(t)}, {code})")
             out_bound = _wrap_bound(t, bound)
 
@@ -233,7 +235,7 @@ class PipelineGen(Draws):
             dims = self.integer(1, 2)
             rng = [(self.integer(-2, 0), self.integer(1, 3)) for _ in range(dims)]
             r = f"r{i}"
-            self.alg.append(f"{r} = hl.RDom([{', '.join(f'({m}, {e})' for m, e in rng)}], \"{r}\")")
+            self.alg.append(f'{r} = hl.RDom([{", ".join(f"({m}, {e})" for m, e in rng)}], "{r}")')
             ix = f"x + {r}.x"
             iy = f"y + {r}.y" if dims == 2 else "y"
             term, tb = self.leaf(t, src, ix, iy)
@@ -243,7 +245,7 @@ class PipelineGen(Draws):
             for _, e in rng:
                 size *= e
             form = self.choice(["inline", "update"])
-            self.alg.append(f"{name} = hl.Func(\"{name}\")")
+            self.alg.append(f'{name} = hl.Func("{name}")')
             if kind == "sum":
                 out_bound = _wrap_bound(t, tb * size)
                 if t == "i32" and tb * size > I32_LIMIT:
@@ -278,30 +280,38 @@ class PipelineGen(Draws):
             form = self.choice(["rows", "full"])
             r = f"r{i}"
             if form == "rows":
-                self.alg.append(f"{r} = hl.RDom([(0, W)], \"{r}\")")
+                self.alg.append(f'{r} = hl.RDom([(0, W)], "{r}")')
                 at = (f"{r}.x", "y")
             else:
-                self.alg.append(f"{r} = hl.RDom([(0, W), (0, H)], \"{r}\")")
+                self.alg.append(f'{r} = hl.RDom([(0, W), (0, H)], "{r}")')
                 at = (f"{r}.x", f"{r}.y")
             if src is not None:
                 base = f"hl.cast(hl.Int(32), {src.at(*at)})"
                 how = self.choice(["mod", "div", "lin"])
-                idx = {"mod": f"{base} % {self.choice([W, 7, 16, 41])}",
-                       "div": f"{base} / {self.choice([4, 16, 256])}",
-                       "lin": f"{base} * 3 - 5"}[how]
+                idx = {
+                    "mod": f"{base} % {self.choice([W, 7, 16, 41])}",
+                    "div": f"{base} / {self.choice([4, 16, 256])}",
+                    "lin": f"{base} * 3 - 5",
+                }[how]
             else:
                 idx = f"({r}.x * 7 + 3) % {W}"
             ix = f"hl.clamp({idx}, 0, W - 1)"
-            iy = "y" if form == "rows" else (
-                f"hl.clamp({at[1]} + {self.integer(-3, 3)}, 0, H - 1)" if src is None or self.flag()
-                else f"hl.clamp({base} / 8, 0, H - 1)")
+            iy = (
+                "y"
+                if form == "rows"
+                else (
+                    f"hl.clamp({at[1]} + {self.integer(-3, 3)}, 0, H - 1)"
+                    if src is None or self.flag()
+                    else f"hl.clamp({base} / 8, 0, H - 1)"
+                )
+            )
             weight, wb = "1", 1
             wsrc = src if src is srcs[0] else srcs[0]  # always read the previous stage
             if wsrc is not src or self.flag():
                 weight, wb = self.leaf(t, wsrc, *at)
                 if t == "i32" and wb > (1 << 15):
                     weight, wb = f"hl.cast(hl.Int(32), hl.cast(hl.Int(8), {wsrc.at(*at)}))", 128
-            self.alg.append(f"{name} = hl.Func(\"{name}\")")
+            self.alg.append(f'{name} = hl.Func("{name}")')
             self.alg.append(f"{name}[x, y] = hl.cast({_ty(t)}, 0)")
             self.alg.append(f"{name}[{ix}, {iy}] += {weight if weight != '1' else f'hl.cast({_ty(t)}, 1)'}")
             out_bound = _wrap_bound(t, wb * W * H)

@@ -1,6 +1,7 @@
 """A fuzz example: a random pipeline (pipelines.py) with a random schedule (schedules.py), rendered as standalone
 Python source whose ``build(hl, schedule)`` takes the module, so the same program runs under real Halide
 (``import halide``) and under halide_mlir."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,11 +14,11 @@ from .schedules import ScheduleGen
 
 @dataclasses.dataclass
 class Program:
-    inputs: list        # (name, numpy dtype, seed, raw)
-    algorithm: list     # lines of build()
-    schedule: list      # lines of build() under `if schedule:`
+    inputs: list  # (name, numpy dtype, seed, raw)
+    algorithm: list  # lines of build()
+    schedule: list  # lines of build() under `if schedule:`
     output: str
-    description: str    # one line: stage kinds and types
+    description: str  # one line: stage kinds and types
     header: list = dataclasses.field(default_factory=list)  # module-level lines (Param values, GPU = True)
 
     def source(self) -> str:
@@ -29,8 +30,10 @@ class Program:
                 out.append(f"{arr} = np.random.default_rng({seed}).uniform(-4, 4, {shape}).astype(np.{dtype})")
             else:
                 info = np.iinfo(dtype)
-                out.append(f"{arr} = np.random.default_rng({seed}).integers({info.min}, {info.max}, {shape}, "
-                           f"endpoint=True).astype(np.{dtype})")
+                out.append(
+                    f"{arr} = np.random.default_rng({seed}).integers({info.min}, {info.max}, {shape}, "
+                    f"endpoint=True).astype(np.{dtype})"
+                )
         if self.header:
             out += [""] + self.header
         out += ["", "", "def build(hl, schedule=True):"]
@@ -46,6 +49,7 @@ class Program:
 
 def draw_program(draw) -> Program:
     import hypothesis.strategies as st
+
     g = PipelineGen(draw, st)
     g.gpu = g.integer(0, 7) == 7  # GPU schedules: compiled to PTX, values from the kernels run on the host
     inputs = g.inputs()
@@ -66,4 +70,5 @@ def draw_program(draw) -> Program:
 def programs():
     """The Hypothesis strategy of programs."""
     import hypothesis.strategies as st
+
     return st.composite(lambda draw: draw_program(draw))()

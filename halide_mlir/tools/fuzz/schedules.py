@@ -6,6 +6,7 @@ consumer around it (chains), store_at / store_root, inline, schedules of update 
 Consumers are scheduled before their producers, so a producer's compute_at can pick among the loops its
 consumer really has. Every choice is a Hypothesis draw, so shrinking simplifies the schedule.
 """
+
 from __future__ import annotations
 
 import collections
@@ -28,10 +29,10 @@ class ScheduleGen(Draws):
         self.funcs = funcs
         self.order = order
         self.in_update = False
-        self.vec = None          # the loop stage_schedule vectorized last
-        self.header = []         # module-level lines (the values of the Params)
-        self.params = []         # lines declaring the Params (under `if schedule:`)
-        self.rvars = {}          # RVars split off RVars (code -> name)
+        self.vec = None  # the loop stage_schedule vectorized last
+        self.header = []  # module-level lines (the values of the Params)
+        self.params = []  # lines declaring the Params (under `if schedule:`)
+        self.rvars = {}  # RVars split off RVars (code -> name)
 
     def factor(self):
         return self.choice([2, 4, 8, 3, 5, 16, 7, 1, 13, 32, 64, 10])
@@ -65,7 +66,7 @@ class ScheduleGen(Draws):
             o, i_ = new_var(_base(code) + "o"), new_var(_base(code) + "i")
             lines.append(f"{obj}.split({code}, {o}, {i_}, {factor}{tl})")
             p = pos(code)
-            loops[p:p + 1] = [(i_, i_, False, factor), (o, o, False, None)]
+            loops[p : p + 1] = [(i_, i_, False, factor), (o, o, False, None)]
             return o, i_
 
         purel = [l[1] for l in loops if not l[2] and l[1] in pure]
@@ -79,8 +80,9 @@ class ScheduleGen(Draws):
             # tile = split x, split y, reorder(xi, yi, xo, yo): rvars (if any) stay innermost
             rv = [l for l in loops if l[2]]
             rest = [l for l in loops if not l[2] and l[1] not in purel]
-            loops[:] = rv + [(xi, xi, False, fx), (yi, yi, False, fy), (xo, xo, False, None),
-                             (yo, yo, False, None)] + rest
+            loops[:] = (
+                rv + [(xi, xi, False, fx), (yi, yi, False, fy), (xo, xo, False, None), (yo, yo, False, None)] + rest
+            )
         elif how == "split2" and purel:
             o, i_ = split(self.choice(purel), self.choice([16, 32, 12, 64]), self.tail())
             split(i_, self.choice([4, 2, 8, 3]), self.tail())
@@ -256,9 +258,9 @@ class ScheduleGen(Draws):
     def schedules(self, output: str) -> list:
         """Draw compute levels and loop schedules, consumers before their producers."""
         vars_ = {}
-        level = {}      # func -> inline/root/at
-        loops_of = {}   # func -> list of (halide name, code) it offers to compute_at
-        at_of = {}      # func -> (consumer, index in loops_of[consumer]) of its compute_at pure loop
+        level = {}  # func -> inline/root/at
+        loops_of = {}  # func -> list of (halide name, code) it offers to compute_at
+        at_of = {}  # func -> (consumer, index in loops_of[consumer]) of its compute_at pure loop
         users = collections.defaultdict(list)
         for f in self.order:
             for u in self.funcs[f].uses:
@@ -313,7 +315,7 @@ class ScheduleGen(Draws):
                             stage = cl[where][0]
                             outer = [e for e in cl[where:] if e[0] == stage]
                             body.append(f"{f}.store_at({c}, {self.choice(outer)[2]})")
-                        if info.kind != "bc" and self.flag():   # a circular buffer (too small: Halide's error)
+                        if info.kind != "bc" and self.flag():  # a circular buffer (too small: Halide's error)
                             body.append(f"{f}.fold_storage(y, {self.choice([2, 3, 4, 8])})")
                 elif info.kind != "bc" and self.d(self.st.integers(0, 3)) == 3:
                     body.append(f"{f}.compute_inline()")
@@ -338,12 +340,13 @@ class ScheduleGen(Draws):
                 how = self.choice(["none", "loops", "rfactor", "atomic"])
                 if how == "loops":
                     self.vec = None
-                    body += [l for l in self.stage_schedule(f"{f}.update(0)", f + "u", ul, info.pure_in_update,
-                                                            vars_) if l]
+                    body += [
+                        l for l in self.stage_schedule(f"{f}.update(0)", f + "u", ul, info.pure_in_update, vars_) if l
+                    ]
                     if self.rare(5):
                         body += self.specialize(f"{f}.update(0)", ul)
                     offered += [(1, l[0], l[1]) for l in ul if l[1] is not None]
-                elif how == "rfactor":   # f's update loops change: none offered to compute_at
+                elif how == "rfactor":  # f's update loops change: none offered to compute_at
                     body += self.rfactor(f, ul, info.pure_in_update, lambda b, f=f: _new_var(vars_, f, b))
                 elif how == "atomic":
                     body += self.atomic(f, ul)
@@ -364,7 +367,7 @@ class ScheduleGen(Draws):
     def kernel(self, f: str, a0: str, a1: str, vars_: dict):
         """One Func's own kernel: gpu_tile (2-D, or 1-D plus gpu_blocks), gpu_blocks/gpu_threads, or split +
         gpu(). Returns its lines and its innermost block and thread loops (where producers may be computed)."""
-        nv = lambda b: _new_var(vars_, f, b)   # noqa: E731
+        nv = lambda b: _new_var(vars_, f, b)  # noqa: E731
         tx, ty = self.choice([8, 16, 4, 32, 2, 1]), self.choice([8, 4, 16, 1, 2, 32])
         tail = self.choice([None, None, "GuardWithIf", "RoundUp", "ShiftInwards"])
         tl = "" if tail is None else f", hl.TailStrategy.{tail}"
@@ -377,8 +380,16 @@ class ScheduleGen(Draws):
         yo, yi = nv("by"), nv("ty")
         if form == "tile2":
             return [f"{f}.gpu_tile({a0}, {a1}, {xo}, {yo}, {xi}, {yi}, {tx}, {ty}{tl})"], xo, xi
-        return [f"{f}.split({a0}, {xo}, {xi}, {tx}{tl})", f"{f}.split({a1}, {yo}, {yi}, {ty}{tl})",
-                f"{f}.reorder({xi}, {yi}, {xo}, {yo})", f"{f}.gpu({xo}, {yo}, {xi}, {yi})"], xo, xi
+        return (
+            [
+                f"{f}.split({a0}, {xo}, {xi}, {tx}{tl})",
+                f"{f}.split({a1}, {yo}, {yi}, {ty}{tl})",
+                f"{f}.reorder({xi}, {yi}, {xo}, {yo})",
+                f"{f}.gpu({xo}, {yo}, {xi}, {yi})",
+            ],
+            xo,
+            xi,
+        )
 
     def gpu_schedules(self, output: str) -> list:
         """Every Func computed somewhere gets a GPU schedule (halide_mlir runs no stage of a GPU pipeline on the
