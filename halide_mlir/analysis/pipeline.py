@@ -14,7 +14,7 @@ from ..lang.buffer import Buffer
 from ..lang.expr import Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
-from ..lang.schedule import DirectiveKind, LevelKind, LoopLevel
+from ..lang.schedule import DirectiveKind, LevelKind, LoopKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .memoize import redirect as redirect_memoized
@@ -91,6 +91,19 @@ def is_reduction(stage: Stage, u: Update) -> bool:
                 if not all(a.kind == "var" and a.value.name() == v for a, v in zip(n.args, stage.vars)):
                     return False
     return True
+
+
+def as_generic(stage: Stage, u: Update) -> bool:
+    """Is the update one ``linalg.generic`` with reduction iterators (else explicit loops, codegen/updates.py)? A
+    reduction is, unless an RVar loop runs in parallel (``atomic()``, ``allow_race_conditions()``): tiling a
+    reduction dim with ``tile_using_forall`` would race on the output, so those run as loops with atomic
+    read-modify-writes."""
+    from .loop_nest import update_loops  # (loop_nest's annotations name this module's Stage and Update)
+
+    if not is_reduction(stage, u):
+        return False
+    n_r = len(u.rvars)
+    return not any(l.kind == LoopKind.PARALLEL and any(dim < n_r for dim, _ in l.parts) for l in update_loops(stage, u))
 
 
 def _rewrite(e: Expr, leaf, memo: dict) -> Expr:

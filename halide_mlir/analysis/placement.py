@@ -17,7 +17,7 @@ from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .loop_nest import loop_position
-from .pipeline import Pipeline, Stage, is_reduction
+from .pipeline import Pipeline, Stage, as_generic
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
@@ -85,7 +85,7 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
         return s.func is not pipeline.output and s.compute.at_loop()
 
     def why(s: Stage) -> str | None:
-        if not all(is_reduction(s, u) for u in s.updates):
+        if not all(as_generic(s, u) for u in s.updates):
             return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
         if pipeline.stage(s.compute.func).updates:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"

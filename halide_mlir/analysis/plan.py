@@ -34,7 +34,7 @@ from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
-from .pipeline import Stage, Update, is_reduction, resolve_buffer_dims
+from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .small_directives import check_always, check_storage_bounds, partition_policies
 from .tiling import TilePlan, tile_plan
 
@@ -269,7 +269,7 @@ def _plan_update(
     lanes: int | None = None,
 ) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
-    if not is_reduction(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
+    if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
         loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
         return UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)

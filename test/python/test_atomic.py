@@ -135,3 +135,26 @@ def test_refuses_parallel_rvar_without_atomic():
         f.update().parallel(r.x)
         f.realize([3])
     assert "atomic()" in raises_both(program)[1]
+
+
+def test_parallel_rvar_of_a_plain_reduction_with_atomic_is_race_free():
+    """``f[x, y] += g(x + r.x, y)`` is a reduction (one linalg.generic), but with ``atomic().parallel(r.x)`` its
+    RVar loop runs in parallel: it must become loops with atomic read-modify-writes, not a reduction dim tiled by
+    tile_using_forall (which raced on the output: found by the fuzzer, wrong in about half the runs)."""
+    import halide_mlir as hl
+
+    x, y = hl.Var("x"), hl.Var("y")
+    a = np.random.default_rng(3).uniform(-4, 4, (23, 60)).astype(np.float32)
+    inp = hl.Buffer(a, "in_race")
+    r = hl.RDom([(-1, 3)], "r")
+    f = hl.Func("f_race")
+    f[x, y] = hl.f32(0)
+    f[x, y] += inp[x + r.x + 1, y]
+    f.compute_root()
+    f.update(0).atomic().parallel(r.x)
+    out = hl.Func("out_race")
+    out[x, y] = f[x, y] * 2
+    expected = 2 * (a[:, 0:37] + a[:, 1:38] + a[:, 2:39])
+    for _ in range(20):
+        assert np.allclose(np.asarray(out.realize([37, 23])), expected, rtol=1e-5, atol=1e-5)
+    assert "atomic_rmw" in f.compile_to_mlir([37, 23])
