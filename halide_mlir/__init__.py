@@ -113,6 +113,7 @@ from .lang.var import Var
 from .lang.functions import evaluate as evaluate_may_gpu  # (evaluates on the CPU)
 from .aot import Argument, ArgumentKind, OutputFileType, StmtOutputFormat
 from .aot.callable import Callable
+from .aot.module import LinkageType, Module, link_modules
 from .autotune import autotune  # the function; `python -m halide_mlir.autotune` is its CLI
 from .generator import (
     Generator,
@@ -254,6 +255,9 @@ __all__ = [
     "OutputFileType",
     "StmtOutputFormat",
     "Callable",
+    "Module",
+    "LinkageType",
+    "link_modules",
 ]
 
 # the rest of Halide's API surface (issue 15)

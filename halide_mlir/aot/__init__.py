@@ -87,22 +87,28 @@ def _output_func(f):
     return f._output() if isinstance(f, Pipeline) else f
 
 
-def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _schedule_part=None) -> None:
-    """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
-    Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
-    from . import build
-    from ..lang.pipeline import Pipeline
-
-    func = _output_func(f) if not (isinstance(f, Pipeline) and len(f.outputs()) > 1) else f.outputs()[0]
-    fn_name = fn_name or re.sub(r"\W", "_", func.name())  # (a Func named twice is f$1: not a C name)
+def output_kinds(outputs: dict) -> dict:
+    """``{OutputFileType: path}`` from what the user gave (enum members or their names); unsupported kinds refused."""
     kinds = {}
     for kind, path in dict(outputs).items():
         kind = kind if isinstance(kind, OutputFileType) else OutputFileType(str(kind).split(".")[-1])
         if kind not in SUPPORTED:
             raise HalideError(f"{user_site()}: halide_mlir can't write a {kind.name} output yet")
         kinds[kind] = os.fspath(path)
-    if not kinds:
-        return
+    return kinds
+
+
+def default_fn_name(f) -> str:
+    from ..lang.pipeline import Pipeline
+
+    func = _output_func(f) if not (isinstance(f, Pipeline) and len(f.outputs()) > 1) else f.outputs()[0]
+    return re.sub(r"\W", "_", func.name())  # (a Func named twice is f$1: not a C name)
+
+
+def compile_kernel(f, args, fn_name: str, target=None, _schedule_part=None):
+    """``f`` (a Func or a Pipeline) compiled as the C function ``fn_name`` taking ``args``: a build.Kernel, or a
+    multi.MultiKernel for a Pipeline of several outputs."""
+    from . import build
     from ..lang.pipeline import Pipeline
     from .requirements import requirements_of
 
@@ -113,8 +119,24 @@ def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _sched
         kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
         kernel.parts[0].spec.requirements = requirements_of(f)
     else:
-        kernel = build.compile_kernel(func, list(args), fn_name, target)
+        kernel = build.compile_kernel(_output_func(f), list(args), fn_name, target)
         kernel.spec.requirements = requirements_of(f)
+    return kernel
+
+
+def compile_to(f, outputs: dict, args, fn_name: str = "", target=None, *, _schedule_part=None) -> None:
+    """Writes each requested output (``{hl.OutputFileType.static_library: "x.a", ...}``) of ``f`` (a Func or a
+    Pipeline) compiled as the C function ``fn_name`` taking ``args``."""
+    fn_name = fn_name or default_fn_name(f)
+    kinds = output_kinds(outputs)
+    if kinds:
+        write_outputs(compile_kernel(f, args, fn_name, target, _schedule_part), kinds, fn_name)
+
+
+def write_outputs(kernel, kinds: dict, fn_name: str) -> None:
+    """Writes ``kinds`` (``{OutputFileType: path}``) of a compiled kernel."""
+    from . import build
+
     with build.temp_dir() as d:
         if OutputFileType.static_library in kinds:
             shutil.copyfile(build.build_library(kernel, d), kinds[OutputFileType.static_library])

@@ -858,13 +858,20 @@ class Func(GpuScheduleMixin):
     def infer_arguments(self) -> list:
         return _aot().infer_arguments(self)
 
+    def compile_to_module(self, arguments, fn_name="", target=None):
+        from ..aot.module import compile_to_module
+
+        return compile_to_module(self, arguments, fn_name, target)
+
     def compile_to_callable(self, arguments, target=None):
         from ..aot.callable import Callable
 
         return Callable(self, arguments)
 
     def print_loop_nest(self) -> None:
-        print(_driver().print_loop_nest(self))
+        import sys
+
+        print(_driver().print_loop_nest(self), file=sys.stderr)  # Halide 21 prints it on stderr (its debug stream)
 
 
 def _lower_random_update(args, exprs, value, site):

@@ -184,6 +184,16 @@ class Pipeline:
     def compile_to_callable(self, arguments, target=None):
         return self._output().compile_to_callable(arguments, target)
 
+    def compile_to_module(self, arguments, fn_name, target=None, linkage=None):
+        from ..aot.module import LinkageType, compile_to_module
+
+        if not self._outputs:
+            raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
+        f = self if len(self._outputs) > 1 else self._output()
+        return compile_to_module(
+            f, arguments, fn_name, target, LinkageType.ExternalPlusMetadata if linkage is None else linkage
+        )
+
     def apply_autoscheduler(self, target: Target, params: AutoschedulerParams) -> AutoSchedulerResults:
         """Replace every Func's schedule with the built-in autoscheduler's (autotune/autoschedule.py)."""
         from ..autotune.autoschedule import auto_schedule
