@@ -70,10 +70,12 @@ def loop_schedule(
     producer_loops: set[str],
     n_rvars: int,
     trips: dict,
+    coupled: frozenset = frozenset(),
 ) -> LoopSchedule:
     """``loops`` (outermost first) run over ``extents``; ``producer_loops``: names of the loops some producer
     is fused at; ``n_rvars``: an update's RVar loops are its first dims; ``trips``: loop name -> iterations in
-    one computation (a stage computed at a consumer's loop runs its loops over one tile)."""
+    one computation (a stage computed at a consumer's loop runs its loops over one tile); ``coupled``: dims that
+    an input read adds together (plan.py coupled_dims)."""
     n = len(extents)
     if not directives and not producer_loops:
         return LoopSchedule(name, False, (), (), None)
@@ -90,7 +92,7 @@ def loop_schedule(
     if vec and loops[vec[0]].constant and loops[vec[0]].extent == 1:
         vec = []  # vectorize(v, 1): one lane, a plain loop
     materialize, lanes = (
-        _vector_loops(name, loops, vec[0], extents, n_rvars, producer_loops, site) if vec else (loops, [])
+        _vector_loops(name, loops, vec[0], extents, n_rvars, producer_loops, site, coupled) if vec else (loops, [])
     )
     for l in loops:
         if l.kind == LoopKind.UNROLLED and trips.get(l.name, l.extent) > MAX_UNROLL:
@@ -148,7 +150,9 @@ def loop_schedule(
     return LoopSchedule(name, True, tuple(tiled), in_vector if in_vector and not materialize else (), vector_sizes)
 
 
-def _vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, producer_loops: set, site):
+def _vector_loops(
+    name: str, loops: list[Loop], v: int, extents, n_rvars: int, producer_loops: set, site, coupled=frozenset()
+):
     """The loops to materialize around the vectorized loop ``loops[v]``, outermost first, and the loops whose
     iterations become lanes of its vector too (loop_nest.py vector_block). Loops inside it are materialized
     around the vector instead when a producer is computed at one of them or when, as lanes, they would make the
@@ -170,6 +174,11 @@ def _vector_loops(name: str, loops: list[Loop], v: int, extents, n_rvars: int, p
             f"fused; reorder '{l.name}' innermost or vectorize an inner split of it"
         )
     inner = [m for m in lanes if m in loops[v + 1 :]]
+    # a loop inside whose dim a read adds to another lane's (``input[x + u]``): the folded op's map stays a sum,
+    # which MLIR's vectorizer refuses (docs/mlir-pitfalls.md#offset-indexing-maps); it runs around the vector
+    apart = [m for m in inner if m.dim != l.dim and m.dim in coupled]
+    if apart:
+        outer, lanes, inner = outer + apart, [m for m in lanes if m not in apart], [m for m in inner if m not in apart]
     if any(m.name in producer_loops for m in inner) or math.prod(covered_extents(outer, extents)) > MAX_VECTOR_LANES:
         outer, lanes = outer + inner, [m for m in lanes if m not in inner]
     parallel = [m.name for m in lanes if m.kind == LoopKind.PARALLEL]

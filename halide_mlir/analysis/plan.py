@@ -306,7 +306,7 @@ def _plan_update(
         loops,
         trips,
         compound_reads(stage, u) or bool(u.rvars),
-        loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips),
+        loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips, coupled_dims(stage, u)),
         trace_lanes if prints else 1,
     )
 
@@ -406,6 +406,26 @@ def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
                 ):
                     return True
     return False
+
+
+def coupled_dims(stage: Stage, u: Update) -> frozenset:
+    """The update's pure dims (its loop numbering: RVars first) that some input read adds to another pure dim
+    (``input[x + u]``, an rfactor intermediate's). Such a map stays compound after the unit dims are folded, so
+    those dims can't both be lanes of one vector (loop_schedule.py)."""
+    n = len(u.rvars)
+    names = [r.name() for r in u.rvars] + list(stage.vars)
+    dim_of, base_of = {v: i for i, v in enumerate(names)}, dict.fromkeys(names, 0)
+    coupled = set()
+    for e in [u.value, *u.predicates]:
+        for node in walk(e):
+            if node.kind != "call" or node.value is stage.func:
+                continue
+            for a in node.args:
+                form = affine_form(a, dim_of, base_of)
+                pure = {d for d, c in form[0].items() if c and d >= n} if form is not None else set()
+                if len(pure) > 1:
+                    coupled |= pure
+    return frozenset(coupled)
 
 
 def loop_trips(loops: list[Loop], extents: Sequence[int]) -> dict[str, int]:

@@ -430,8 +430,8 @@ def test_wrapper_of_boundary_condition_at_inner_tile_loop():
 
 
 # Same run, example 126 (and 3 more): vectorizing the rfactor intermediate's update along a pure Var other than the
-# factored one: "Attempted to vectorize, but failed" (InternalError).
-@pytest.mark.xfail(strict=True, reason="rfactor intermediate: vectorize(x) of its update fails in MLIR")
+# factored one: "Attempted to vectorize, but failed" (InternalError). Its read is at x + u, and u (inside x) was a
+# lane too; now u runs around the vector (analysis/loop_schedule.py, plan.py coupled_dims).
 def test_rfactor_intermediate_update_vectorized_along_x():
     check_case("""
         IN1 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
