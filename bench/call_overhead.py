@@ -1,7 +1,8 @@
 """``python -m bench.call_overhead [--calls N] [--rounds N]``: what one small realize costs, ours against Halide 21.
 
 Small pipelines are realized in a loop in one process (compiled once, before timing), so the time per call is
-almost all call overhead: argument marshalling, output allocation, the Buffer returned. Printed in us per call,
+almost all call overhead: argument marshalling, output allocation, the Buffer returned. The Callable cases call a
+``compile_to_callable`` (an ImageParam, a Param and the output Buffer given) on 1x1 and 256x256 outputs. Printed in us per call,
 best of ``--rounds`` rounds of ``--calls`` calls (the machine may be shared: the best round is the least
 disturbed one).
 """
@@ -41,6 +42,22 @@ def _cases(hl):
     ]
 
 
+def _callable_cases(hl):
+    """(name, call) for compile_to_callable / hl.Callable: an ImageParam and a Param in, an output Buffer given."""
+    x, y = hl.Var("x"), hl.Var("y")
+    img = hl.ImageParam(hl.Float(32), 2, "img")
+    scale = hl.Param(hl.Float(32), "scale", 2.0)
+    cases = []
+    for n in (1, 256):
+        f = hl.Func(f"callable_{n}")
+        f[x, y] = img[x, y] * scale + 1.0
+        c = f.compile_to_callable([img, scale])
+        inp = hl.Buffer(np.ones((n, n), np.float32))
+        out = hl.Buffer(hl.Float(32), [n, n])
+        cases.append((f"Callable f32 {n}x{n}", lambda c=c, inp=inp, out=out: c(inp, 3.0, out)))
+    return cases
+
+
 def _per_call_us(fn, calls: int, rounds: int) -> float:
     fn()  # compile (or load) first
     best = float("inf")
@@ -56,8 +73,8 @@ def measure(calls: int = 2000, rounds: int = 7) -> list[tuple[str, float, float]
     import halide
     import halide_mlir
 
-    ours = _cases(halide_mlir)
-    theirs = _cases(halide)
+    ours = _cases(halide_mlir) + _callable_cases(halide_mlir)
+    theirs = _cases(halide) + _callable_cases(halide)
     return [
         (name, _per_call_us(a, calls, rounds), _per_call_us(b, calls, rounds))
         for (name, a), (_, b) in zip(ours, theirs)

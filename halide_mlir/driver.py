@@ -396,6 +396,19 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     return result
 
 
+def compiled_for(func, outs: list):
+    """(compiled code, pipeline) that ``realize(func, outs)`` just ran, with the ImageParams and Params as bound
+    now: hl.Callable's fast path calls it again with other arguments (aot/callable.py). None where a call must
+    take the full path each time (GPU schedules, memoized Funcs, specializations) or nothing was compiled."""
+    p = front_end(func)
+    if p.specializations or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
+        return None
+    _, region = output_buffers(func, outs if len(outs) > 1 else outs[0])
+    ref = _compiled.get((id(func), generation[0], False, region, input_signature(p), *compile_settings()))
+    compiled = ref() if ref is not None else None
+    return None if compiled is None else (compiled, p)
+
+
 # --- memoize(): memoized Funcs realized by pipelines of their own, cached (analysis/memoize.py) -------------------
 
 _memo_funcs: dict = {}

@@ -48,6 +48,10 @@ class Param(ExprOps):
         return self._type
 
     def set(self, value) -> None:
+        self._value = self._converted(value)
+
+    def _converted(self, value):
+        """``value`` as ``set`` stores it (Halide's checks and messages); hl.Callable passes it without setting."""
         t = self._type
         if isinstance(value, Expr) or not isinstance(value, (int, float, bool)) and not hasattr(value, "dtype"):
             raise HalideError(f"{user_site()}: Param '{self._name}' of type {t} can't be set to {value!r}")
@@ -57,7 +61,7 @@ class Param(ExprOps):
             raise HalideError(
                 f"{user_site()}: The value {value} cannot be losslessly converted to type {t} (Param '{self._name}')"
             )
-        self._value = float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)
+        return float(value) if t.is_float() else _wrap_const(int(value), Int(64), t)
 
     def get(self):
         if self._value is None:

@@ -68,3 +68,60 @@ def test_bad_calls(call, message):
     b_in = hl.Buffer(np.full((2, 2), 123, np.uint8))
     with pytest.raises(hl.HalideError, match=message.replace(".", r"\.").replace("(", r"\(")):
         call(simple(), b_in, hl.Buffer(hl.Float(32), [2, 2]))
+
+
+def test_repeated_calls_fast_path():
+    """Calls after the first reuse the compiled code (aot/callable.py's _Plan): new values, new Buffers, new
+    shapes (compiled again), arrays, a Buffer the Func reads directly; the Params never change."""
+    p_img = hl.ImageParam(hl.Float(32), 2, "img")
+    p_k = hl.Param(hl.Int(32), "k", 5)
+    p_s = hl.Param(hl.Float(32), "s", 1.0)
+    side = hl.Buffer(np.full((8, 8), 10, np.float32))
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func("fast")
+    f[x, y] = p_img[x, y] * p_s + p_k + side[x, y]
+    c = f.compile_to_callable([p_img, p_k, p_s])
+    rng = np.random.default_rng(0)
+    a = rng.random((8, 8), dtype=np.float32)
+    b_in, out = hl.Buffer(a), hl.Buffer(hl.Float(32), [8, 8])
+    for k, s in [(1, 2.0), (2, 3.0), (-7, 0.5), (3, 2)]:
+        c(b_in, k, s, out)
+        np.testing.assert_allclose(np.asarray(out), a * s + k + 10, rtol=1e-6)
+    for n in (4, 6, 4):  # other shapes: compiled once each, then reused
+        a2 = rng.random((n, n), dtype=np.float32)
+        out2 = hl.Buffer(hl.Float(32), [n, n])
+        c(a2, 1, 2.0, out2)
+        np.testing.assert_allclose(np.asarray(out2), a2 * 2 + 11, rtol=1e-6)
+    side.fill(0)  # (the same memory: the call reads it)
+    c(b_in, 1, 1.0, out)
+    np.testing.assert_allclose(np.asarray(out), a + 1, rtol=1e-6)
+    with pytest.raises(hl.HalideError, match="cannot be losslessly converted"):
+        c(b_in, 1.5, 1.0, out)
+    with pytest.raises(hl.HalideError, match="is not an instance of a scalar"):
+        c(b_in, "x", 1.0, out)
+    assert p_k.get() == 5 and p_s.get() == 1.0 and p_img.get() is None
+
+
+def test_threads_share_a_callable():
+    """Calls set no Param, so threads may call one Callable with different values at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    p_img = hl.ImageParam(hl.Int(32), 1, "img")
+    p_k = hl.Param(hl.Int(32), "k", 0)
+    x = hl.Var("x")
+    f = hl.Func("threaded")
+    f[x] = p_img[x] + p_k
+    c = f.compile_to_callable([p_img, p_k])
+    inp = hl.Buffer(np.arange(16, dtype=np.int32))
+    c(inp, 0, hl.Buffer(hl.Int(32), [16]))
+
+    def work(k):
+        out = hl.Buffer(hl.Int(32), [16])
+        for _ in range(200):
+            c(inp, k, out)
+            if not (np.asarray(out) == np.arange(16) + k).all():
+                return False
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))
