@@ -3,8 +3,8 @@
 Small pipelines are realized in a loop in one process (compiled once, before timing), so the time per call is
 almost all call overhead: argument marshalling, output allocation, the Buffer returned. The Callable cases call
 a ``compile_to_callable`` (an ImageParam, a Param and the output Buffer given) on 1x1 and 256x256 outputs.
-Printed in us per call, best of ``--rounds`` rounds of ``--calls`` calls (the machine may be shared: the best round is the least
-disturbed one).
+Printed in us per call, best of ``--rounds`` rounds of ``--calls`` calls (the machine may be shared: the best
+round is the least disturbed one).
 """
 
 from __future__ import annotations
