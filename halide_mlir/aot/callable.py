@@ -26,7 +26,6 @@ from ..lang.constraints import constraints
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import generation
 from ..lang.source import user_site
-from ..runtime import jit
 from ..runtime.memref import _cells, argument_cell
 from ..settings import compile_settings
 from .arguments import argument_of
@@ -274,6 +273,8 @@ class _Plan:
             c = ct(v)
             args[k] = _addressof(c)
             keep.append(c)
+        from ..runtime import jit  # (not at import: jit imports codegen, which a Dask worker must not load)
+
         compiled.last_use = next(jit._clock)
         compiled.packed(args)
         return True
