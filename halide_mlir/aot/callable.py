@@ -194,8 +194,13 @@ class _Plan:
         where = {id(s): i for i, s in enumerate(callable_._inputs)}
         n_in, n_par = len(p.inputs), len(p.params)
         kernel_pos = {id(h): k for k, h in enumerate(p.inputs)}
+        # (jit is imported here, on the slow path, not at import: it imports codegen, which a Dask worker must not
+        # load; its eviction clock is kept so each fast call can stamp the engine it uses)
+        from ..runtime import jit
+
         self = cls()
         self.compiled = weakref.ref(compiled)
+        self.clock = jit._clock
         self.args_type = ctypes.c_void_p * len(compiled.arg_ctypes)
         n = len(callable_._names)
         self.buffers = []  # (kernel position or None: unused, per Buffer argument)
@@ -273,9 +278,7 @@ class _Plan:
             c = ct(v)
             args[k] = _addressof(c)
             keep.append(c)
-        from ..runtime import jit  # (not at import: jit imports codegen, which a Dask worker must not load)
-
-        compiled.last_use = next(jit._clock)
+        compiled.last_use = next(self.clock)
         compiled.packed(args)
         return True
 
