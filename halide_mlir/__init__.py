@@ -82,6 +82,8 @@ from .lang.functions import (
     saturating_cast,
     vars,
 )
+from .lang.intrinsics import *  # noqa: F401,F403  (widening/saturating/halving ops, hl.u8_sat ...)
+from .lang.intrinsics import __all__ as _intrinsics_all
 from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
 from .lang.fast_math import fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt, fast_log, fast_pow, fast_sin
@@ -303,3 +305,4 @@ __all__ += [
     "main",
 ]
 __all__ += ["EvictionKey", "memoization_cache_cleanup", "memoization_cache_evict", "memoization_cache_set_size"]
+__all__ += _intrinsics_all  # Halide's integer intrinsics and target queries (issue 15, lang/intrinsics.py)

@@ -44,6 +44,9 @@ _MATH = {
 }
 
 
+_BIT_COUNT = {"popcount": "ctpop", "clz": "ctlz", "ctz": "cttz"}
+
+
 class BodyEmitter:
     """Emits one region's ops. ``leaf(e)`` resolves Vars, Params and calls (the caller knows operands)."""
 
@@ -54,6 +57,7 @@ class BodyEmitter:
         self.memo: dict = {}
         self.consts: dict = {}
         self.trace_lanes = 1  # the lanes of a traced vector event (analysis/tracing.py)
+        self.strict = False  # inside hl.strict_float
 
     def op(self, text: str, prefix: str = "v") -> str:
         name = self.fresh(prefix)
@@ -84,12 +88,14 @@ class BodyEmitter:
         inner = BodyEmitter(self.lines, self.fresh, self.loc, self.leaf)
         inner.memo = dict(self.memo)
         inner.trace_lanes = self.trace_lanes
+        inner.strict = self.strict
         return inner
 
     def emit(self, e: Expr) -> str:
-        hit = self.memo.get(id(e))
+        key = (id(e), True) if self.strict else id(e)  # (a subtree shared with a strict_float one: emitted twice)
+        hit = self.memo.get(key)
         if hit is None or hit[0] is not e:  # keep e alive so its id stays unique
-            hit = self.memo[id(e)] = (e, self._emit(e))
+            hit = self.memo[key] = (e, self._emit(e))
         return hit[1]
 
     def _emit(self, e) -> str:
@@ -121,6 +127,14 @@ class BodyEmitter:
             mag = self.op(f"math.absf {a} : {src.mlir}")
             pred = "oeq" if k == "is_inf" else "olt"  # olt is false for NaN too
             return self.op(f"arith.cmpf {pred}, {mag}, {self.const(math.inf, src)} : {src.mlir}")
+        if k in _BIT_COUNT:  # hl.popcount / count_leading_zeros / count_trailing_zeros (lang/intrinsics.py)
+            return self.op(f"math.{_BIT_COUNT[k]} {self.emit(e.args[0])} : {t.mlir}")
+        if k == "strict_float":  # hl.strict_float: the subtree without FMA contraction or reciprocals
+            outer, self.strict = self.strict, True
+            try:
+                return self.emit(e.args[0])
+            finally:
+                self.strict = outer
         if k == "reinterpret":
             return self.op(f"arith.bitcast {self.emit(e.args[0])} : {e.args[0].type.mlir} to {t.mlir}")
         if k in ("div_rtz", "mod_rtz"):
@@ -168,7 +182,7 @@ class BodyEmitter:
             raise InternalError(f"no lowering for Expr kind '{k}'", stage="payload")
         name = simple[0] if t.is_float() else simple[1] if t.is_signed() else simple[2]
         # like Halide, let LLVM fuse a * b + c into one FMA (contract only: no reassociation)
-        flags = " fastmath<contract>" if name in ("addf", "subf", "mulf") else ""
+        flags = " fastmath<contract>" if name in ("addf", "subf", "mulf") and not self.strict else ""
         return self.op(f"arith.{name} {a}, {b}{flags} : {t.mlir}")
 
     def iabs(self, a: str, t: Type) -> str:
@@ -217,7 +231,7 @@ class BodyEmitter:
     def div(self, e: Expr, a: str, b: str, t: Type) -> str:
         if t.is_float():
             c = self._const_divisor(e)
-            if c is not None and c != 0 and math.isfinite(c):
+            if c is not None and c != 0 and math.isfinite(c) and not self.strict:
                 # Halide multiplies by the reciprocal (rounded to the type) instead: x / 65535.0 differs in
                 # the last bit for some x, enough to move an i32() cast or a LUT index
                 r = float(np.float32(1) / np.float32(c)) if t.bits() == 32 else 1.0 / c
