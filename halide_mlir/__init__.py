@@ -84,6 +84,9 @@ from .lang.functions import (
 )
 from .lang.intrinsics import *  # noqa: F401,F403  (widening/saturating/halving ops, hl.u8_sat ...)
 from .lang.intrinsics import __all__ as _intrinsics_all
+from .lang.api_extras import *  # noqa: F401,F403  (LoopLevel, VarOrRVar, refusals: docs/api-parity.md)
+from .lang.api_extras import __all__ as _api_extras_all, install as _install_api_extras
+from .lang.func import Stage
 from .lang.serialize import Parameter, deserialize_parameters, deserialize_pipeline, serialize_pipeline
 from .lang.random import random_float, random_int, random_uint
 from .lang.fast_math import fast_cos, fast_exp, fast_inverse, fast_inverse_sqrt, fast_log, fast_pow, fast_sin
@@ -306,3 +309,5 @@ __all__ += [
 ]
 __all__ += ["EvictionKey", "memoization_cache_cleanup", "memoization_cache_evict", "memoization_cache_set_size"]
 __all__ += _intrinsics_all  # Halide's integer intrinsics and target queries (issue 15, lang/intrinsics.py)
+__all__ += [*_api_extras_all, "Stage"]  # the rest of Halide's surface (lang/api_extras.py)
+_install_api_extras()

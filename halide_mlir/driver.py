@@ -360,7 +360,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
-    check_constraints(p.inputs)  # dim(i).set_bounds/set_stride of the ImageParams (lang/constraints.py)
+    check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         if 0 not in region.extents:

@@ -35,6 +35,9 @@ class Argument:
 
     def __init__(self, name: str, kind: ArgumentKind, type_: Type, dimensions: int, source=None):
         self.name, self.kind, self.type, self.dimensions, self._source = name, kind, type_, dimensions, source
+        from ..lang.api_extras import ArgumentEstimates
+
+        self.argument_estimates = ArgumentEstimates()  # (estimates live on the Params; Halide's default record)
 
     def is_buffer(self) -> bool:
         return self.kind != ArgumentKind.InputScalar

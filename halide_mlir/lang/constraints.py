@@ -45,8 +45,10 @@ def _eval(e) -> int:
 
 def check_inputs(inputs) -> None:
     """Before a realize: each bound input buffer satisfies its ImageParam's constraints (Halide's message)."""
+    from .api_extras import check_param_ranges
     from .param import ImageParam
 
+    check_param_ranges(inputs)  # Param.set_range / set_min_value / set_max_value
     for h in inputs:
         if not isinstance(h, ImageParam) or not constraints(h) or h.get() is None:
             continue

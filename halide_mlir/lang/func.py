@@ -551,7 +551,9 @@ class Func(GpuScheduleMixin):
     def compute_inline(self) -> "Func":
         return self._set_compute(LoopLevel.inlined())
 
-    def compute_at(self, func: "Func", var) -> "Func":
+    def compute_at(self, func: "Func", var=None) -> "Func":
+        if var is None and hasattr(func, "_stage_index"):  # a hl.LoopLevel (lang/api_extras.py)
+            return _api_extras().apply_level(self, func, "compute")
         if not isinstance(func, Func):
             raise HalideError(f"{user_site()}: compute_at of Func '{self._name}' takes a Func and a Var, got {func!r}")
         if func is self:
@@ -570,7 +572,9 @@ class Func(GpuScheduleMixin):
         touch()
         return self
 
-    def store_at(self, func: "Func", var) -> "Func":
+    def store_at(self, func: "Func", var=None) -> "Func":
+        if var is None and hasattr(func, "_stage_index"):  # a hl.LoopLevel
+            return _api_extras().apply_level(self, func, "store")
         self._schedule.store = LoopLevel(LevelKind.AT, func, _var_name(var), capture_site())
         self._schedule.padded_copy = ()
         touch()
@@ -950,9 +954,17 @@ def _aot():
     return aot
 
 
+def _api_extras():
+    from . import api_extras
+
+    return api_extras
+
+
 def _var_name(v) -> str:
     from .rdom import RDom, RVar
 
+    if hasattr(v, "_schedule_var"):  # a hl.VarOrRVar
+        v = v._schedule_var()
     if isinstance(v, (Var, RVar)):
         return v.name()
     if isinstance(v, RDom) and v.dimensions() == 1:

@@ -234,3 +234,122 @@ def test_parity_table_explains_every_missing_name():
     )
     assert r.returncode == 0, r.stderr
     assert "| **total** |" in r.stdout
+
+
+# --- the rest of the surface (lang/api_extras.py) --------------------------------------------------------------
+BOTH = pytest.mark.parametrize("m", [halide, hl], ids=["halide", "halide_mlir"])
+
+
+@BOTH
+def test_param_range_checked_at_realize(m):
+    x = m.Var("x")
+    p = m.Param(m.Int(32), "p", 5)
+    assert not p.min_value().defined() and not p.max_value().defined()
+    p.set_range(0, 10)
+    assert m.evaluate(p.min_value()) == 0 and m.evaluate(p.max_value()) == 10
+    f = m.Func("f")
+    f[x] = p + x
+    assert list(f.realize([2])) == [5, 6]
+    p.set(20)
+    with pytest.raises(m.HalideError, match="Parameter p is 20 but must be at most 10"):
+        f.realize([2])
+    p.set(-3)
+    with pytest.raises(m.HalideError, match="Parameter p is -3 but must be at least 0"):
+        f.realize([2])
+    p.set(7)
+    assert list(f.realize([2])) == [7, 8]
+
+
+@BOTH
+def test_update_introspection(m):
+    x = m.Var("x")
+    r = m.RDom([m.Range(0, 3)])
+    g = m.Func("g")
+    g[x] = 0
+    g[x] += r.x
+    rv = g.rvars(0)
+    assert len(rv) == 1 and isinstance(rv[0], m.RVar)
+    vals = g.update_values(0)
+    assert len(vals) == 1
+    assert not g.is_extern() and g.extern_function_name() == ""
+    f = m.Func("f")
+    y = m.Var("y")
+    f[x, y] = m.Tuple([x, y, x])
+    assert f[x, y].size() == 3 and g[x].size() == 1
+    assert r.same_as(r) and not r.same_as(m.RDom([m.Range(0, 3)]))
+
+
+@BOTH
+def test_loop_level_values(m):
+    x = m.Var("x")
+    g, f = m.Func("g"), m.Func("f")
+    g[x] = x * 2
+    f[x] = g[x] + 1
+    g.compute_at(m.LoopLevel(f, x))
+    assert list(f.realize([3])) == [1, 3, 5]
+    g.compute_at(m.LoopLevel.root()).store_at(m.LoopLevel.root())
+    assert list(f.realize([3])) == [1, 3, 5]
+    g.compute_at(m.LoopLevel.inlined())
+    assert list(f.realize([3])) == [1, 3, 5]
+
+
+@BOTH
+def test_var_or_rvar(m):
+    x = m.Var("x")
+    r = m.RDom([m.Range(0, 4)])
+    v, w = m.VarOrRVar(x), m.VarOrRVar(r.x)
+    assert not v.is_rvar and w.is_rvar and v.name() == "x"
+    f = m.Func("f")
+    f[x] = x + 1
+    f.split(m.VarOrRVar(x), m.VarOrRVar(m.Var("xo")), m.VarOrRVar(m.Var("xi")), 2)
+    assert list(f.realize([4])) == [1, 2, 3, 4]
+
+
+@BOTH
+def test_image_param_extras(m):
+    ip = m.ImageParam(m.UInt(8), 2, "ip")
+    assert ip.host_alignment() == 1
+    ip.set_host_alignment(32)
+    assert ip.host_alignment() == 32
+    ip.store_in(m.MemoryType.Heap)
+    ip.reset()
+    assert ip.defined()
+
+
+@BOTH
+def test_enum_ints_and_order(m):
+    assert int(m.TailStrategy.Auto) == 8 and int(m.TailStrategy.RoundUp) == 0
+    with pytest.raises(TypeError):  # pybind11 enums have no order
+        assert m.TailStrategy.RoundUp < m.TailStrategy.GuardWithIf
+    assert m.TailStrategy.RoundUp != m.TailStrategy.GuardWithIf
+    assert int(m.OutputFileType.static_library) == 15 and int(m.MemoryType.Stack) == 2
+    assert int(m.NameMangling.CPlusPlus) == 2 and int(m.ArgInfoKind.Buffer) == 2
+
+
+@BOTH
+def test_reflected_comparisons(m):
+    x = m.Var("x")
+    f = m.Func("f")
+    f[x] = m.select(x.__rlt__(2), 1, 0) + m.select(m.Expr(x).__req__(3), 10, 0)
+    assert list(f.realize([5])) == [0, 0, 0, 11, 1]
+
+
+@BOTH
+def test_require_with_constant_condition(m):
+    assert m.evaluate(m.require(m.Expr(True), m.i32(5), m.Expr(7))) == 5
+
+
+REFUSED = [
+    lambda m: m.Func("f").compile_to_c("/nonexistent/f.c", [], "f"),
+    lambda m: m.Func("f").define_extern("ext", [], m.Int(32), 1),
+    lambda m: m.Func("f").debug_to_file("/nonexistent/f.tiff"),
+    lambda m: m.Func("f").copy_to_host(),
+    lambda m: m.Derivative(),
+    lambda m: m.user_context_value(),
+]
+
+
+@pytest.mark.parametrize("case", range(len(REFUSED)))
+def test_refused_names_raise_halide_error(case):
+    with pytest.raises(hl.HalideError, match="not supported by halide_mlir"):
+        REFUSED[case](hl)
