@@ -146,9 +146,14 @@ class PipelineGen(Draws):
         """A random Expr of type t over the leaf generator ``leaves()`` -> (code, bound)."""
         if depth == 0:
             return leaves()
-        op = self.choice(["leaf", "add", "sub", "mul", "min", "max", "select", "div", "mod", "abs", "sqrt"])
+        ops = ["leaf", "add", "sub", "mul", "min", "max", "select", "div", "mod", "abs", "sqrt"]
+        if not self.gpu:  # issue 15's everyday ops and intrinsics (appended: the simplest draws stay the same)
+            ops += ["intrinsic", "mux", "lerp", "f64"]
+        op = self.choice(ops)
         if op == "leaf":
             return leaves()
+        if op in ("intrinsic", "mux", "lerp", "f64"):
+            return self.everyday(op, t, leaves, depth)
         a, ba = self.expr(t, leaves, depth - 1)
         f = _is_float(t)
         if op in ("add", "sub", "min", "max", "select"):
@@ -182,6 +187,65 @@ class PipelineGen(Draws):
         if f:
             return f"hl.sqrt(hl.abs({a}))", max(ba, 1.0)
         return a, ba
+
+    def everyday(self, op: str, t: str, leaves, depth: int):
+        """Halide's intrinsics (widening, saturating, halving, rounding shifts, bit counts), mux, lerp,
+        saturating_cast and float64 arithmetic, with the value bounds the rest of the generator keeps."""
+        a, ba = self.expr(t, leaves, depth - 1)
+        b, bb = self.expr(t, leaves, depth - 1)
+        f, ty = _is_float(t), _ty(t)
+        if op == "mux":  # the index from the coordinates: a float-derived index could differ in its last bit
+            return f"hl.mux((x + y) % {self.choice([2, 3, 4])}, [{a}, {b}])", max(ba, bb)
+        if op == "lerp":
+            if f:
+                return f"hl.lerp({a}, {b}, {self.choice([0.0, 0.25, 0.5, 1.0])})", max(ba, bb)
+            w = self.choice(["hl.cast(hl.UInt(8), x * 37 + y)", "hl.cast(hl.UInt(16), x * 997)", "hl.u8(255)"])
+            return f"hl.lerp({a}, {b}, {w})", max(ba, bb)
+        if op == "f64":  # through float64 and back (x 0.75: exact in float64, so the truncation is exact)
+            return f"hl.cast({ty}, hl.f64({a}) * 0.75 + hl.f64({b}) * 0.25)", max(ba, bb)
+        if f:
+            return f"hl.saturating_cast(hl.Float(32), hl.f64({a}) * 1.5)", ba * 1.5
+        which = self.choice(
+            [
+                "saturating_add",
+                "saturating_sub",
+                "halving_add",
+                "rounding_halving_add",
+                "halving_sub",
+                "absd",
+                "widening_mul",
+                "saturating_cast",
+                "rounding_shift_right",
+                "widening_shift_left",
+                "mul_shift_right",
+                "popcount",
+                "count_leading_zeros",
+            ]
+        )
+        lo, hi = TYPES[t][3], TYPES[t][4]
+        full = max(abs(lo), hi) if t != "i32" else I32_LIMIT
+        clamp = (lambda c: f"hl.clamp({c}, {-I32_LIMIT}, {I32_LIMIT})") if t == "i32" else (lambda c: c)
+        if which in ("saturating_add", "saturating_sub"):
+            return clamp(f"hl.{which}({a}, {b})"), min(ba + bb, full)
+        if which in ("halving_add", "rounding_halving_add"):
+            return f"hl.{which}({a}, {b})", max(ba, bb)
+        if which == "halving_sub":  # unsigned results below zero wrap
+            return f"hl.halving_sub({a}, {b})", (ba + bb) / 2 + 1 if t in ("i16", "i32") else full
+        if which == "absd":  # unsigned of the same width: cast back
+            return f"hl.cast({ty}, hl.absd({a}, {b}))", _wrap_bound(t, ba + bb) if t != "i32" else min(ba + bb, full)
+        if which == "widening_mul":
+            return clamp(f"hl.saturating_cast({ty}, hl.widening_mul({a}, {b}))"), min(ba * bb, full)
+        if which == "saturating_cast":
+            return clamp(f"hl.saturating_cast({ty}, hl.f32({a}) * 1.5 - 7)"), min(ba * 1.5 + 7, full)
+        if which == "rounding_shift_right":
+            k = self.integer(1, 3)
+            return f"hl.rounding_shift_right({a}, {k})", ba / (1 << k) + 1
+        if which == "widening_shift_left":  # then narrowed back, saturating
+            return clamp(f"hl.saturating_cast({ty}, hl.widening_shift_left({a}, {self.integer(0, 3)}))"), full
+        if which == "mul_shift_right":
+            q = self.integer(0, 8)
+            return clamp(f"hl.mul_shift_right({a}, {b}, {q})"), min(ba * bb / (1 << q) + 1, full)
+        return f"hl.{which}({a})", 32
 
     # --- stages ---------------------------------------------------------------------------------------------------
     def stage_type(self, srcs) -> str:
