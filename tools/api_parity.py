@@ -58,6 +58,10 @@ REASONS: dict[str, tuple[str, str]] = {
     "Func.copy_to_host": (GPU, "explicit device copies; refuses with HalideError"),
     "Func.define_extern": (NOT_YET, "C functions as stages; refuses with HalideError"),
     "Func.debug_to_file": (NOT_YET, "dumping realizations to .tiff/.mat files; refuses with HalideError"),
+    "Func.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
+    "Pipeline.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
+    "Stage.dump_argument_list": (NOT_YET, "Halide's debug listing of a stage's dims; refuses with HalideError"),
+    "require": (NOT_YET, "only a constant condition (no run-time errors in compiled code); others refuse"),
     "Func.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "Stage.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "ImageParam.store_in": (GPU, "GPU memory types; MemoryType.Auto/Heap accepted, others refuse"),
@@ -215,6 +219,11 @@ def document(rows) -> str:
             any_missing = True
     if not any_missing:
         out.append("None.")
+    missing = {n if c == "module" else f"{c}.{n}" for c, _, _, ms in rows for n in ms}
+    out += ["", "## Defined, but refused with a HalideError saying why", ""]
+    for key, (cat, why) in sorted(REASONS.items()):
+        if key not in missing and "*" not in key and cat != PYBIND and cat != INTERNAL:
+            out.append(f"- `{key}`: {cat}: {why}")
     out.append("")
     return "\n".join(out)
 
