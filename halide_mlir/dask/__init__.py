@@ -23,7 +23,7 @@ import threading
 import numpy as np
 
 from ..analysis.bounds import Region
-from ..error import HalideError
+from ..error import HalideError, InternalError
 from ..lang.buffer import Buffer, BufferDim
 from ..lang.func import Func
 from ..lang.param import ImageParam
@@ -165,14 +165,16 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
     return _realize(func, region, normal, dict(inputs or {}), client, threads, None)
 
 
-def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
-    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged)."""
+def _kernel(func, pipeline, r: Region, runtime: str, origins: int = 0) -> Kernel:
+    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged); ``origins``: the
+    number of position arguments its payload takes after the Params (codegen/relocatable.py)."""
     from .. import driver
 
     types = func.output_types()
     arg_types = (
         ["memref"] * len(pipeline.inputs)
         + [prm.type().mlir if not prm.type().is_bool() else "i8" for prm in pipeline.params]
+        + ["i32"] * origins
         + ["memref"] * len(types)
     )
     return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
@@ -181,6 +183,7 @@ def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
 def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
     from .. import driver
     from ..analysis.bounds import infer_bounds
+    from ..codegen.relocatable import relocatable  # (not at import: workers import this package, never codegen)
     from ..settings import parallel_runtime
 
     p = driver.front_end(func)
@@ -280,16 +283,22 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         with reduction.reading(s.func, buf):
             return _realize(func, region, normal, {**inputs, buf: combined}, client, threads, originals)
 
+    # Positions are kernel arguments (codegen/relocatable.py): chunks whose payloads have the same text (all
+    # chunks of one shape, but those a boundary condition or a coordinate's use cuts differently at the image's
+    # edges) share one compiled kernel, each task passing its chunk's positions.
     kernels, chunk_kernels = {}, []
-    with _compile_lock, _threads(threads):
+    with _compile_lock, _threads(threads), relocatable() as built:
         runtime = parallel_runtime(threads)
         for r, windows in zip(chunk_regions, chunk_windows):
             with bind(windows):
                 c = driver.compile_pipeline(func, r)
+                origins = tuple(built[-1].values)
                 key = (c.payload, c.transform)
                 if key not in kernels:
-                    kernels[key] = _kernel(func, p, r, runtime)
-            chunk_kernels.append(key)
+                    kernels[key] = _kernel(func, p, r, runtime, len(origins))
+                    if tuple(built[-1].values) != origins:  # (auto-vectorization's fallback recompiled it)
+                        raise InternalError(f"Func '{func.name()}': the kernel's position arguments changed")
+            chunk_kernels.append((key, origins))
     stats["compiles"] += len(kernels)
 
     if originals is p.inputs:
@@ -333,13 +342,14 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
-    for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
+    for idx, r, windows, (key, origins) in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
         ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
         parts = [
             _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in enumerate(zip(ins, p.inputs))
         ]
         block_shape = tuple(reversed(r.extents))
-        dsk[(name,) + idx] = (run_chunk, ref, params, [block_shape] * len(types), out_dtypes, *parts)
+        # (the chunk's positions are arguments after the Params)
+        dsk[(name,) + idx] = (run_chunk, ref, params + origins, [block_shape] * len(types), out_dtypes, *parts)
     dsk.update(pieces)
     outs = []
     for k, dt in enumerate(out_dtypes):
