@@ -62,7 +62,7 @@ class PayloadBuilder:
         args = []
         for i, (holder, buf) in enumerate(zip(p.inputs, b.input_buffers)):
             shape = tuple(reversed(buf.extents()))
-            args.append((f"%in{i}", memref_type(shape, buf.type())))
+            args.append((f"%in{i}", relocatable.input_type(self.origins, memref_type(shape, buf.type()), len(shape))))
             self.shape_of[holder] = shape
             self.min_of[holder] = tuple(buf.mins())
         for i, prm in enumerate(p.params):
@@ -77,8 +77,7 @@ class PayloadBuilder:
             shape = self.shape_of[holder]
             ty = b.input_buffers[i].type()
             self.lines.append(
-                f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
-                f"to {tensor_type(shape, ty)}"
+                f"{name} = bufferization.to_tensor %in{i} restrict : {args[i][1]} to {tensor_type(shape, ty)}"
             )
             self.tensor_of[holder] = [name]
         trace.begin_pipeline(self)

@@ -71,3 +71,12 @@ def position(origins: Origins | None, site: tuple, value: int, t) -> str | None:
     if origins is None or t != Int(32):
         return None
     return origins.arg(site, value)
+
+
+def input_type(origins: Origins | None, identity: str, rank: int) -> str:
+    """An input's memref type: with positions as arguments, a view with a dynamic offset and row strides (unit
+    innermost stride), so a window inside a larger array is passed in place; else ``identity``."""
+    if origins is None or rank == 0:
+        return identity
+    strides = ", ".join(["?"] * (rank - 1) + ["1"])
+    return f"{identity[:-1]}, strided<[{strides}], offset: ?>>"
