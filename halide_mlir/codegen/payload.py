@@ -62,7 +62,7 @@ class PayloadBuilder:
         args = []
         for i, (holder, buf) in enumerate(zip(p.inputs, b.input_buffers)):
             shape = tuple(reversed(buf.extents()))
-            args.append((f"%in{i}", relocatable.input_type(self.origins, memref_type(shape, buf.type()), len(shape))))
+            args.append((f"%in{i}", memref_type(shape, buf.type())))
             self.shape_of[holder] = shape
             self.min_of[holder] = tuple(buf.mins())
         for i, prm in enumerate(p.params):
@@ -94,6 +94,7 @@ class PayloadBuilder:
         self.lines.append("return")
         if self.origins is not None:  # (known once the stages are emitted) after the Params, as a Param's
             args[len(p.inputs) + len(p.params) : len(p.inputs) + len(p.params)] = self.origins.signature()
+            relocatable.view_inputs(self.origins, p.inputs, args, self.lines)
         sig = ", ".join(f"{n}: {t}" for n, t in args)
         head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         body = "\n".join("    " + l for l in self.lines)
@@ -383,6 +384,7 @@ class PayloadBuilder:
     def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
         """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value)."""
         holder = call.value
+        relocatable.gathered(self.origins, holder)
         mins = self.min_of[holder] if mins is None else mins
         m = len(call.args)
         idx = [None] * m

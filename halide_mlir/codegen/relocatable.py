@@ -26,6 +26,8 @@ class Origins:
     def __init__(self):
         self.slots: dict = {}  # (site, value) -> argument name
         self.values: list[int] = []
+        self.gathered: set = set()  # id() of the tensors read by a computed coordinate
+        self.views: tuple = ()  # per input: passed as a strided view (view_inputs)
 
     def arg(self, site: tuple, value: int) -> str:
         """The argument holding ``value`` at ``site`` (what the position is: a stage's coordinate or a tensor's
@@ -73,10 +75,33 @@ def position(origins: Origins | None, site: tuple, value: int, t) -> str | None:
     return origins.arg(site, value)
 
 
-def input_type(origins: Origins | None, identity: str, rank: int) -> str:
-    """An input's memref type: with positions as arguments, a view with a dynamic offset and row strides (unit
-    innermost stride), so a window inside a larger array is passed in place; else ``identity``."""
-    if origins is None or rank == 0:
-        return identity
-    strides = ", ".join(["?"] * (rank - 1) + ["1"])
-    return f"{identity[:-1]}, strided<[{strides}], offset: ?>>"
+def gathered(origins: Origins | None, holder) -> None:
+    """``holder`` is read at computed coordinates: the vectorizer linearizes them over the tensor's static shape
+    (a ``vector.gather`` assumes a contiguous memref), so that input keeps the identity layout."""
+    if origins is not None:
+        origins.gathered.add(id(holder))
+
+
+def view_inputs(origins: Origins | None, inputs, args: list, lines: list) -> None:
+    """With positions as arguments, each input no gather reads becomes a view (a dynamic offset and row strides,
+    a unit innermost stride), so a window inside a larger array is passed in place: its type in the signature
+    ``args`` and in its ``bufferization.to_tensor`` (``lines[i]``)."""
+    if origins is None:
+        return
+    views = []
+    for i, holder in enumerate(inputs):
+        name, identity = args[i]
+        rank = identity.count("x")
+        views.append(rank > 0 and id(holder) not in origins.gathered)
+        if not views[-1]:
+            continue
+        strides = ", ".join(["?"] * (rank - 1) + ["1"])
+        args[i] = (name, f"{identity[:-1]}, strided<[{strides}], offset: ?>>")
+        lines[i] = lines[i].replace(f" : {identity} to ", f" : {args[i][1]} to ", 1)
+    origins.views = tuple(views)
+
+
+def last() -> Origins | None:
+    """The Origins of the payload built last inside ``relocatable()``, or None."""
+    built = _current.get()
+    return built[-1] if built else None

@@ -169,6 +169,7 @@ def _kernel(func, pipeline, r: Region, runtime: str, origins: int = 0) -> Kernel
     """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged); ``origins``: the
     number of position arguments its payload takes after the Params (codegen/relocatable.py)."""
     from .. import driver
+    from ..codegen import relocatable
 
     types = func.output_types()
     arg_types = (
@@ -177,7 +178,10 @@ def _kernel(func, pipeline, r: Region, runtime: str, origins: int = 0) -> Kernel
         + ["i32"] * origins
         + ["memref"] * len(types)
     )
-    return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
+    # (a payload with positions as arguments takes its inputs as strided views: codegen/relocatable.py)
+    obj = driver.compile(func, r, arg_types).object_code()
+    origins = relocatable.last()
+    return Kernel(obj, arg_types, runtime, func.name(), views=origins.views if origins is not None else ())
 
 
 def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
@@ -338,14 +342,16 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         [r for r in chunk_regions],
     )
     name = f"halide-{func.name()}-{token}"
-    dsk, pieces = {}, {}
+    dsk, pieces, shared = {}, {}, set()
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
     for idx, r, windows, (key, origins) in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
         ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
+        views = kernels[key].views
         parts = [
-            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in enumerate(zip(ins, p.inputs))
+            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces, bool(views and views[i]), shared)
+            for i, (a, h) in enumerate(zip(ins, p.inputs))
         ]
         block_shape = tuple(reversed(r.extents))
         # (the chunk's positions are arguments after the Params)
@@ -387,10 +393,15 @@ _shipped: dict = {}
 _MAX_KERNELS = 1024
 
 
-def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
+def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, views: bool = False, shared=None):
     """The window of an input's dask array as the nested lists (numpy order) of the graph keys the task
     assembles (kernel.py ``_assemble``): a block the window covers whole is its own key, a part of one is a
-    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part)."""
+    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part); with
+    ``views`` (the kernel takes strided inputs), a window inside one block is that block sliced in the task.
+    ``shared``: the piece keys other windows use (never turned into a view)."""
+    import operator
+
+    shared = set() if shared is None else shared
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -415,7 +426,21 @@ def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
 
     nested = nest(0, [], [], True)
     one = _single(nested)  # one block or piece: its key alone
+    if one is not None and views and one in tasks and one not in shared:
+        # a window inside one block: a view of it taken in the task (which then runs where the block lives),
+        # passed in place to a kernel taking strided inputs; no piece task, no copy
+        _, key, where = tasks.pop(one)
+        return (operator.getitem, key, where)
+    shared.update(k for k in _keys(nested) if k in tasks)
     return nested if one is None else one
+
+
+def _keys(nested):
+    if isinstance(nested, list):
+        for n in nested:
+            yield from _keys(n)
+    else:
+        yield nested
 
 
 def _single(nested):
