@@ -7,9 +7,10 @@ pipeline compiled for the chunk's output window. The compiler sees each input as
 extents and mins are the compiled code's memref, the whole image's dims are what ``ImageParam.width()`` and the
 boundary conditions see, so the values at the image edges are those of a single-machine realize.
 
-Compiled code is specialized to its output region, so chunks are grouped by the text of their compiled pipeline
-(payload and transform script): the client compiles each distinct text once (a translation-invariant pipeline:
-once per chunk shape and position against the image edges) and ships the object's bytes with the graph;
+Chunks are compiled with their positions as kernel arguments (codegen/relocatable.py) and grouped by the text of
+their compiled pipeline (payload and transform script): the client compiles each distinct text once (a stencil:
+once per chunk shape, and per side for the chunks a boundary condition cuts at the image's edges) and ships the
+object's bytes with the graph, each task passing its chunk's positions;
 workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
 arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
 """
