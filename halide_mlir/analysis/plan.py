@@ -462,10 +462,13 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
         return None
     inside: dict = {}  # var -> (lo, hi) where all its clamps are the identity
     for n in (m for v in values for m in walk(v)):
-        if n.kind != "max" or n.args[0].kind != "min" or n.type.is_float():
+        if n.kind == "select":  # a mirror's select(e < lo, r, select(e < hi + 1, e, r)) (lang/boundary.py)
+            e, lo, hi = _mirror_identity(n)
+        elif n.kind != "max" or n.args[0].kind != "min" or n.type.is_float():
             continue
-        e, hi, lo = n.args[0].args[0], _constant(n.args[0].args[1]), _constant(n.args[1])
-        form = linear_form(e)
+        else:
+            e, hi, lo = n.args[0].args[0], _constant(n.args[0].args[1]), _constant(n.args[1])
+        form = None if e is None else linear_form(e)
         if hi is None or lo is None or form is None or form[0] not in stage.vars or form[1] != 1:
             continue
         a, z = lo - form[2], hi - form[2]
@@ -488,6 +491,19 @@ def partition(stage: Stage, values: list[Expr], region: Region) -> list | None:
             parts = [(p, q - p + 1) for p, q in pieces if q >= p]
         cuts.append(parts)
     return [tuple(zip(*combo)) for combo in itertools.product(*cuts)]
+
+
+def _mirror_identity(n) -> tuple:
+    """(e, lo, hi) if the select ``n`` is ``e`` itself for ``lo <= e <= hi`` as a mirror's is (lang/boundary.py
+    ``_inside``), else (None, None, None)."""
+    c, _, no = n.args
+    if c.kind != "lt" or no.kind != "select" or no.args[0].kind != "lt" or c.args[0].type.is_float():
+        return None, None, None
+    form = linear_form(c.args[0])
+    if form is None or linear_form(no.args[0].args[0]) != form or linear_form(no.args[1]) != form:
+        return None, None, None
+    lo, end = _constant(c.args[1]), _constant(no.args[0].args[1])
+    return (None, None, None) if lo is None or end is None else (c.args[0], lo, end - 1)
 
 
 def _constant(e) -> int | None:

@@ -18,7 +18,7 @@ from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import InternalError
 from ..lang.traversal import walk
 from ..lang.types import Int
-from . import trace
+from . import relocatable, trace
 from .body import BodyEmitter
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, output_arg, storage, tensor_type
 from .gpu_tiled import emit_gpu_tiled_stage
@@ -52,6 +52,7 @@ class PayloadBuilder:
         self.tensor_of: dict = {}  # callee (Func, Buffer, ImageParam) -> SSA names of its full tensors (per element)
         self.shape_of: dict = {}  # callee -> numpy-order shape
         self.min_of: dict = {}  # callee -> Halide-order mins
+        self.origins = relocatable.begin()  # positions as arguments (codegen/relocatable.py), or None
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -71,15 +72,12 @@ class PayloadBuilder:
         out_types = p.output.output_types()
         for k, t in enumerate(out_types):
             args.append((output_arg(k), memref_type(out_shape, t)))
-        sig = ", ".join(f"{n}: {t}" for n, t in args)
-        head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         for i, holder in enumerate(p.inputs):
             name = f"%input{i}"
             shape = self.shape_of[holder]
             ty = b.input_buffers[i].type()
             self.lines.append(
-                f"{name} = bufferization.to_tensor %in{i} restrict : {memref_type(shape, ty)} "
-                f"to {tensor_type(shape, ty)}"
+                f"{name} = bufferization.to_tensor %in{i} restrict : {args[i][1]} to {tensor_type(shape, ty)}"
             )
             self.tensor_of[holder] = [name]
         trace.begin_pipeline(self)
@@ -94,6 +92,11 @@ class PayloadBuilder:
             )
         trace.end_pipeline(self)
         self.lines.append("return")
+        if self.origins is not None:  # (known once the stages are emitted) after the Params, as a Param's
+            args[len(p.inputs) + len(p.params) : len(p.inputs) + len(p.params)] = self.origins.signature()
+            relocatable.view_inputs(self.origins, p.inputs, args, self.lines)
+        sig = ", ".join(f"{n}: {t}" for n, t in args)
+        head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         body = "\n".join("    " + l for l in self.lines)
         decls = "".join(f"  {d}\n" for d in trace.declarations(self.lines))  # hl.print / tracing's callbacks
         return "module {\n" + decls + "  " + head[0] + "\n" + body + "\n  }\n}\n"
@@ -212,8 +215,9 @@ class PayloadBuilder:
                 v = em.op(f"arith.index_cast {idx} : index to i32", "x")
                 if d in tile_start:
                     v = em.op(f"arith.addi {v}, {tile_start[d]} : i32", "x")
-                if tile.mins[d] != 0:
-                    v = em.op(f"arith.addi {v}, {em.const(tile.mins[d], i32)} : i32", "x")
+                at = relocatable.position(self.origins, ("coord", self.plan.stages[index].name, d), tile.mins[d], i32)
+                if at is not None or tile.mins[d] != 0:
+                    v = em.op(f"arith.addi {v}, {at or em.const(tile.mins[d], i32)} : i32", "x")
                 index_cache[d] = v
             return index_cache[d]
 
@@ -380,13 +384,15 @@ class PayloadBuilder:
     def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
         """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value)."""
         holder = call.value
+        relocatable.gathered(self.origins, holder)
         mins = self.min_of[holder] if mins is None else mins
         m = len(call.args)
         idx = [None] * m
         for j, a in enumerate(call.args):
             v = em.emit(a)
-            if mins[j] != 0:
-                v = em.op(f"arith.subi {v}, {em.const(mins[j], a.type)} : i32", "x")
+            at = relocatable.position(self.origins, ("min", id(holder), j), mins[j], a.type)
+            if at is not None or mins[j] != 0:
+                v = em.op(f"arith.subi {v}, {at or em.const(mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
         shape = self.shape_of[holder] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc

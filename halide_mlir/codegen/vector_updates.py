@@ -16,7 +16,7 @@ import re
 
 from ..lang.types import Int
 from ..lang.traversal import walk
-from . import trace
+from . import relocatable, trace
 from .body import BOOL as _BOOL, BodyEmitter
 from .mlir_text import storage, tensor_type
 
@@ -132,6 +132,7 @@ def emit_vector_body(
         if e.value is func:
             return gather(acc[e.index], shape_f, linear(e.args, region.mins, shape_f), e.type)
         holder = e.value
+        relocatable.gathered(pb.origins, holder)
         shape = pb.shape_of[holder]
         return gather(pb.tensor_of[holder][e.index], shape, linear(e.args, pb.min_of[holder], shape), e.type)
 

@@ -7,9 +7,10 @@ pipeline compiled for the chunk's output window. The compiler sees each input as
 extents and mins are the compiled code's memref, the whole image's dims are what ``ImageParam.width()`` and the
 boundary conditions see, so the values at the image edges are those of a single-machine realize.
 
-Compiled code is specialized to its output region, so chunks are grouped by the text of their compiled pipeline
-(payload and transform script): the client compiles each distinct text once (a translation-invariant pipeline:
-once per chunk shape and position against the image edges) and ships the object's bytes with the graph;
+Chunks are compiled with their positions as kernel arguments (codegen/relocatable.py) and grouped by the text of
+their compiled pipeline (payload and transform script): the client compiles each distinct text once (a stencil:
+once per chunk shape, and per side for the chunks a boundary condition cuts at the image's edges) and ships the
+object's bytes with the graph, each task passing its chunk's positions;
 workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
 arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
 """
@@ -23,7 +24,7 @@ import threading
 import numpy as np
 
 from ..analysis.bounds import Region
-from ..error import HalideError
+from ..error import HalideError, InternalError
 from ..lang.buffer import Buffer, BufferDim
 from ..lang.func import Func
 from ..lang.param import ImageParam
@@ -165,22 +166,29 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
     return _realize(func, region, normal, dict(inputs or {}), client, threads, None)
 
 
-def _kernel(func, pipeline, r: Region, runtime: str) -> Kernel:
-    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged)."""
+def _kernel(func, pipeline, r: Region, runtime: str, origins: int = 0) -> Kernel:
+    """``func`` compiled for the output region ``r`` (inputs bound as the caller arranged); ``origins``: the
+    number of position arguments its payload takes after the Params (codegen/relocatable.py)."""
     from .. import driver
+    from ..codegen import relocatable
 
     types = func.output_types()
     arg_types = (
         ["memref"] * len(pipeline.inputs)
         + [prm.type().mlir if not prm.type().is_bool() else "i8" for prm in pipeline.params]
+        + ["i32"] * origins
         + ["memref"] * len(types)
     )
-    return Kernel(driver.compile(func, r, arg_types).object_code(), arg_types, runtime, func.name())
+    # (a payload with positions as arguments takes its inputs as strided views: codegen/relocatable.py)
+    obj = driver.compile(func, r, arg_types).object_code()
+    origins = relocatable.last()
+    return Kernel(obj, arg_types, runtime, func.name(), views=origins.views if origins is not None else ())
 
 
 def _realize(func, region: Region, normal, inputs: dict, client, threads: int, originals):
     from .. import driver
     from ..analysis.bounds import infer_bounds
+    from ..codegen.relocatable import relocatable  # (not at import: workers import this package, never codegen)
     from ..settings import parallel_runtime
 
     p = driver.front_end(func)
@@ -280,16 +288,22 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         with reduction.reading(s.func, buf):
             return _realize(func, region, normal, {**inputs, buf: combined}, client, threads, originals)
 
+    # Positions are kernel arguments (codegen/relocatable.py): chunks whose payloads have the same text (all
+    # chunks of one shape, but those a boundary condition or a coordinate's use cuts differently at the image's
+    # edges) share one compiled kernel, each task passing its chunk's positions.
     kernels, chunk_kernels = {}, []
-    with _compile_lock, _threads(threads):
+    with _compile_lock, _threads(threads), relocatable() as built:
         runtime = parallel_runtime(threads)
         for r, windows in zip(chunk_regions, chunk_windows):
             with bind(windows):
                 c = driver.compile_pipeline(func, r)
+                origins = tuple(built[-1].values)
                 key = (c.payload, c.transform)
                 if key not in kernels:
-                    kernels[key] = _kernel(func, p, r, runtime)
-            chunk_kernels.append(key)
+                    kernels[key] = _kernel(func, p, r, runtime, len(origins))
+                    if tuple(built[-1].values) != origins:  # (auto-vectorization's fallback recompiled it)
+                        raise InternalError(f"Func '{func.name()}': the kernel's position arguments changed")
+            chunk_kernels.append((key, origins))
     stats["compiles"] += len(kernels)
 
     if originals is p.inputs:
@@ -329,17 +343,20 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         [r for r in chunk_regions],
     )
     name = f"halide-{func.name()}-{token}"
-    dsk, pieces = {}, {}
+    dsk, pieces, shared = {}, {}, set()
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
-    for idx, r, windows, key in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
+    for idx, r, windows, (key, origins) in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
         ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
+        views = kernels[key].views
         parts = [
-            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces) for i, (a, h) in enumerate(zip(ins, p.inputs))
+            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces, bool(views and views[i]), shared)
+            for i, (a, h) in enumerate(zip(ins, p.inputs))
         ]
         block_shape = tuple(reversed(r.extents))
-        dsk[(name,) + idx] = (run_chunk, ref, params, [block_shape] * len(types), out_dtypes, *parts)
+        # (the chunk's positions are arguments after the Params)
+        dsk[(name,) + idx] = (run_chunk, ref, params + origins, [block_shape] * len(types), out_dtypes, *parts)
     dsk.update(pieces)
     outs = []
     for k, dt in enumerate(out_dtypes):
@@ -377,10 +394,15 @@ _shipped: dict = {}
 _MAX_KERNELS = 1024
 
 
-def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
+def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, views: bool = False, shared=None):
     """The window of an input's dask array as the nested lists (numpy order) of the graph keys the task
     assembles (kernel.py ``_assemble``): a block the window covers whole is its own key, a part of one is a
-    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part)."""
+    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part); with
+    ``views`` (the kernel takes strided inputs), a window inside one block is that block sliced in the task.
+    ``shared``: the piece keys other windows use (never turned into a view)."""
+    import operator
+
+    shared = set() if shared is None else shared
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -405,7 +427,21 @@ def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict):
 
     nested = nest(0, [], [], True)
     one = _single(nested)  # one block or piece: its key alone
+    if one is not None and views and one in tasks and one not in shared:
+        # a window inside one block: a view of it taken in the task (which then runs where the block lives),
+        # passed in place to a kernel taking strided inputs; no piece task, no copy
+        _, key, where = tasks.pop(one)
+        return (operator.getitem, key, where)
+    shared.update(k for k in _keys(nested) if k in tasks)
     return nested if one is None else one
+
+
+def _keys(nested):
+    if isinstance(nested, list):
+        for n in nested:
+            yield from _keys(n)
+    else:
+        yield nested
 
 
 def _single(nested):

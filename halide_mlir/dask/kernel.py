@@ -23,15 +23,16 @@ from ..runtime.memref import descriptor, descriptor_type, scalar_ctype
 class Kernel:
     """One compiled pipeline as it travels in a Dask graph: the object's bytes and how to call it."""
 
-    def __init__(self, obj: bytes, arg_types, runtime: str, name: str):
+    def __init__(self, obj: bytes, arg_types, runtime: str, name: str, views: tuple = ()):
         self.obj = obj
+        self.views = tuple(views)  # per input: a strided memref, so a window is passed in place, not copied
         self.arg_types = tuple(arg_types)  # "memref" per input and output, the MLIR type of each Param
         self.runtime = runtime  # what runs its parallel loops: "serial", "openmp" or "async"
         self.name = name  # the output Func's (for messages)
         self.digest = hashlib.sha256(obj).hexdigest()
 
     def __dask_tokenize__(self):
-        return ("halide_mlir.dask.Kernel", self.digest, self.arg_types, self.runtime)
+        return ("halide_mlir.dask.Kernel", self.digest, self.arg_types, self.runtime, self.views)
 
     def __repr__(self) -> str:
         return f"<halide_mlir.dask.Kernel of Func '{self.name}', {len(self.obj)} bytes>"
@@ -154,6 +155,14 @@ def _assemble(slot: int, blocks) -> np.ndarray:
     return dst
 
 
+def _viewable(w: np.ndarray) -> bool:
+    """``w`` can be a strided memref with a unit innermost stride (codegen/relocatable.py input_type)."""
+    item = w.itemsize
+    return (
+        w.ndim == 0 or (w.strides[-1] == item or w.shape[-1] == 1) and all(s >= 0 and s % item == 0 for s in w.strides)
+    )
+
+
 def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placements=None):
     """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for, or each
     placed at (offsets, whole shape) in a memref of the whole input where ``placements`` says so) and the
@@ -169,9 +178,12 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
     t0 = time.perf_counter()
     windows = [_assemble(k, w) for k, w in enumerate(windows)]
     t1 = time.perf_counter()
-    for w, where in zip(windows, placements or [None] * len(windows)):
+    for k, (w, where) in enumerate(zip(windows, placements or [None] * len(windows))):
         if where is None:
-            memref(np.ascontiguousarray(w))  # the compiled code's memrefs have the identity layout
+            w = np.asarray(w)
+            if not (k < len(kernel.views) and kernel.views[k] and _viewable(w)):
+                w = np.ascontiguousarray(w)  # the compiled code's memrefs have the identity layout
+            memref(w)
         else:
             store, d = _placed(np.asarray(w), *where)
             keep.append((store, d))

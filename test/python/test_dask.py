@@ -115,7 +115,8 @@ def test_downsample_box_blur_and_mins(client):
 
 
 def test_coordinates_and_tuples(client):
-    """Lesson 8 reads x and y: each chunk compiles its own code, same values. A Tuple gives a tuple of arrays."""
+    """Lesson 8 reads x and y: its positions are the kernels' arguments, same values. A Tuple gives a tuple of
+    arrays."""
     _, consumer, x, y = lesson8(hl, "dask")
     ref = np.asarray(consumer.realize([20, 14]))
     outs = [hd.realize(consumer, [20, 14], chunks, client=client) for chunks in [(7, 10), (5, 6), (1, 20)]]
@@ -330,3 +331,70 @@ def test_only_halo_strips_travel(client):
     ref = p[:-2] + p[1:-1] + p[2:]
     ref = ref[:, :-2] + ref[:, 1:-1] + ref[:, 2:]
     np.testing.assert_allclose(out.compute(), ref, rtol=1e-5)
+
+
+def _shapes(normal):
+    import itertools
+    return len(set(itertools.product(*[set(c) for c in normal])))
+
+
+def test_one_compile_per_chunk_shape(client):
+    """A translation-invariant blur (no boundary condition: the input covers every window) compiles once per
+    distinct chunk shape, its positions passed to each task (codegen/relocatable.py); with mirror_image, the
+    chunks at the image's edges (clipped windows) get kernels of their own, the interior ones share one."""
+    rng = np.random.default_rng(8)
+    a = rng.random((62, 82), dtype=np.float32)
+    _, by, _, _ = box_blur(hl, hl.Buffer(a), ("sx", "sy"))
+    ref = box_blur_numpy(a)
+    for chunks in [(20, 16), (13, 17), (60, 1)]:
+        hd.stats["compiles"] = 0
+        out = hd.realize(by, [80, 60], chunks, client=client)
+        assert hd.stats["compiles"] == _shapes(out.chunks), (chunks, hd.stats["compiles"])
+        np.testing.assert_allclose(out.compute(), ref, rtol=1e-6)
+    img = hl.ImageParam(hl.Float(32), 2, "mir_in")
+    xv, yv = hl.Var("x"), hl.Var("y")
+    m = hl.BoundaryConditions.mirror_image(img)
+    mx, my = hl.Func("mir_bx"), hl.Func("mir_by")
+    mx[xv, yv] = m[xv - 1, yv] + m[xv, yv] + m[xv + 1, yv]
+    my[xv, yv] = mx[xv, yv - 1] + mx[xv, yv] + mx[xv, yv + 1]
+    mx.compute_at(my, yv).vectorize(xv, 8)
+    b = rng.random((96, 96), dtype=np.float32)
+    hd.stats["compiles"] = 0
+    out = hd.realize(my, [96, 96], (16, 16), inputs={img: da.from_array(b, chunks=32)}, client=client)
+    assert hd.stats["compiles"] <= 9, hd.stats["compiles"]   # 36 chunks: corners, edges, interior at most
+    p = np.pad(b, 1, mode="symmetric")
+    r = p[:-2] + p[1:-1] + p[2:]
+    np.testing.assert_allclose(out.compute(), r[:, :-2] + r[:, 1:-1] + r[:, 2:], rtol=1e-5)
+
+
+@pytest.mark.parametrize("bc", ["none", "repeat_edge", "constant_exterior", "mirror_interior"])
+def test_coordinates_with_boundary_conditions(client, bc):
+    """``f[x, y] = x + y * input[x, y]`` (and a stencil through a boundary condition): chunks of one shape
+    share a kernel, but each computes its own coordinates; equal to the single-machine realize for chunkings
+    that do and do not divide the image."""
+    rng = np.random.default_rng(9)
+    a = rng.integers(-50, 50, (30, 44), dtype=np.int32)
+    inp = hl.ImageParam(hl.Int(32), 2, f"co_in_{bc}")
+    x, y = hl.Var("x"), hl.Var("y")
+    src = inp if bc == "none" else (hl.BoundaryConditions.constant_exterior(inp, 7) if bc == "constant_exterior"
+                                    else getattr(hl.BoundaryConditions, bc)(inp))
+    f = hl.Func(f"co_{bc}")
+    if bc == "none":
+        f[x, y] = x + y * inp[x, y]
+    else:
+        f[x, y] = x + y * src[x, y] - 3 * src[x - 2, y + 1] + src[x + 1, y - 2] * (x - y)
+    arr = da.from_array(a, chunks=(8, 11))
+    outs, counts = [], []
+    for chunks in [(10, 11), (7, 9), (30, 5)]:
+        hd.stats["compiles"] = 0
+        outs.append(hd.realize(f, [44, 30], chunks, inputs={inp: arr}, client=client))
+        counts.append(hd.stats["compiles"])
+    got = client.compute(outs, sync=True)
+    inp.set(hl.Buffer(a))
+    ref = np.asarray(f.realize([44, 30]))
+    if bc == "none":
+        np.testing.assert_array_equal(ref, np.arange(44)[None, :] + np.arange(30)[:, None] * a)
+    for g in got:
+        np.testing.assert_array_equal(g, ref)
+    # fewer kernels than chunks: the positions are arguments (12, 20 and 9 chunks)
+    assert counts[0] < 12 and counts[1] < 20 and counts[2] < 9, counts
