@@ -121,6 +121,51 @@ def _gathers(m, inp):
     return loss, {"b": b, "f": f, "down": down}, {"b": [11], "f": [11], "down": [4]}
 
 
+def _more_math(m, inp):
+    x = m.Var("x")
+    b = m.Buffer(inp)
+    g = m.Func("g")
+    v = b[x]
+    g[x] = (m.lerp(v, b[x + 1], v * 0.5) + m.floor(v * 4.0) * v + m.cast(m.Float(32), m.cast(m.Int(32), v * 9.0))
+            + m.asin(v * 0.5) + m.acos(v * 0.5) + m.atan(v) + m.sinh(v) + m.cosh(v) + m.tan(v)
+            + (v * 7.0) % (b[x + 1] + 0.5))
+    r = m.RDom([(0, 9)])
+    loss = m.Func("loss")
+    loss[()] = _zero(m, inp)
+    loss[()] += g[r.x]
+    return loss, {"b": b}, {"b": [inp.shape[0]]}
+
+
+def _unused_rvar(m, inp):
+    """An RDom dimension the summand does not read still repeats it: the adjoint counts each iteration (real
+    Halide 21 iterates only the RVars the adjoint reads and gives a third of this gradient)."""
+    x = m.Var("x")
+    b = m.Buffer(inp)
+    g = m.Func("g")
+    g[x] = b[x] * b[x]
+    r = m.RDom([(0, 4), (0, 3)])
+    loss = m.Func("loss")
+    loss[()] = _zero(m, inp)
+    loss[()] += g[r.x]
+    return loss, {"b": b, "g": g}, {"b": [inp.shape[0]], "g": [4]}
+
+
+def _predicate_on_pure_var(m, inp):
+    """An update whose RDom predicate reads the pure Var (real Halide 21 fails to build this adjoint)."""
+    x = m.Var("x")
+    b = m.Buffer(inp)
+    g = m.Func("g")
+    g[x] = _zero(m, inp)
+    r = m.RDom([(0, 5)])
+    r.where(r.x < x)
+    g[x] += b[r.x] * b[x + 1]
+    s = m.RDom([(0, 6)])
+    loss = m.Func("loss")
+    loss[()] = _zero(m, inp)
+    loss[()] += g[s.x] * g[s.x]
+    return loss, {"b": b, "g": g}, {"b": [inp.shape[0]], "g": [6]}
+
+
 # More shapes of definitions, compared with real Halide the same way: a histogram-like scatter update, updates
 # scaling f by itself (self-adjoints 2, 1 and 3) and overwriting one point, mirror/constant boundary conditions read
 # at offsets, a Func read by several consumers (through a float64 cast), the one-argument form of a 2-D output
@@ -248,6 +293,7 @@ PIPELINES = {
     "params": lambda m: _params(m, IN1),
     "rdom_loss": lambda m: _rdom_loss(m, IN2),
     "gathers": lambda m: _gathers(m, IN1),
+    "more_math": lambda m: _more_math(m, IN1),
     **{n[2:]: f for n, f in list(globals().items()) if n.startswith("p_")},
 }
 
@@ -286,6 +332,8 @@ def _finite_differences(build, arr, eps=1e-3):
         ("gathers", lambda a: _gathers(hl, a), "b", IN1),
         ("stencil_2d_w", lambda a: _stencil_2d(hl, IN2.astype(np.float64), a), "w", W2),
         ("rdom_loss", lambda a: _rdom_loss(hl, a), "b", IN2[:5, :5]),
+        ("unused_rvar", lambda a: _unused_rvar(hl, a), "b", IN1),
+        ("predicate_on_pure_var", lambda a: _predicate_on_pure_var(hl, a), "b", IN1),
     ],
 )
 def test_finite_differences(name, build, key, arr):
