@@ -450,25 +450,33 @@ class _Reverse:
         where = f"{_site(f, u)}: update definition {u} of Func '{f.name()}'"
         t = f.output_types()[0]
         lhs = list(upd.args)
-        # The check Halide makes before propagating: what the update reads of f must be f at the point it
-        # writes (a scan reading other points needs the intermediate values), adjoints may not read f (they
-        # would see its final values), and a reduction's adjoint to itself must be 0 or 1.
+        # The checks Halide makes before propagating: adjoints may not read f (they would see its final values,
+        # not the ones the update read), and a reduction's adjoint to itself must be 0 or 1. A read of f at
+        # another point than the one written is a scan: only the shape _scan_read accepts is differentiated.
         probe = _backprop(upd.value, const(1, t), where)
+        reads = [leaf for leaf, _ in probe if leaf.kind == "call" and leaf.value is f]
+        scan = None
+        if reads and not all(_same(a, b) for a, b in zip(reads[0].args, lhs)):
+            scan = _scan_read(f, upd, lhs, reads, where)
         self_adj = const(0, t)
         for leaf, adj in probe:
-            if any(n.kind == "call" and n.value is f for n in walk(adj)):
+            # (a scan's adjoints may read f where it read it: the final values there, unless a later update
+            # changes them)
+            last = u == len(f.updates()) - 1
+            ok_read = scan is not None and last
+            if any(n.kind == "call" and n.value is f and not (ok_read and _same_args(n, scan)) for n in walk(adj)):
                 raise HalideError(
                     f"{where}: Can't take the gradients of {f.name()}, which depend on intermediate values. "
                     f"Use a scan (which saves intermediate results) instead."
                 )
             if leaf.kind == "call" and leaf.value is f:
-                if not all(_same(a, b) for a, b in zip(leaf.args, lhs)):
+                if not all(_same(a, b) for a, b in zip(leaf.args, lhs if scan is None else scan.args)):
                     raise HalideError(
                         f"{where}: it reads {f.name()} at ({', '.join(map(str, leaf.args))}), not where it writes; "
                         f"propagate_adjoints of such scans is not supported by halide_mlir yet"
                     )
                 self_adj = _add(self_adj, adj)
-        if upd.rvars() and not (_is_const(self_adj, 0) or _is_const(self_adj, 1)):
+        if upd.rvars() and scan is None and not (_is_const(self_adj, 0) or _is_const(self_adj, 1)):
             raise HalideError(
                 f"{where}: Can't take the gradients of {f.name()}, which depend on intermediate values. "
                 f"Use a scan (which saves intermediate results) instead."
@@ -478,6 +486,28 @@ class _Reverse:
         pure_lhs = len(lhs) == len(args) and all(
             a.kind == "var" and a.value.name() == v.name() for a, v in zip(lhs, args)
         )
+        seed = _call(cur, lhs)
+        leaves = _backprop(upd.value, seed, where)
+        self_total = const(0, t)
+        for leaf, adj in leaves:
+            if leaf.kind == "call" and leaf.value is f:
+                self_total = _add(self_total, adj)
+        if scan is not None and not _is_const(self_total, 0):
+            # The scan backwards: iteration r hands the adjoint of what it wrote, complete once the later
+            # iterations that read it have run, to the point it read. The other leaves then read it complete.
+            r = upd.rvars()[0]
+            flip = RDom([Range(r.min(), r.extent())])
+            rev = to_expr(r.min()) * 2 + r.extent() - 1 - flip.x
+
+            def flipped(n):
+                if n.kind == "rvar" and n.value.domain() is r.domain() and n.value.index() == r.index():
+                    return rev
+                return None
+
+            for pred in r.domain().predicates():
+                flip.where(_subst(pred, flipped))
+            at = [_subst(a, flipped) for a in scan.args]
+            cur[_lhs(at)] = Expr("add", t, (_call(cur, at), _subst(self_total, flipped)))
         prev = Func(f"{f.name()}_{u}_d_def__")
         if pure_lhs:  # every point is overwritten
             prev[args] = const(0, t)
@@ -485,13 +515,7 @@ class _Reverse:
             prev[args] = _call(cur, [a._as_expr() for a in args])
             prev[_lhs(lhs)] = const(0, t)
         self.funcs[(id(f), u - 1)] = prev
-        seed = _call(cur, lhs)
-        leaves = _backprop(upd.value, seed, where)
-        self_total = const(0, t)
-        for leaf, adj in leaves:
-            if leaf.kind == "call" and leaf.value is f:
-                self_total = _add(self_total, adj)
-        if not _is_const(self_total, 0):  # the overwritten points' adjoint flows to what they were
+        if scan is None and not _is_const(self_total, 0):  # the overwritten points' adjoint flows to what they were
             if pure_lhs:
                 prev._define(args, self_total)
             else:
@@ -593,6 +617,42 @@ class _Reverse:
             return
         ref = _lhs(lhs)
         target[ref] = Expr("add", adj.type, (_call(target, lhs), adj))
+
+
+def _same_args(call: Expr, other: Expr) -> bool:
+    return all(_same(a, b) for a, b in zip(call.args, other.args))
+
+
+def _scan_read(f: Func, upd, lhs: list, reads: list, where: str) -> Expr:
+    """The read of a scan update the adjoint can run backwards, else a HalideError: one RVar ``r`` (a 1-D RDom),
+    written at ``r`` in one coordinate and read there at ``r - c`` (a constant c >= 1), every other coordinate
+    read where it is written. Each point is then written once, by one iteration, and read only by later ones:
+    the adjoint of what iteration r wrote is complete once the iterations after it have run (Halide's
+    "non-overwriting scans"; Halide 21 gets these gradients wrong when the self-adjoint is 1)."""
+    refuse = HalideError(
+        f"{where}: it reads {f.name()} at ({', '.join(map(str, reads[0].args))}), not where it writes; "
+        f"propagate_adjoints differentiates such scans only over a 1-D RDom r, written at r and read at r - c "
+        f"(c >= 1) in one coordinate"
+    )
+    rvars = upd.rvars()
+    read = reads[0]
+    if len(rvars) != 1 or any(not _same_args(other, read) for other in reads):
+        raise refuse
+    r = rvars[0]
+    diff = [j for j, (a, b) in enumerate(zip(read.args, lhs)) if not _same(a, b)]
+    if len(diff) != 1:
+        raise refuse
+    w, rd = lhs[diff[0]], read.args[diff[0]]
+    if not (w.kind == "rvar" and w.value is r) or rd.kind not in ("sub", "add"):
+        raise refuse
+    a, c = rd.args
+    if not (a.kind == "rvar" and a.value is r and c.kind == "const"):
+        raise refuse
+    if (c.value if rd.kind == "sub" else -c.value) < 1:
+        raise refuse
+    if any(n.kind == "rvar" for j, e in enumerate(lhs) if j != diff[0] for n in walk(e)):
+        raise refuse
+    return read
 
 
 def _placeholder_to(placeholders: list, target: Func):

@@ -166,6 +166,35 @@ def _predicate_on_pure_var(m, inp):
     return loss, {"b": b, "g": g}, {"b": [inp.shape[0]], "g": [6]}
 
 
+def _scan(m, inp, kind):
+    """Scans over an RDom that read f where an earlier iteration wrote it: their adjoint runs backwards (real
+    Halide 21 gets the first two wrong)."""
+    x, y = m.Var("x"), m.Var("y")
+    b = m.Buffer(inp)
+    f = m.Func("f")
+    if kind == "iir_2d":  # along y, for each x
+        f[x, y] = b[x, y]
+        r = m.RDom([(1, inp.shape[0] - 1)])
+        f[x, r.x] = f[x, r.x - 1] * 0.5 + b[x, r.x]
+        s = m.RDom([(0, inp.shape[1]), (0, inp.shape[0])])
+        loss = m.Func("loss")
+        loss[()] = _zero(m, inp)
+        loss[()] += f[s.x, s.y] * m.cast(b.type(), s.x + s.y + 1)
+        return loss, {"b": b}, {"b": [inp.shape[1], inp.shape[0]]}
+    n = inp.shape[0]
+    f[x] = b[x]
+    r = m.RDom([(2, n - 2)])
+    if kind == "cumsum":
+        f[r.x] = f[r.x - 1] + b[r.x] * 2.0
+    elif kind == "nonlinear":
+        f[r.x] = f[r.x - 1] * f[r.x - 1] * 0.5 + b[r.x] * f[r.x - 1]
+    s = m.RDom([(0, n)])
+    loss = m.Func("loss")
+    loss[()] = _zero(m, inp)
+    loss[()] += f[s.x] * m.cast(b.type(), s.x + 1)
+    return loss, {"b": b}, {"b": [n]}
+
+
 # More shapes of definitions, compared with real Halide the same way: a histogram-like scatter update, updates
 # scaling f by itself (self-adjoints 2, 1 and 3) and overwriting one point, mirror/constant boundary conditions read
 # at offsets, a Func read by several consumers (through a float64 cast), the one-argument form of a 2-D output
@@ -310,7 +339,7 @@ def test_matches_halide(name):
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5, err_msg=f"{name}: d[{key}]")
 
 
-def _finite_differences(build, arr, eps=1e-3):
+def _finite_differences(build, arr, eps=1e-5):
     """Central differences of the loss, realized by our compiled pipeline, in each element of ``arr``."""
     grad = np.zeros(arr.shape, np.float64)
     for idx in np.ndindex(arr.shape):
@@ -334,6 +363,9 @@ def _finite_differences(build, arr, eps=1e-3):
         ("rdom_loss", lambda a: _rdom_loss(hl, a), "b", IN2[:5, :5]),
         ("unused_rvar", lambda a: _unused_rvar(hl, a), "b", IN1),
         ("predicate_on_pure_var", lambda a: _predicate_on_pure_var(hl, a), "b", IN1),
+        ("scan_cumsum", lambda a: _scan(hl, a, "cumsum"), "b", IN1),
+        ("scan_nonlinear", lambda a: _scan(hl, a, "nonlinear"), "b", IN1),
+        ("scan_iir_2d", lambda a: _scan(hl, a, "iir_2d"), "b", IN2[:5, :3]),
     ],
 )
 def test_finite_differences(name, build, key, arr):
@@ -390,15 +422,31 @@ def test_derivative_lookup():
 
 
 def test_refused_scan():
+    """A scan reading points later iterations write (the values it read are gone) is refused."""
     x = hl.Var("x")
     b = hl.Buffer(IN1)
     f = hl.Func("f")
     f[x] = b[x]
-    r = hl.RDom([(1, 10)])
-    f[r.x] = f[r.x - 1] * 0.5 + b[r.x]
+    r = hl.RDom([(0, 10)])
+    f[r.x] = f[r.x + 1] * 0.5 + b[r.x]
     loss = hl.Func("loss")
-    loss[()] = f[10]
+    loss[()] = f[3]
     with pytest.raises(hl.HalideError, match=r"test_autodiff.py:\d+.*Func 'f'.*not where it writes"):
+        hl.propagate_adjoints(loss)
+
+
+def test_refused_scan_changed_later():
+    """A scan whose adjoint reads f's values, which a later update changes, is refused."""
+    x = hl.Var("x")
+    b = hl.Buffer(IN1)
+    f = hl.Func("f")
+    f[x] = b[x]
+    r = hl.RDom([(1, 9)])
+    f[r.x] = f[r.x - 1] * b[r.x]
+    f[x] = f[x] * 2.0
+    loss = hl.Func("loss")
+    loss[()] = f[3]
+    with pytest.raises(hl.HalideError, match=r"test_autodiff.py:\d+.*gradients of f, which depend on intermediate"):
         hl.propagate_adjoints(loss)
 
 
