@@ -124,7 +124,7 @@ def _range_pair(b) -> tuple[int, int]:
 
 def _wrapped_leaf(f: Func):
     """The Buffer or ImageParam that ``hl.Func(image)`` reads at its own coordinates, else None."""
-    if not f.defined() or f.updates():
+    if not f.defined() or f.updates() or f.num_values() > 1:
         return None
     v = f.value()
     if v.kind == "call" and isinstance(v.value, (Buffer, ImageParam)):
@@ -409,12 +409,11 @@ class _Reverse:
 
     def run(self) -> Derivative:
         order = self._order()
-        for f in order:
-            if f.num_values() > 1:
-                raise HalideError(
-                    f"{_site(f, -1)}: propagate_adjoints: Func '{f.name()}' returns a Tuple; "
-                    f"differentiating Tuple-valued Funcs is not supported by halide_mlir yet"
-                )
+        if self.output.num_values() > 1:
+            raise HalideError(
+                f"{_site(self.output, -1)}: propagate_adjoints: the output Func '{self.output.name()}' returns a "
+                f"Tuple; differentiate one of its elements (a Func of it) instead"
+            )
         self.boxes = self._bounds(order)
         for f in order:  # the stubs: 0 everywhere, the output's last definition the given adjoint
             args = tuple(f.args())
@@ -423,7 +422,7 @@ class _Reverse:
                 if f is self.output and u == len(f.updates()) - 1:
                     d[args] = _call(self.adjoint, [a._as_expr() for a in args])
                 else:
-                    d[args] = const(0, f.output_types()[0])
+                    d[args] = _zeros(f)
                 self.funcs[(id(f), u)] = d
         for key, leaf in self.leaf_objs.items():
             d = Func(f"{leaf.name()}_im_0_d_def__" if isinstance(leaf, ImageParam) else f"{leaf.name()}_d__")
@@ -439,26 +438,33 @@ class _Reverse:
 
     def _definition(self, f: Func) -> None:
         d = self.funcs[(id(f), -1)]
-        args = f.args()
-        seed = _call(d, [a._as_expr() for a in args])
+        args = [a._as_expr() for a in f.args()]
         where = _site(f, -1)
-        for leaf, adj in _backprop(f.value(), seed, where):
-            self._scatter(f, -1, leaf, adj)
+        for k, value in enumerate(f.values()):
+            for leaf, adj in _backprop(value, _call(d, args, k), where):
+                self._scatter(f, -1, leaf, adj)
 
     def _update(self, f: Func, u: int) -> None:
         upd = f.updates()[u]
         where = f"{_site(f, u)}: update definition {u} of Func '{f.name()}'"
-        t = f.output_types()[0]
+        types = f.output_types()
+        n = len(types)
         lhs = list(upd.args)
         # The checks Halide makes before propagating: adjoints may not read f (they would see its final values,
         # not the ones the update read), and a reduction's adjoint to itself must be 0 or 1. A read of f at
         # another point than the one written is a scan: only the shape _scan_read accepts is differentiated.
-        probe = _backprop(upd.value, const(1, t), where)
+        # (each Tuple element's value with a seed of 1; self_adj[j][k]: element k's adjoint to its read of f[j])
+        probes = [_backprop(v, const(1, types[k]), where) for k, v in enumerate(upd.values)]
+        probe = [la for p in probes for la in p]
         reads = [leaf for leaf, _ in probe if leaf.kind == "call" and leaf.value is f]
         scan = None
         if reads and not all(_same(a, b) for a, b in zip(reads[0].args, lhs)):
             scan = _scan_read(f, upd, lhs, reads, where)
-        self_adj = const(0, t)
+        self_adj = [[const(0, types[j]) for _ in range(n)] for j in range(n)]
+        for k, p in enumerate(probes):
+            for leaf, adj in p:
+                if leaf.kind == "call" and leaf.value is f:
+                    self_adj[leaf.index][k] = _add(self_adj[leaf.index][k], adj)
         for leaf, adj in probe:
             # (a scan's adjoints may read f where it read it: the final values there, unless a later update
             # changes them)
@@ -475,8 +481,13 @@ class _Reverse:
                         f"{where}: it reads {f.name()} at ({', '.join(map(str, leaf.args))}), not where it writes; "
                         f"propagate_adjoints of such scans is not supported by halide_mlir yet"
                     )
-                self_adj = _add(self_adj, adj)
-        if upd.rvars() and scan is None and not (_is_const(self_adj, 0) or _is_const(self_adj, 1)):
+        # a reduction may only pass each element's adjoint on unchanged (1) or stop it (0)
+        identity_like = all(
+            _is_const(self_adj[j][k], 0) or (j == k and _is_const(self_adj[j][k], 1))
+            for j in range(n)
+            for k in range(n)
+        )
+        if upd.rvars() and scan is None and not identity_like:
             raise HalideError(
                 f"{where}: Can't take the gradients of {f.name()}, which depend on intermediate values. "
                 f"Use a scan (which saves intermediate results) instead."
@@ -486,12 +497,12 @@ class _Reverse:
         pure_lhs = len(lhs) == len(args) and all(
             a.kind == "var" and a.value.name() == v.name() for a, v in zip(lhs, args)
         )
-        seed = _call(cur, lhs)
-        leaves = _backprop(upd.value, seed, where)
-        self_total = const(0, t)
+        leaves = [la for k, v in enumerate(upd.values) for la in _backprop(v, _call(cur, lhs, k), where)]
+        totals = [const(0, t) for t in types]  # the adjoint each element of f's read of itself gets
         for leaf, adj in leaves:
             if leaf.kind == "call" and leaf.value is f:
-                self_total = _add(self_total, adj)
+                totals[leaf.index] = _add(totals[leaf.index], adj)
+        self_total = totals[0]
         if scan is not None and not _is_const(self_total, 0):
             # The scan backwards: iteration r hands the adjoint of what it wrote, complete once the later
             # iterations that read it have run, to the point it read. The other leaves then read it complete.
@@ -507,19 +518,20 @@ class _Reverse:
             for pred in r.domain().predicates():
                 flip.where(_subst(pred, flipped))
             at = [_subst(a, flipped) for a in scan.args]
-            cur[_lhs(at)] = Expr("add", t, (_call(cur, at), _subst(self_total, flipped)))
+            cur[_lhs(at)] = Expr("add", self_total.type, (_call(cur, at), _subst(self_total, flipped)))
         prev = Func(f"{f.name()}_{u}_d_def__")
         if pure_lhs:  # every point is overwritten
-            prev[args] = const(0, t)
+            prev[args] = _zeros(f)
         else:
-            prev[args] = _call(cur, [a._as_expr() for a in args])
-            prev[_lhs(lhs)] = const(0, t)
+            prev[args] = _values([_call(cur, [a._as_expr() for a in args], k) for k in range(n)])
+            prev[_lhs(lhs)] = _zeros(f)
         self.funcs[(id(f), u - 1)] = prev
-        if scan is None and not _is_const(self_total, 0):  # the overwritten points' adjoint flows to what they were
+        if scan is None and not all(_is_const(t, 0) for t in totals):
+            # the overwritten points' adjoint flows to what they were
             if pure_lhs:
-                prev._define(args, self_total)
+                prev._define(args, _values(totals))
             else:
-                prev[_lhs(lhs)] = self_total
+                prev[_lhs(lhs)] = _values(totals)
         for leaf, adj in leaves:
             if not (leaf.kind == "call" and leaf.value is f):
                 self._scatter(f, u, leaf, adj)
@@ -604,19 +616,22 @@ class _Reverse:
         to_target = _placeholder_to(placeholders, target)
         adj = _subst(adj, to_target)
         lhs = [_subst(a, to_target) for a in lhs]
-        self._accumulate(target, lhs, adj)
+        self._accumulate(target, lhs, adj, leaf.index)
 
-    def _accumulate(self, target: Func, lhs: list, adj: Expr) -> None:
+    def _accumulate(self, target: Func, lhs: list, adj: Expr, index: int) -> None:
         targs = target.args()
         pure = len(lhs) == len(targs) and all(
             a.kind == "var" and a.value.name() == v.name() for a, v in zip(lhs, targs)
         )
         reduces = any(n.kind == "rvar" for e in (adj, *lhs) for n in walk(e))
         if pure and not reduces and not target.updates():
-            target._define(tuple(targs), _add(target.value(), adj))
+            values = list(target.values())
+            values[index] = _add(values[index], adj)
+            target._define(tuple(targs), values[0] if len(values) == 1 else tuple(values))
             return
-        ref = _lhs(lhs)
-        target[ref] = Expr("add", adj.type, (_call(target, lhs), adj))
+        values = [_call(target, lhs, k) for k in range(target.num_values())]
+        values[index] = Expr("add", adj.type, (values[index], adj))
+        target[_lhs(lhs)] = _values(values)
 
 
 def _same_args(call: Expr, other: Expr) -> bool:
@@ -636,7 +651,7 @@ def _scan_read(f: Func, upd, lhs: list, reads: list, where: str) -> Expr:
     )
     rvars = upd.rvars()
     read = reads[0]
-    if len(rvars) != 1 or any(not _same_args(other, read) for other in reads):
+    if f.num_values() > 1 or len(rvars) != 1 or any(not _same_args(other, read) for other in reads):
         raise refuse
     r = rvars[0]
     diff = [j for j, (a, b) in enumerate(zip(read.args, lhs)) if not _same(a, b)]
@@ -665,8 +680,19 @@ def _lhs(lhs: list) -> tuple:
     return tuple(a.value if a.kind == "var" else a for a in lhs)
 
 
-def _call(f: Func, args) -> Expr:
-    return to_expr(f[tuple(_lhs(list(args)))])
+def _call(f: Func, args, k: int = 0) -> Expr:
+    """``f[args]``, or its element ``k`` for a Tuple-valued Func."""
+    ref = f[tuple(_lhs(list(args)))]
+    return ref[k] if f.num_values() > 1 else to_expr(ref)
+
+
+def _zeros(f: Func):
+    return _values([const(0, t) for t in f.output_types()])
+
+
+def _values(values: list):
+    """A definition's value: one Expr, or a Tuple of them."""
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def _exprs(f: Func) -> list:

@@ -195,6 +195,27 @@ def _scan(m, inp, kind):
     return loss, {"b": b}, {"b": [n]}
 
 
+def _tuples(m, inp, mix=True):
+    """Tuple-valued Funcs: a pure definition, an update mixing its elements (real Halide 21 drops the adjoint
+    element 0's new value passes to element 1's old one: compared with finite differences only), a reduction
+    of a Tuple."""
+    x = m.Var("x")
+    b = m.Buffer(inp)
+    f = m.Func("f")
+    f[x] = (b[x] * 2.0, m.sin(b[x + 1]))
+    if mix:
+        f[x] = (f[x][0] + f[x][1] * 0.5, f[x][1] * 3.0)
+    g = m.Func("g")
+    g[x] = (_zero(m, inp), _zero(m, inp) + 1.0)
+    r = m.RDom([(0, 5)])
+    g[x] = (g[x][0] + b[x + r.x], g[x][1] + b[x] * b[r.x])
+    s = m.RDom([(0, 6)])
+    loss = m.Func("loss")
+    loss[()] = _zero(m, inp)
+    loss[()] += f[s.x][0] * f[s.x][1] + g[s.x][0] * g[s.x][1]
+    return loss, {"b": b}, {"b": [inp.shape[0]]}
+
+
 # More shapes of definitions, compared with real Halide the same way: a histogram-like scatter update, updates
 # scaling f by itself (self-adjoints 2, 1 and 3) and overwriting one point, mirror/constant boundary conditions read
 # at offsets, a Func read by several consumers (through a float64 cast), the one-argument form of a 2-D output
@@ -323,6 +344,7 @@ PIPELINES = {
     "rdom_loss": lambda m: _rdom_loss(m, IN2),
     "gathers": lambda m: _gathers(m, IN1),
     "more_math": lambda m: _more_math(m, IN1),
+    "tuples": lambda m: _tuples(m, IN1, mix=False),
     **{n[2:]: f for n, f in list(globals().items()) if n.startswith("p_")},
 }
 
@@ -363,6 +385,7 @@ def _finite_differences(build, arr, eps=1e-5):
         ("rdom_loss", lambda a: _rdom_loss(hl, a), "b", IN2[:5, :5]),
         ("unused_rvar", lambda a: _unused_rvar(hl, a), "b", IN1),
         ("predicate_on_pure_var", lambda a: _predicate_on_pure_var(hl, a), "b", IN1),
+        ("tuples", lambda a: _tuples(hl, a), "b", IN1),
         ("scan_cumsum", lambda a: _scan(hl, a, "cumsum"), "b", IN1),
         ("scan_nonlinear", lambda a: _scan(hl, a, "nonlinear"), "b", IN1),
         ("scan_iir_2d", lambda a: _scan(hl, a, "iir_2d"), "b", IN2[:5, :3]),
@@ -462,12 +485,31 @@ def test_refused_intermediate_values():
         hl.propagate_adjoints(loss)
 
 
-def test_refused_tuple():
+def test_refused_tuple_output():
     x = hl.Var("x")
     b = hl.Buffer(IN1)
     f = hl.Func("f")
     f[x] = (b[x], b[x] * 2.0)
+    with pytest.raises(hl.HalideError, match=r"test_autodiff.py:\d+.*output Func 'f' returns a Tuple"):
+        hl.propagate_adjoints(f, hl.Buffer(np.ones(3, np.float32)))
+
+
+def test_tuple_adjoints():
+    """The adjoint of a Tuple-valued Func is a Tuple-valued Func, as in Halide: its elements by hand."""
+    x = hl.Var("x")
+    b = hl.Buffer(IN1)
+    f = hl.Func("f")
+    f[x] = (b[x] * 2.0, hl.sin(b[x + 1]))
+    f[x] = (f[x][0] + f[x][1] * 0.5, f[x][1] * 3.0)
+    s = hl.RDom([(0, 6)])
     loss = hl.Func("loss")
-    loss[()] = f[1][0] + f[2][1]
-    with pytest.raises(hl.HalideError, match=r"test_autodiff.py:\d+.*Func 'f' returns a Tuple"):
-        hl.propagate_adjoints(loss)
+    loss[()] = 0.0
+    loss[()] += f[s.x][0] * f[s.x][1]
+    d = hl.propagate_adjoints(loss)
+    f0 = IN1[:6].astype(np.float64) * 2.0 + 0.5 * np.sin(IN1[1:7].astype(np.float64))
+    f1 = 3.0 * np.sin(IN1[1:7].astype(np.float64))
+    final, before = d[f, 0].realize([6]), d[f].realize([6])
+    np.testing.assert_allclose(_arr(final[0]), f1, rtol=1e-5)
+    np.testing.assert_allclose(_arr(final[1]), f0, rtol=1e-5)
+    np.testing.assert_allclose(_arr(before[0]), f1, rtol=1e-5)
+    np.testing.assert_allclose(_arr(before[1]), 0.5 * f1 + 3.0 * f0, rtol=1e-5)
