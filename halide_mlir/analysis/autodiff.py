@@ -28,7 +28,7 @@ from ..lang.param import ImageParam, Param
 from ..lang.rdom import RDom, Range
 from ..lang.source import user_site
 from ..lang.traversal import walk
-from ..lang.types import Bool, Float
+from ..lang.types import Bool, Float, Int
 from ..lang.var import Var
 from .interval import Interval, bounds as interval_of
 
@@ -110,16 +110,118 @@ def propagate_adjoints(output, adjoint=None, output_bounds=None) -> Derivative:
         adj = adjoint
     else:
         raise HalideError(f"{user_site()}: propagate_adjoints' adjoint is a Func or a float32 Buffer, not {adjoint!r}")
-    box = [Interval(lo, lo + ext) for lo, ext in pairs]
+    box = [_SymInterval(_i32(lo), _iadd(_i32(lo), _i32(ext))) for lo, ext in pairs]
     return _Reverse(output, adj, box).run()
 
 
-def _range_pair(b) -> tuple[int, int]:
-    from .bounds import constant_value
-
+def _range_pair(b) -> tuple:
     lo, ext = (b.min, b.extent) if isinstance(b, Range) else b
-    what = "propagate_adjoints' output bounds"
-    return constant_value(to_expr(lo), what), constant_value(to_expr(ext), what)
+    lo, ext = to_expr(lo), to_expr(ext)
+    if lo.type.is_float() or ext.type.is_float():
+        raise HalideError(f"{user_site()}: propagate_adjoints' output bounds must be integers, got ({lo}, {ext})")
+    return lo, ext
+
+
+# --- bounds as Exprs: a box that depends on Params or image sizes follows them when the adjoints are realized ---
+class _SymInterval:
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, lo: Expr, hi: Expr):
+        self.lo, self.hi = lo, hi
+
+    def union(self, o: "_SymInterval") -> "_SymInterval":
+        return _SymInterval(_imin(self.lo, o.lo), _imax(self.hi, o.hi))
+
+
+def _i32(v) -> Expr:
+    return cast(Int(32), to_expr(v))
+
+
+def _ifold(kind: str, a: Expr, b: Expr, fn) -> Expr:
+    if a.kind == "const" and b.kind == "const":
+        return const(fn(a.value, b.value), Int(32))
+    return Expr(kind, Int(32), (a, b))
+
+
+def _iadd(a: Expr, b: Expr) -> Expr:
+    if _is_const(b, 0):
+        return a
+    return _ifold("add", a, b, lambda x, y: x + y)
+
+
+def _isub(a: Expr, b: Expr) -> Expr:
+    if _is_const(b, 0):
+        return a
+    return _ifold("sub", a, b, lambda x, y: x - y)
+
+
+def _imin(a: Expr, b: Expr) -> Expr:
+    return a if _same(a, b) else _ifold("min", a, b, min)
+
+
+def _imax(a: Expr, b: Expr) -> Expr:
+    return a if _same(a, b) else _ifold("max", a, b, max)
+
+
+def _sym_bounds(e: Expr, env: dict):
+    """The range of the int32 index ``e`` as (lo, hi) Exprs of Params and image sizes, when each Var or RVar
+    ranges over its ``env`` entry; None where it is not simple (the caller falls back to numbers)."""
+    k = e.kind
+    if k == "const" and not e.type.is_float():
+        c = _i32(e)
+        return _SymInterval(c, c)
+    if k in ("var", "rvar"):
+        return env.get(e.value.name())
+    if k in ("param", "buffer_dim") and not e.type.is_float():
+        c = _i32(e)
+        return _SymInterval(c, c)
+    if k == "cast" and not e.type.is_float() and not e.args[0].type.is_float():
+        if e.type.bits() >= e.args[0].type.bits() and e.type.is_int():
+            return _sym_bounds(e.args[0], env)
+        return None
+    if k in ("add", "sub", "min", "max", "mul", "div", "select"):
+        ops = e.args[1:] if k == "select" else e.args
+        a, b = (_sym_bounds(x, env) for x in ops)
+        if k == "mul" and a is not None and a.lo.kind == "const" and _same(a.lo, a.hi):
+            a, b = b, a  # the constant factor second
+        if k in ("mul", "div"):
+            if a is None or b is None or b.lo.kind != "const" or not _same(b.lo, b.hi):
+                return None
+            c = b.lo.value
+            if k == "div" and c <= 0:
+                return None
+            op = "mul" if k == "mul" else "div"
+
+            def scale(v):
+                return _ifold(op, v, const(c, Int(32)), (lambda x, y: x * y) if op == "mul" else (lambda x, y: x // y))
+
+            return _SymInterval(scale(a.lo), scale(a.hi)) if c >= 0 else _SymInterval(scale(a.hi), scale(a.lo))
+        if a is None or b is None:
+            return None
+        if k == "add":
+            return _SymInterval(_iadd(a.lo, b.lo), _iadd(a.hi, b.hi))
+        if k == "sub":
+            return _SymInterval(_isub(a.lo, b.hi), _isub(a.hi, b.lo))
+        if k == "min":
+            return _SymInterval(_imin(a.lo, b.lo), _imin(a.hi, b.hi))
+        if k == "max":
+            return _SymInterval(_imax(a.lo, b.lo), _imax(a.hi, b.hi))
+        return a.union(b)
+    return None
+
+
+def _number(v) -> Expr:
+    """A bound interval arithmetic gave as a number; one it could not give (a float, the type's whole range)
+    becomes _UNBOUNDED, which the bounds check refuses."""
+    return const(v if isinstance(v, int) and abs(v) < _UNBOUNDED else _UNBOUNDED, Int(32))
+
+
+def _value_of(e: Expr):
+    """The number an index bound has now (Params' values, bound images' sizes)."""
+    from .pipeline import resolve_buffer_dims
+
+    iv = interval_of(resolve_buffer_dims(e), {})
+    return iv.lo if iv.lo == iv.hi else None
 
 
 def _wrapped_leaf(f: Func):
@@ -376,35 +478,40 @@ class _Reverse:
         return order
 
     def _bounds(self, order: list) -> dict:
-        """The box of each Func (per pure dimension, an Interval) the output's box needs, as Halide's
-        inference_bounds: consumers first."""
-        from .bounds import constant_value
+        """The box of each Func (per pure dimension, a _SymInterval of Exprs) the output's box needs, as Halide's
+        inference_bounds: consumers first. Bounds stay Exprs of Params and image sizes where the index
+        arithmetic is simple; elsewhere they are the numbers interval arithmetic gives now."""
         from .pipeline import resolve_buffer_dims
 
         boxes = {id(self.output): list(self.out_box)}
         for f in reversed(order):
             box = boxes.get(id(f))
-            env = {v.name(): iv for v, iv in zip(f.args(), box)}
-            for u in f.updates():
-                for r in u.rvars():
-                    lo, ext = r.domain().bounds()[r.index()]
-                    what = f"The bounds of RDom '{r.domain().name()}' (used by Func '{f.name()}')"
-                    lo, ext = constant_value(lo, what), constant_value(ext, what)
-                    env[r.name()] = Interval(lo, lo + ext - 1)
-            for e in _exprs(f):
-                for n in walk(e):
-                    if n.kind != "call" or n.value is f:
-                        continue
-                    ivs = [interval_of(resolve_buffer_dims(a), env) for a in n.args]
-                    if isinstance(n.value, Func):
-                        prev = boxes.get(id(n.value))
-                        boxes[id(n.value)] = ivs if prev is None else [p.union(i) for p, i in zip(prev, ivs)]
             for d, iv in enumerate(box):
-                if not all(isinstance(v, int) and abs(v) < _UNBOUNDED for v in (iv.lo, iv.hi)):
+                lo, hi = _value_of(iv.lo), _value_of(iv.hi)
+                if not all(isinstance(v, int) and abs(v) < _UNBOUNDED for v in (lo, hi)):
                     raise HalideError(
                         f"{_site(f, -1)}: Access to function or buffer {f.name()} at dimension {d} is not bounded. "
                         f"We can only differentiate bounded accesses."
                     )
+            env = {v.name(): iv for v, iv in zip(f.args(), box)}
+            for u in f.updates():
+                for r in u.rvars():
+                    lo, ext = (_i32(v) for v in r.domain().bounds()[r.index()])
+                    env[r.name()] = _SymInterval(lo, _isub(_iadd(lo, ext), const(1, Int(32))))
+            numeric = {name: Interval(_value_of(iv.lo), _value_of(iv.hi)) for name, iv in env.items()}  # (the fallback)
+            for e in _exprs(f):
+                for n in walk(e):
+                    if n.kind != "call" or n.value is f or not isinstance(n.value, Func):
+                        continue
+                    ivs = []
+                    for a in n.args:
+                        iv = _sym_bounds(a, env)
+                        if iv is None:
+                            num = interval_of(resolve_buffer_dims(a), numeric)
+                            iv = _SymInterval(_number(num.lo), _number(num.hi))
+                        ivs.append(iv)
+                    prev = boxes.get(id(n.value))
+                    boxes[id(n.value)] = ivs if prev is None else [p.union(i) for p, i in zip(prev, ivs)]
         return boxes
 
     def run(self) -> Derivative:
@@ -561,9 +668,7 @@ class _Reverse:
                 continue
             i = pure.index(x)
             xe = f.args()[i]._as_expr()
-            clamped = Expr(
-                "max", xe.type, (Expr("min", xe.type, (xe, const(box[i].hi, xe.type))), const(box[i].lo, xe.type))
-            )
+            clamped = Expr("max", xe.type, (Expr("min", xe.type, (xe, box[i].hi)), box[i].lo))
 
             # other uses of x read inside f's box; the current adjoint's own coordinate stays exact (it is
             # 0 outside the points it was propagated to)
@@ -588,7 +693,8 @@ class _Reverse:
         own = upd.rvars() if upd is not None else []
         preds = list(upd.predicates()) if upd is not None else []
         if left or own:
-            dims = [(box[pure.index(v)].lo, box[pure.index(v)].hi - box[pure.index(v)].lo + 1) for v in left]
+            spans = [box[pure.index(v)] for v in left]
+            dims = [(iv.lo, _iadd(_isub(iv.hi, iv.lo), const(1, Int(32)))) for iv in spans]
             dims += [(r.min(), r.extent()) for r in own]
             rdom = RDom([Range(lo, ext) for lo, ext in dims])
             new_of_var = {v: rdom[k]._as_expr() for k, v in enumerate(left)}

@@ -513,3 +513,37 @@ def test_tuple_adjoints():
     np.testing.assert_allclose(_arr(final[1]), f0, rtol=1e-5)
     np.testing.assert_allclose(_arr(before[0]), f1, rtol=1e-5)
     np.testing.assert_allclose(_arr(before[1]), 0.5 * f1 + 3.0 * f0, rtol=1e-5)
+
+
+def test_bounds_follow_params_and_image_sizes():
+    """The adjoints' RDoms and clamps are Exprs of the Params and image sizes they come from: realized again
+    after those change, they give the gradient of the pipeline as it is then."""
+    x = hl.Var("x")
+    n = hl.Param(hl.Int(32), "n", 5)
+    ip = hl.ImageParam(hl.Float(32), 1, "ip")
+    ip.set(hl.Buffer(IN1[:7].copy()))
+    f = hl.Func("f")
+    f[x] = ip[x] * ip[x + 1]
+    r = hl.RDom([(0, n)])
+    s = hl.RDom([(0, ip.width() - 1)])
+    loss = hl.Func("loss")
+    loss[()] = 0.0
+    loss[()] += f[r.x] * 2.0
+    loss[()] += f[s.x]
+    d = hl.propagate_adjoints(loss)
+
+    def want(a, count):
+        g = np.zeros(len(a))
+        for i in range(count):
+            g[i] += 2.0 * a[i + 1]
+            g[i + 1] += 2.0 * a[i]
+        for i in range(len(a) - 1):
+            g[i] += a[i + 1]
+            g[i + 1] += a[i]
+        return g
+
+    for size, count in ((7, 5), (11, 9), (9, 3)):
+        a = IN1[:size].copy()
+        ip.set(hl.Buffer(a))
+        n.set(count)
+        np.testing.assert_allclose(_arr(d[ip].realize([size])), want(a.astype(np.float64), count), rtol=1e-5)
