@@ -7,11 +7,12 @@ adjoint of its value is pushed through the expression (chain rule) down to the c
 ``g(args)`` adds its adjoint to ``g``'s adjoint Func at ``args``: at the inverted coordinate where an argument is
 ``x + c`` (a gather becomes a gather), otherwise as a scatter, an update over an RDom of the current Func's
 bounds (and of the definition's own RDom). An update of ``f`` hands ``f``'s adjoint to the previous definition
-with the points it overwrote masked to 0, and adds the adjoint of its self-reference ``f(args)`` back there.
+with the points it overwrote masked to 0, and adds the adjoint of its self-reference ``f(args)`` back there; a
+scan reading ``f(r - c)`` runs backwards instead. Tuple-valued Funcs get Tuple-valued adjoints.
 
-Bounds (the scatter RDoms and the clamps of gathered reads) are concrete: they are inferred when
-``propagate_adjoints`` is called, from the output bounds, RDom sizes, Param values and bound image sizes then.
-What could give a wrong gradient is refused with a HalideError naming the Func and the user's line.
+Bounds (the scatter RDoms and the clamps of gathered reads) are Exprs of the output bounds, RDom bounds,
+Params and image sizes where the index arithmetic is simple, numbers otherwise (docs/autodiff.md). What could
+give a wrong gradient is refused with a HalideError naming the Func and the user's line.
 """
 
 from __future__ import annotations
