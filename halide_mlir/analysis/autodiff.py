@@ -578,13 +578,16 @@ class _Reverse:
             # changes them)
             last = u == len(f.updates()) - 1
             ok_read = scan is not None and last
-            if any(n.kind == "call" and n.value is f and not (ok_read and _same_args(n, scan)) for n in walk(adj)):
+            if any(
+                n.kind == "call" and n.value is f and not (ok_read and any(_same_args(n, rd) for rd, _ in scan))
+                for n in walk(adj)
+            ):
                 raise HalideError(
                     f"{where}: Can't take the gradients of {f.name()}, which depend on intermediate values. "
                     f"Use a scan (which saves intermediate results) instead."
                 )
             if leaf.kind == "call" and leaf.value is f:
-                if not all(_same(a, b) for a, b in zip(leaf.args, lhs if scan is None else scan.args)):
+                if scan is None and not all(_same(a, b) for a, b in zip(leaf.args, lhs)):
                     raise HalideError(
                         f"{where}: it reads {f.name()} at ({', '.join(map(str, leaf.args))}), not where it writes; "
                         f"propagate_adjoints of such scans is not supported by halide_mlir yet"
@@ -610,23 +613,8 @@ class _Reverse:
         for leaf, adj in leaves:
             if leaf.kind == "call" and leaf.value is f:
                 totals[leaf.index] = _add(totals[leaf.index], adj)
-        self_total = totals[0]
-        if scan is not None and not _is_const(self_total, 0):
-            # The scan backwards: iteration r hands the adjoint of what it wrote, complete once the later
-            # iterations that read it have run, to the point it read. The other leaves then read it complete.
-            r = upd.rvars()[0]
-            flip = RDom([Range(r.min(), r.extent())])
-            rev = to_expr(r.min()) * 2 + r.extent() - 1 - flip.x
-
-            def flipped(n):
-                if n.kind == "rvar" and n.value.domain() is r.domain() and n.value.index() == r.index():
-                    return rev
-                return None
-
-            for pred in r.domain().predicates():
-                flip.where(_subst(pred, flipped))
-            at = [_subst(a, flipped) for a in scan.args]
-            cur[_lhs(at)] = Expr("add", self_total.type, (_call(cur, at), _subst(self_total, flipped)))
+        if scan is not None:
+            self._scan_backwards(f, upd, lhs, scan, leaves, cur)
         prev = Func(f"{f.name()}_{u}_d_def__")
         if pure_lhs:  # every point is overwritten
             prev[args] = _zeros(f)
@@ -643,6 +631,47 @@ class _Reverse:
         for leaf, adj in leaves:
             if not (leaf.kind == "call" and leaf.value is f):
                 self._scatter(f, u, leaf, adj)
+
+    def _scan_backwards(self, f: Func, upd, lhs: list, scan: list, leaves: list, cur: Func) -> None:
+        """Iteration r of the scan hands the adjoint of what it wrote, complete once the later iterations that
+        read it have run, to the points it read: the adjoint's own scan over the RDom reversed. The other
+        leaves then read ``cur`` complete."""
+        t = f.output_types()[0]
+        adjs = [const(0, t) for _ in scan]  # the adjoint of each read of f, by offset
+        for leaf, adj in leaves:
+            for k, (rd, _) in enumerate(scan):
+                if leaf.kind == "call" and leaf.value is f and _same_args(leaf, rd):
+                    adjs[k] = _add(adjs[k], adj)
+        if all(_is_const(a, 0) for a in adjs):
+            return
+        r = upd.rvars()[0]
+        lo, ext = _i32(r.min()), _i32(r.extent())
+        hi = lo + ext - 1
+
+        def at(e: Expr, v: Expr) -> Expr:  # e with r replaced by v
+            return _subst(e, lambda n: v if n.kind == "rvar" and n.value is r else None)
+
+        flip = RDom([Range(lo, ext)])
+        rev = lo * 2 + ext - 1 - flip.x  # r from its last value down to its first
+        if len(scan) == 1:  # push: cur[r - c] += what iteration r passes back (where() predicates allowed)
+            (rd, _), adj = scan[0], adjs[0]
+            for pred in r.domain().predicates():
+                flip.where(at(pred, rev))
+            pts = [at(a, rev) for a in rd.args]
+            cur[_lhs(pts)] = Expr("add", t, (_call(cur, pts), at(adj, rev)))
+            return
+        # several offsets: pull, cur[r] += what the iterations r + c pass back, then push what the first
+        # iterations read below the RDom (points the scan does not write)
+        pts = [at(a, rev) for a in lhs]
+        total = _call(cur, pts)
+        for (_, c), adj in zip(scan, adjs):
+            later = Expr("min", Int(32), (rev + c, hi))  # (clamped: the select's other side is evaluated too)
+            total = Expr("add", t, (total, _sel(rev + c <= hi, at(adj, later), const(0, t))))
+        cur[_lhs(pts)] = total
+        for (rd, c), adj in zip(scan, adjs):
+            first = RDom([Range(lo, Expr("min", Int(32), (const(c, Int(32)), ext)))])
+            below = [at(a, first.x._as_expr()) for a in rd.args]
+            cur[_lhs(below)] = Expr("add", t, (_call(cur, below), at(adj, first.x._as_expr())))
 
     def _scatter(self, f: Func, u: int, leaf: Expr, adj: Expr) -> None:
         """Add ``adj`` (an Expr over f's pure Vars and the definition's RVars) to the adjoint of the leaf at the
@@ -745,36 +774,44 @@ def _same_args(call: Expr, other: Expr) -> bool:
     return all(_same(a, b) for a, b in zip(call.args, other.args))
 
 
-def _scan_read(f: Func, upd, lhs: list, reads: list, where: str) -> Expr:
-    """The read of a scan update the adjoint can run backwards, else a HalideError: one RVar ``r`` (a 1-D RDom),
-    written at ``r`` in one coordinate and read there at ``r - c`` (a constant c >= 1), every other coordinate
-    read where it is written. Each point is then written once, by one iteration, and read only by later ones:
-    the adjoint of what iteration r wrote is complete once the iterations after it have run (Halide's
-    "non-overwriting scans"; Halide 21 gets these gradients wrong when the self-adjoint is 1)."""
+def _scan_read(f: Func, upd, lhs: list, reads: list, where: str) -> list:
+    """The reads of a scan update the adjoint can run backwards, as [(read, c)], else a HalideError: one RVar
+    ``r`` (a 1-D RDom), written at ``r`` in one coordinate and read there at ``r - c`` (constants c >= 1; several
+    offsets only without where() predicates), every other coordinate read where it is written. Each point is
+    then written once, by one iteration, and read only by later ones: the adjoint of what iteration r wrote is
+    complete once the iterations after it have run (Halide's "non-overwriting scans"; Halide 21 gets these
+    gradients wrong when the self-adjoint is 1)."""
     refuse = HalideError(
         f"{where}: it reads {f.name()} at ({', '.join(map(str, reads[0].args))}), not where it writes; "
         f"propagate_adjoints differentiates such scans only over a 1-D RDom r, written at r and read at r - c "
         f"(c >= 1) in one coordinate"
     )
     rvars = upd.rvars()
-    read = reads[0]
-    if f.num_values() > 1 or len(rvars) != 1 or any(not _same_args(other, read) for other in reads):
+    if f.num_values() > 1 or len(rvars) != 1:
         raise refuse
     r = rvars[0]
-    diff = [j for j, (a, b) in enumerate(zip(read.args, lhs)) if not _same(a, b)]
-    if len(diff) != 1:
+    if any(n.kind == "rvar" for e in lhs if not (e.kind == "rvar" and e.value is r) for n in walk(e)):
         raise refuse
-    w, rd = lhs[diff[0]], read.args[diff[0]]
-    if not (w.kind == "rvar" and w.value is r) or rd.kind not in ("sub", "add"):
+    found: list = []
+    for read in reads:
+        if any(_same_args(read, other) for other, _, _ in found):
+            continue
+        diff = [j for j, (a, b) in enumerate(zip(read.args, lhs)) if not _same(a, b)]
+        if len(diff) != 1:
+            raise refuse
+        w, rd = lhs[diff[0]], read.args[diff[0]]
+        if not (w.kind == "rvar" and w.value is r) or rd.kind not in ("sub", "add"):
+            raise refuse
+        a, c = rd.args
+        if not (a.kind == "rvar" and a.value is r and c.kind == "const"):
+            raise refuse
+        c = c.value if rd.kind == "sub" else -c.value
+        if c < 1 or (found and diff[0] != found[0][2]):
+            raise refuse
+        found.append((read, c, diff[0]))
+    if len(found) > 1 and r.domain().predicates():
         raise refuse
-    a, c = rd.args
-    if not (a.kind == "rvar" and a.value is r and c.kind == "const"):
-        raise refuse
-    if (c.value if rd.kind == "sub" else -c.value) < 1:
-        raise refuse
-    if any(n.kind == "rvar" for j, e in enumerate(lhs) if j != diff[0] for n in walk(e)):
-        raise refuse
-    return read
+    return [(read, c) for read, c, _ in found]
 
 
 def _placeholder_to(placeholders: list, target: Func):

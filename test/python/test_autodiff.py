@@ -188,6 +188,11 @@ def _scan(m, inp, kind):
         f[r.x] = f[r.x - 1] + b[r.x] * 2.0
     elif kind == "nonlinear":
         f[r.x] = f[r.x - 1] * f[r.x - 1] * 0.5 + b[r.x] * f[r.x - 1]
+    elif kind == "second_order":  # two offsets (an order-2 IIR filter, made nonlinear)
+        f[r.x] = f[r.x - 1] * 0.5 + f[r.x - 2] * f[r.x - 1] * 0.25 + b[r.x]
+    elif kind == "predicate":  # a where() predicate skips iterations
+        r.where(r.x % 3 != 1)
+        f[r.x] = f[r.x - 2] * b[r.x] + b[r.x - 1]
     s = m.RDom([(0, n)])
     loss = m.Func("loss")
     loss[()] = _zero(m, inp)
@@ -389,6 +394,8 @@ def _finite_differences(build, arr, eps=1e-5):
         ("scan_cumsum", lambda a: _scan(hl, a, "cumsum"), "b", IN1),
         ("scan_nonlinear", lambda a: _scan(hl, a, "nonlinear"), "b", IN1),
         ("scan_iir_2d", lambda a: _scan(hl, a, "iir_2d"), "b", IN2[:5, :3]),
+        ("scan_second_order", lambda a: _scan(hl, a, "second_order"), "b", IN1),
+        ("scan_predicate", lambda a: _scan(hl, a, "predicate"), "b", IN1),
     ],
 )
 def test_finite_differences(name, build, key, arr):
