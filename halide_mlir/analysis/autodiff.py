@@ -45,10 +45,10 @@ class Derivative:
     ``d[p]``, ``d[image_param]`` of the leaves. What the output does not depend on differentiably is an
     undefined ``Func()``, as in Halide."""
 
-    def __init__(self, funcs: dict, leaves: dict, wrappers: dict):
+    def __init__(self, funcs: dict, leaves: dict, keep: list):
         self._funcs = funcs  # (id(Func), update index or -1) -> adjoint Func
         self._leaves = leaves  # id(Buffer/ImageParam/Param) -> adjoint Func
-        self._wrappers = wrappers  # id(ImageParam/Buffer) -> the leaf itself (keeps the ids alive)
+        self._keep = keep  # the Funcs and leaves whose ids are the keys (alive as long as the keys are used)
 
     def __getitem__(self, key) -> Func:
         if isinstance(key, tuple):
@@ -542,7 +542,7 @@ class _Reverse:
             for u in range(len(f.updates()) - 1, -1, -1):
                 self._update(f, u)
             self._definition(f)
-        return Derivative(self.funcs, self.leaves, self.leaf_objs)
+        return Derivative(self.funcs, self.leaves, [*order, *self.leaf_objs.values()])
 
     def _definition(self, f: Func) -> None:
         d = self.funcs[(id(f), -1)]
