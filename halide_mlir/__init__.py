@@ -58,6 +58,7 @@ from .lang.operators import (
     u64,
 )
 from .lang.boundary import BoundaryConditions
+from .analysis.autodiff import Derivative, propagate_adjoints
 from .lang.functions import (
     absd,
     acosh,
@@ -140,6 +141,8 @@ _ = Var("_")
 _0, _1, _2, _3, _4, _5, _6, _7, _8, _9 = (Var.implicit(i) for i in range(10))
 
 __all__ = [
+    "Derivative",
+    "propagate_adjoints",
     "fast_cos",
     "fast_exp",
     "fast_inverse",

@@ -40,8 +40,6 @@ PYBIND = "pybind11 artefact"
 # "Class.name" (or "name" for the module): (category, why). Refusals raise HalideError saying the same.
 REASONS: dict[str, tuple[str, str]] = {
     "halide_": (INTERNAL, "Halide's compiled extension module; halide_mlir is pure Python over MLIR"),
-    "Derivative": (NOT_YET, "autodiff (propagate_adjoints) is not implemented; refuses with HalideError"),
-    "propagate_adjoints": (NOT_YET, "autodiff is not implemented; refuses with HalideError"),
     "ExternFuncArgument": (NOT_YET, "define_extern (C functions as stages) is not implemented; refuses"),
     "gather": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "scatter": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
@@ -66,7 +64,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "Stage.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "ImageParam.store_in": (GPU, "GPU memory types; MemoryType.Auto/Heap accepted, others refuse"),
     "Generator.__abstractmethods__": (INTERNAL, "Python's abc bookkeeping, not API"),
-    "Derivative.*": (NOT_YET, "autodiff: constructing one raises HalideError"),
     "ExternFuncArgument.*": (NOT_YET, "define_extern: constructing one raises HalideError"),
     "Parameter.*": (INTERNAL, "Halide's Internal::Parameter accessors; ours carries what (de)serialization needs"),
 }

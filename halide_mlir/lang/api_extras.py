@@ -204,11 +204,9 @@ undef = _refusal("undef", "undefined values in update definitions are not implem
 user_context_value = _refusal("user_context_value", "the JIT passes no user_context")
 gather = _refusal("gather", "vector gather/scatter in update definitions is not implemented yet")
 scatter = _refusal("scatter", "vector gather/scatter in update definitions is not implemented yet")
-propagate_adjoints = _refusal("propagate_adjoints", "autodiff is not implemented yet")
 compile_standalone_runtime = _refusal(
     "compile_standalone_runtime", "AOT objects carry halide_mlir's own runtime; there is no separate one to build"
 )
-Derivative = _refused_class("Derivative", "autodiff is not implemented yet")
 ExternFuncArgument = _refused_class("ExternFuncArgument", "define_extern is not implemented yet")
 
 
@@ -481,7 +479,6 @@ __all__ = [
     "ArgInfoKind",
     "ArgumentEstimates",
     "BufferDimension",
-    "Derivative",
     "ExternFuncArgument",
     "LoopLevel",
     "NameMangling",
@@ -489,7 +486,6 @@ __all__ = [
     "compile_standalone_runtime",
     "gather",
     "install_dir",
-    "propagate_adjoints",
     "require",
     "scatter",
     "undef",

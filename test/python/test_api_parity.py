@@ -344,7 +344,6 @@ REFUSED = [
     lambda m: m.Func("f").define_extern("ext", [], m.Int(32), 1),
     lambda m: m.Func("f").debug_to_file("/nonexistent/f.tiff"),
     lambda m: m.Func("f").copy_to_host(),
-    lambda m: m.Derivative(),
     lambda m: m.user_context_value(),
 ]
 
