@@ -15,13 +15,14 @@ from __future__ import annotations
 import warnings
 
 from ..analysis.affine import affine_form
+from ..analysis.scan_lanes import split_guards, update_nest
 from ..error import SerialUpdateWarning
 from ..lang.schedule import LoopKind
 from ..lang.types import Int
 from ..lang.traversal import walk
 from . import trace
 from .body import BodyEmitter
-from .vector_updates import can_vectorize, emit_vector_body
+from .vector_updates import emit_vector_body
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type, update_loop_attr
 
 
@@ -191,28 +192,6 @@ def emit_reduction(pb, stage, u, current: list) -> list:
     )
 
 
-def _loop_nest(stage, up, region, rvar_range):
-    """The update's loops as the plan orders them (outermost first), each (name, iterations, kind, dim, stride),
-    a dim being an RVar (its index) or a pure Var of the LHS (``n_rvars + d``); per dim its (min, extent) and
-    whether the loops overshoot it (a split that does not divide: Halide's guard)."""
-    u = up.update
-    n_r = len(u.rvars)
-    lhs = {d for d, a in enumerate(u.args) if a.kind == "var" and a.value.name() == stage.vars[d]}
-    span = {i: rvar_range(r) for i, r in enumerate(u.rvars)}
-    span.update({n_r + d: (region.mins[d], region.extents[d]) for d in lhs})
-    loops = up.loops
-    if any(len(l.parts) > 1 for l in loops):  # a fuse()d loop: Halide's default order (same values)
-        loops = []
-    if not loops:
-        from ..analysis.loop_nest import Loop
-
-        loops = [Loop(stage.vars[d], stage.vars[d], ((n_r + d, 1),), region.extents[d]) for d in sorted(lhs)[::-1]]
-        loops += [Loop(r.name(), r.name(), ((i, 1),), span[i][1]) for i, r in reversed(list(enumerate(u.rvars)))]
-    nest = [(l.name, l.extent, l.kind, l.dim, l.stride) for l in loops if l.dim in span]
-    over = {dim for dim in span if sum((e - 1) * st for _, e, _, d, st in nest if d == dim) >= span[dim][1]}
-    return nest, span, over
-
-
 def emit_loops(pb, stage, up, current: list) -> list:
     """Explicit loops for scatters and scans (see the module docstring for why), in the schedule's order.
     Serial: ``scf.for`` carrying the tensors. With a parallel loop: the loops store into the Func's buffer
@@ -223,16 +202,13 @@ def emit_loops(pb, stage, up, current: list) -> list:
     u = up.update
     func = stage.func
     region = b.region(func)
-    nest, span, over = _loop_nest(stage, up, region, b.rvar_range)
+    nest, span, over = update_nest(stage, up.loops, region, b.rvar_range, u)
     par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
     n_r = len(u.rvars)
     # a vectorized pure Var loop: its lanes are independent (codegen/vector_updates.py); unrolled loops are
     # tagged for the script's unroll (any loop: unrolling keeps the order)
-    lane_loop = next((l for l in nest if l[2] == LoopKind.VECTORIZED), None)
-    if lane_loop is not None and (
-        par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1]) or split_guards(nest)
-    ):
-        lane_loop = None
+    lanes_plan = up.lanes
+    lane_loop = next((l for l in nest if lanes_plan is not None and l[0] == lanes_plan.loop), None)
     serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
@@ -247,7 +223,7 @@ def emit_loops(pb, stage, up, current: list) -> list:
         )
     dim_of = {r.name(): i for i, r in enumerate(u.rvars)} | {v: n_r + d for d, v in enumerate(stage.vars)}
     if par is not None:
-        return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of)
+        return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of, lanes_plan)
     ttypes = [tensor_type(tuple(reversed(region.extents)), t) for t in func.output_types()]
     m = len(ttypes)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
@@ -279,7 +255,7 @@ def emit_loops(pb, stage, up, current: list) -> list:
 
     body: list[str] = []
     if lane_loop is not None:
-        new = emit_vector_body(pb, body, loc, u, loops, lane_loop, span, over, dim_of, ivs, acc, region, ttypes, func)
+        new = emit_vector_body(pb, body, loc, u, loops, lanes_plan, span, over, dim_of, ivs, acc, region, func)
         cond = em = None
     else:
         em, cond = _body_emitter(
@@ -315,22 +291,6 @@ def emit_loops(pb, stage, up, current: list) -> list:
         lines.append(f"}}{tag} {loc}")
         new = results_of(res)
     return new
-
-
-def split_guards(nest) -> list:
-    """(the loops of one dim finer than a loop of stride s, s) wherever those finer loops reach s or past it: a
-    split of a split's inner loop by a factor that does not divide it (``unroll(yi, 4)`` of a ``yi`` of 2).
-    Halide guards each split by its parent's extent -- the stride of the loop it splits off -- so the points
-    where tiles overlap are skipped, not updated twice (a scatter's ``+=`` would count them twice)."""
-    # (a loop of one iteration is skipped on both sides: a factor above its parent's extent makes a one-iteration
-    # outer loop whose stride says nothing of the tree; among the others, a finer stride is a split inside)
-    loops = [(name, e, d, st) for name, e, _, d, st in nest if e > 1]
-    out = []
-    for _, _, d, s in loops:
-        finer = [(name, e, st) for name, e, dd, st in loops if dd == d and st < s]
-        if sum((e - 1) * st for _, e, st in finer) >= s:
-            out.append(([(name, st) for name, _, st in finer], s))
-    return out
 
 
 def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, func):
@@ -387,7 +347,7 @@ def _rmw_kind(op: str, t) -> str | None:
     return _RMW.get((op, "i")) or _RMW.get((op, "u" if t.is_uint() else "s"))
 
 
-def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of) -> list:
+def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of, lanes=None) -> list:
     """The loops of an update with a parallel loop, storing into the Func's buffers (see emit_loops)."""
     from ..lang.rfactor import prove_associativity, same_expr
 
@@ -413,9 +373,11 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     lines.append(f"{c0} = arith.constant 0 : index {loc}")
     lines.append(f"{c1} = arith.constant 1 : index {loc}")
     ivs: dict = {}
-    for i, (name, ext, _, _, _) in enumerate(nest):
+    loops = [l for l in nest if lanes is None or l[0] != lanes.loop]  # the lanes of a vector: no loop of their own
+    for loop in loops:
+        name, ext = loop[0], loop[1]
         iv = pb.fresh("iv")
-        if i == par:
+        if loop is nest[par]:
             lines.append(f"scf.forall ({iv}) in ({ext}) {{")
         else:
             ub = pb.fresh("c")
@@ -439,6 +401,9 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         return em.from_storage(v, e.type)
 
     body: list[str] = []
+    if lanes is not None:  # its iterations write disjoint points (a pure Var's): plain vector stores
+        emit_vector_body(pb, body, loc, u, loops, lanes, span, over, dim_of, ivs, mems, region, func, memref=True)
+        return _close_memref_loops(pb, body, loops, mems, types, shape, loc)
     em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, load, func)
     inner: list[str] = []
     if cond is not None:
@@ -488,8 +453,14 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     body.extend(inner)
     if cond is not None:
         body.append(f"}} {loc}")
+    return _close_memref_loops(pb, body, nest, mems, types, shape, loc)
+
+
+def _close_memref_loops(pb, body, loops, mems, types, shape, loc) -> list:
+    """The body, the loops' ends, and the Func's buffers back as tensors."""
+    lines = pb.lines
     lines.extend(body)
-    for _ in nest:
+    for _ in loops:
         lines.append(f"}} {loc}")
     out = []
     for t, mem in zip(types, mems):
