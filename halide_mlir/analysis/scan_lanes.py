@@ -125,3 +125,22 @@ def _dense_forms(args, vdim, dim_of, base_of) -> list | None:
     if forms[0][0].get(vdim, 0) != 1 or any(f[0].get(vdim, 0) for f in forms[1:]):
         return None
     return forms
+
+
+def parallel_slice(u, nest, span, over) -> tuple | None:
+    """(dim, size) of the slice of the Func one iteration of the update's parallel loop writes, where that loop
+    is a pure Var's (its iterations touch disjoint points: Halide's update rule) and the slices are static and
+    inside the Func (no guard on that dim): the loops then stay on tensors, the parallel one an ``scf.forall``
+    whose iterations update their slice in place (``tensor.parallel_insert_slice``). None: an RVar's parallel
+    loop (``atomic()``) or tiles that do not divide the dim, whose loops store into a copy of the Func's buffer."""
+    par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
+    if par is None:
+        return None
+    _, _, _, pd, s = nest[par]
+    if pd < len(u.rvars) or pd in over:
+        return None
+    outside = sum((e - 1) * st for i, (_, e, _, d, st) in enumerate(nest) if d == pd and i <= par)
+    inside = sum((e - 1) * st for i, (_, e, _, d, st) in enumerate(nest) if d == pd and i > par)
+    if inside >= s or outside + s > span[pd][1]:
+        return None
+    return pd, s

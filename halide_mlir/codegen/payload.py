@@ -385,7 +385,9 @@ class PayloadBuilder:
         idx = [None] * m
         for j, a in enumerate(call.args):
             v = em.emit(a)
-            if mins[j] != 0:
+            if isinstance(mins[j], str):  # a slice's dynamic min (an i32 value: codegen/updates.py)
+                v = em.op(f"arith.subi {v}, {mins[j]} : i32", "x")
+            elif mins[j] != 0:
                 v = em.op(f"arith.subi {v}, {em.const(mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
         shape = self.shape_of[holder] if shape is None else shape

@@ -98,7 +98,9 @@ def emit_vector_body(
         lin, stride = None, 1
         for j, a in enumerate(args):
             v = em.emit(a)
-            if mins[j]:
+            if isinstance(mins[j], str):  # a slice's dynamic min (codegen/updates.py)
+                v = em.op(f"arith.subi {v}, {em.splat(mins[j], 'i32')} : i32", "x")
+            elif mins[j]:
                 v = em.op(f"arith.subi {v}, {em.const(mins[j], a.type)} : i32", "x")
             if stride != 1:
                 v = em.op(f"arith.muli {v}, {em.const(stride, Int(32))} : i32", "x")
@@ -117,10 +119,17 @@ def emit_vector_body(
                     continue
                 t = r if k == 1 else scalar.op(f"arith.muli {r}, {scalar.const(k, Int(32))} : i32", "x")
                 v = t if v is None else scalar.op(f"arith.addi {v}, {t} : i32", "x")
-            if v is None:
+            if isinstance(lo, str):  # a slice's dynamic min (codegen/updates.py)
+                v = (
+                    scalar.const(c, Int(32))
+                    if v is None
+                    else scalar.op(f"arith.addi {v}, {scalar.const(c, Int(32))} : i32", "x")
+                )
+                v = scalar.op(f"arith.subi {v}, {lo} : i32", "x")
+            elif v is None:
                 idx.append(scalar.op(f"arith.constant {c - lo} : index", "c"))
                 continue
-            if c - lo:
+            elif c - lo:
                 v = scalar.op(f"arith.addi {v}, {scalar.const(c - lo, Int(32))} : i32", "x")
             idx.append(scalar.op(f"arith.index_cast {v} : i32 to index", "i"))
         return ", ".join(reversed(idx))

@@ -70,7 +70,7 @@ def test_cumulative_sum_down_y_vectorized_in_x(width):
     _no_serial_warning(lambda: run_both(build, [width, H], rtol=1e-5, atol=1e-5))
 
 
-@pytest.mark.parametrize("height", [29, 11])
+@pytest.mark.parametrize("height", [29, 28, 11])   # 28: each parallel iteration updates its 4 rows in place
 def test_scan_along_x_y_parallel_and_vectorized(height):   # RVar innermost; lanes over y are a gather
     def build(hl):
         x, y = hl.Var("x"), hl.Var("y")
@@ -111,6 +111,36 @@ def test_scan_down_y_rows_parallel_masked_tail(width):   # x split: outer part p
         s.update().split(x, xo, xi, 8).reorder(xi, r, xo, c).vectorize(xi).parallel(xo)
         return s
     _no_serial_warning(lambda: run_both(build, [width, H, 3], rtol=1e-5, atol=1e-5))
+
+
+def test_tuple_scan_parallel_unrolled():             # a Tuple's slices updated in place; an unroll inside the forall
+    def build(hl):
+        x, y = hl.Var("x"), hl.Var("y")
+        inp = hl.Buffer(IMG[2], "input")
+        f = hl.Func("f")
+        f[x, y] = (inp[x, y], hl.i32(x))
+        r = hl.RDom([(1, W - 1)])
+        f[r, y] = (f[r - 1, y][0] * 0.5 + inp[r, y], f[r - 1, y][1] + f[r, y][1] * y)
+        yo, yi = hl.Var("yo"), hl.Var("yi")
+        f.update().split(y, yo, yi, 2).reorder(r, yi, yo).unroll(yi).parallel(yo)
+        return f
+    _no_serial_warning(lambda: run_both(build, [W, 24], rtol=1e-5, atol=1e-5))
+
+
+def test_parallel_scan_updates_in_place():           # no copy of the Func: an scf.forall over its slices
+    import halide_mlir as hl
+    from halide_mlir import driver
+    x, y, c = hl.Var("x"), hl.Var("y"), hl.Var("c")
+    inp = hl.Buffer(IMG, "input")
+    s = hl.Func("blur")
+    s[x, y, c] = inp[x, y, c]
+    r = hl.RDom([(1, H - 1)])
+    s[x, r, c] = 0.5 * s[x, r - 1, c] + 0.5 * inp[x, r, c]
+    xo, xi = hl.Var("xo"), hl.Var("xi")
+    s.update().split(x, xo, xi, 8).reorder(xi, r, xo, c).vectorize(xi).parallel(xo)
+    payload = driver.stages(s, [32, H, 3]).text("payload")
+    assert "shared_outs" in payload and "tensor.parallel_insert_slice" in payload and "memref.alloc" not in payload
+    assert "vector.transfer_write" in payload and "vector.scatter" not in payload
 
 
 def test_tuple_scan_vectorized():                    # both elements read before either is written
