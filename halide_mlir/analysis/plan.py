@@ -35,6 +35,7 @@ from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
+from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
 from .small_directives import check_always, check_storage_bounds, partition_policies
 from .tiling import TilePlan, tile_plan
 
@@ -61,6 +62,8 @@ class UpdatePlan:
     compound: bool  # reads through sums of loop dims: the transform folds unit dims before vectorizing
     schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
     trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    lanes: ScanLanes | None = None  # explicit loops: the vectorized pure loop and its dense accesses (scan_lanes.py)
+    sliced: tuple | None = None  # explicit loops: (dim, size) each parallel iteration updates in place (scan_lanes.py)
 
 
 @dataclass(eq=False)
@@ -272,7 +275,10 @@ def _plan_update(
     if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
         loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
-        return UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
+        up = UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
+        nest, span, over = update_nest(stage, loops, bounded.region(stage.func), bounded.rvar_range, u)
+        up.lanes, up.sliced = scan_lanes(stage, u, nest, span), parallel_slice(u, nest, span, over)
+        return up
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)

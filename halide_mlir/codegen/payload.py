@@ -390,9 +390,12 @@ class PayloadBuilder:
         idx = [None] * m
         for j, a in enumerate(call.args):
             v = em.emit(a)
-            at = relocatable.position(self.origins, ("min", id(holder), j), mins[j], a.type)
-            if at is not None or mins[j] != 0:
-                v = em.op(f"arith.subi {v}, {at or em.const(mins[j], a.type)} : i32", "x")
+            if isinstance(mins[j], str):  # a slice's dynamic min (an i32 value: codegen/updates.py)
+                v = em.op(f"arith.subi {v}, {mins[j]} : i32", "x")
+            else:
+                at = relocatable.position(self.origins, ("min", id(holder), j), mins[j], a.type)
+                if at is not None or mins[j] != 0:
+                    v = em.op(f"arith.subi {v}, {at or em.const(mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
         shape = self.shape_of[holder] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc

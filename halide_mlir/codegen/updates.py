@@ -13,15 +13,17 @@ updating it with ``tensor.extract`` / ``tensor.insert``, which is exactly Halide
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 from ..analysis.affine import affine_form
+from ..analysis.scan_lanes import split_guards, update_nest
 from ..error import SerialUpdateWarning
 from ..lang.schedule import LoopKind
 from ..lang.types import Int
 from ..lang.traversal import walk
 from . import trace
 from .body import BodyEmitter
-from .vector_updates import can_vectorize, emit_vector_body
+from .vector_updates import emit_vector_body
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type, update_loop_attr
 
 
@@ -191,49 +193,26 @@ def emit_reduction(pb, stage, u, current: list) -> list:
     )
 
 
-def _loop_nest(stage, up, region, rvar_range):
-    """The update's loops as the plan orders them (outermost first), each (name, iterations, kind, dim, stride),
-    a dim being an RVar (its index) or a pure Var of the LHS (``n_rvars + d``); per dim its (min, extent) and
-    whether the loops overshoot it (a split that does not divide: Halide's guard)."""
-    u = up.update
-    n_r = len(u.rvars)
-    lhs = {d for d, a in enumerate(u.args) if a.kind == "var" and a.value.name() == stage.vars[d]}
-    span = {i: rvar_range(r) for i, r in enumerate(u.rvars)}
-    span.update({n_r + d: (region.mins[d], region.extents[d]) for d in lhs})
-    loops = up.loops
-    if any(len(l.parts) > 1 for l in loops):  # a fuse()d loop: Halide's default order (same values)
-        loops = []
-    if not loops:
-        from ..analysis.loop_nest import Loop
-
-        loops = [Loop(stage.vars[d], stage.vars[d], ((n_r + d, 1),), region.extents[d]) for d in sorted(lhs)[::-1]]
-        loops += [Loop(r.name(), r.name(), ((i, 1),), span[i][1]) for i, r in reversed(list(enumerate(u.rvars)))]
-    nest = [(l.name, l.extent, l.kind, l.dim, l.stride) for l in loops if l.dim in span]
-    over = {dim for dim in span if sum((e - 1) * st for _, e, _, d, st in nest if d == dim) >= span[dim][1]}
-    return nest, span, over
-
-
 def emit_loops(pb, stage, up, current: list) -> list:
     """Explicit loops for scatters and scans (see the module docstring for why), in the schedule's order.
-    Serial: ``scf.for`` carrying the tensors. With a parallel loop: the loops store into the Func's buffer
-    (a copy of it), the parallel one an ``scf.forall``; over a pure Var its iterations write
-    disjoint slices (Halide's update rule), over an RVar (``atomic()``) each store is an atomic
-    read-modify-write."""
+    Serial: ``scf.for`` carrying the tensors. A parallel loop over a pure Var whose iterations' slices of the
+    Func are static (analysis/scan_lanes.py parallel_slice) is an ``scf.forall`` over the tensor, each iteration
+    updating its slice in place (disjoint: Halide's update rule). Any other parallel loop: the loops store into
+    the Func's buffer (a copy of it), the parallel one an ``scf.forall``; over a pure Var its iterations write
+    disjoint points, over an RVar (``atomic()``) each store is an atomic read-modify-write."""
     b = pb.b
     u = up.update
     func = stage.func
     region = b.region(func)
-    nest, span, over = _loop_nest(stage, up, region, b.rvar_range)
+    nest, span, over = update_nest(stage, up.loops, region, b.rvar_range, u)
     par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
     n_r = len(u.rvars)
     # a vectorized pure Var loop: its lanes are independent (codegen/vector_updates.py); unrolled loops are
     # tagged for the script's unroll (any loop: unrolling keeps the order)
-    lane_loop = next((l for l in nest if l[2] == LoopKind.VECTORIZED), None)
-    if lane_loop is not None and (
-        par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1]) or split_guards(nest)
-    ):
-        lane_loop = None
-    serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
+    lanes_plan = up.lanes
+    lane_loop = next((l for l in nest if lanes_plan is not None and l[0] == lanes_plan.loop), None)
+    in_copy = par is not None and up.sliced is None  # the loops store into a copy of the buffer: no unroll tags
+    serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if in_copy else (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
         # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
@@ -246,9 +225,11 @@ def emit_loops(pb, stage, up, current: list) -> list:
             stacklevel=2,
         )
     dim_of = {r.name(): i for i, r in enumerate(u.rvars)} | {v: n_r + d for d, v in enumerate(stage.vars)}
-    if par is not None:
-        return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of)
-    ttypes = [tensor_type(tuple(reversed(region.extents)), t) for t in func.output_types()]
+    if in_copy:
+        return _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of, lanes_plan)
+    types = func.output_types()
+    shape = tuple(reversed(region.extents))
+    ttypes = [tensor_type(shape, t) for t in types]
     m = len(ttypes)
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
     types_txt = ", ".join(ttypes)
@@ -262,24 +243,37 @@ def emit_loops(pb, stage, up, current: list) -> list:
     lines.append(f"{c1} = arith.constant 1 : index {loc}")
     acc = list(current)
     ivs: dict = {}
-    results = []
+    opened = []  # per loop: its result, the loop, its iter_args' types, and for the forall its slices' ends
+    frame = region  # the index space of the tensors the body updates: the Func's, or a parallel iteration's slice
     loops = [l for l in nest if l is not lane_loop]
-    for name, ext, _, _, _ in loops:
-        iv, res, ub = pb.fresh("iv"), pb.fresh("t"), pb.fresh("c")
+    for loop in loops:
+        name, ext = loop[0], loop[1]
+        iv, res = pb.fresh("iv"), pb.fresh("t")
         its = [pb.fresh("acc") for _ in range(m)]
-        lines.append(f"{ub} = arith.constant {ext} : index {loc}")
         carried = ", ".join(f"{it} = {a}" for it, a in zip(its, acc))
+        ivs[name] = iv
+        if par is not None and loop is nest[par]:
+            lines.append(
+                f"{res}{f':{m}' if m > 1 else ''} = scf.forall ({iv}) in ({ext}) shared_outs({carried}) "
+                f"-> ({types_txt}) {{"
+            )
+            frame, ends, acc, ttypes = _slice(pb, up.sliced, n_r, nest[: par + 1], ivs, region, its, types, loc)
+            opened.append((res, loop, types_txt, (its, ends)))
+            types_txt = ", ".join(ttypes)
+            continue
+        ub = pb.fresh("c")
+        lines.append(f"{ub} = arith.constant {ext} : index {loc}")
         lines.append(
             f"{res}{f':{m}' if m > 1 else ''} = scf.for {iv} = {c0} to {ub} step {c1} "
             f"iter_args({carried}) -> ({types_txt}) {{"
         )
-        ivs[name] = iv
-        results.append(res)
+        opened.append((res, loop, types_txt, None))
         acc = its
 
     body: list[str] = []
+    shape = tuple(reversed(frame.extents))
     if lane_loop is not None:
-        new = emit_vector_body(pb, body, loc, u, loops, lane_loop, span, over, dim_of, ivs, acc, region, ttypes, func)
+        new = emit_vector_body(pb, body, loc, u, loops, lanes_plan, span, over, dim_of, ivs, acc, frame, func)
         cond = em = None
     else:
         em, cond = _body_emitter(
@@ -292,45 +286,84 @@ def emit_loops(pb, stage, up, current: list) -> list:
             over,
             dim_of,
             ivs,
-            lambda em_, e: pb.emit_extract(
-                em_, e, tensor=acc[e.index], mins=region.mins, shape=tuple(reversed(region.extents))
-            ),
+            lambda em_, e: pb.emit_extract(em_, e, tensor=acc[e.index], mins=frame.mins, shape=shape),
             func,
         )
     if cond is not None:  # RDom.where or a split's guard: the update is not evaluated where it is false
         new = pb.fresh("t")
         body.append(f"{new}{f':{m}' if m > 1 else ''} = scf.if {cond} -> ({types_txt}) {{")
-        updated = _insert(pb, em, u, acc, region, ttypes, loc, func)
+        updated = _insert(pb, em, u, acc, frame, ttypes, loc, func)
         body.append(f"scf.yield {', '.join(updated)} : {types_txt} {loc}")
         body.append("} else {")
         body.append(f"scf.yield {', '.join(acc)} : {types_txt} {loc}")
         body.append(f"}} {loc}")
         new = results_of(new)
     elif em is not None:
-        new = _insert(pb, em, u, acc, region, ttypes, loc, func)
+        new = _insert(pb, em, u, acc, frame, ttypes, loc, func)
     lines.extend(body)
-    for res, (name, _, kind, _, _) in reversed(list(zip(results, loops))):
-        lines.append(f"scf.yield {', '.join(new)} : {types_txt} {loc}")
-        tag = f" {{{update_loop_attr(pb.name_of(func), u.index, name)}}}" if kind == LoopKind.UNROLLED else ""
-        lines.append(f"}}{tag} {loc}")
+    for res, (name, _, kind, _, _), level_types, forall in reversed(opened):
+        if forall is not None:  # each iteration's slice back into the Func, in place
+            lines.append("scf.forall.in_parallel {")
+            lines.extend(f"tensor.parallel_insert_slice {v} into {it}{end} {loc}" for v, it, end in zip(new, *forall))
+            lines.append(f"}} {loc}")
+            lines.append(f"}} {loc}")
+        else:
+            lines.append(f"scf.yield {', '.join(new)} : {level_types} {loc}")
+            tag = f" {{{update_loop_attr(pb.name_of(func), u.index, name)}}}" if kind == LoopKind.UNROLLED else ""
+            lines.append(f"}}{tag} {loc}")
         new = results_of(res)
     return new
 
 
-def split_guards(nest) -> list:
-    """(the loops of one dim finer than a loop of stride s, s) wherever those finer loops reach s or past it: a
-    split of a split's inner loop by a factor that does not divide it (``unroll(yi, 4)`` of a ``yi`` of 2).
-    Halide guards each split by its parent's extent -- the stride of the loop it splits off -- so the points
-    where tiles overlap are skipped, not updated twice (a scatter's ``+=`` would count them twice)."""
-    # (a loop of one iteration is skipped on both sides: a factor above its parent's extent makes a one-iteration
-    # outer loop whose stride says nothing of the tree; among the others, a finer stride is a split inside)
-    loops = [(name, e, d, st) for name, e, _, d, st in nest if e > 1]
-    out = []
-    for _, _, d, s in loops:
-        finer = [(name, e, st) for name, e, dd, st in loops if dd == d and st < s]
-        if sum((e - 1) * st for _, e, st in finer) >= s:
-            out.append(([(name, st) for name, _, st in finer], s))
-    return out
+class _Frame(NamedTuple):
+    mins: list  # per Halide dim: an int, or an i32 SSA value (a parallel iteration's slice)
+    extents: list
+
+
+def _slice(pb, sliced, n_r, outside, ivs, region, outs, types, loc):
+    """The slice of the Func one iteration of the parallel loop updates (analysis/scan_lanes.py parallel_slice):
+    its frame, the text after each shared out in ``tensor.parallel_insert_slice``, the slices, their types."""
+    dim, size = sliced
+    d = dim - n_r  # the Halide dim
+    lines = pb.lines
+    off = None
+    for name, _, _, dd, st in outside:  # the slice's first point: the loops of its dim at or outside the forall
+        if dd != dim:
+            continue
+        t = ivs[name]
+        if st != 1:
+            k = pb.fresh("c")
+            lines.append(f"{k} = arith.constant {st} : index {loc}")
+            t2 = pb.fresh("i")
+            lines.append(f"{t2} = arith.muli {t}, {k} : index {loc}")
+            t = t2
+        if off is not None:
+            t2 = pb.fresh("i")
+            lines.append(f"{t2} = arith.addi {off}, {t} : index {loc}")
+            t = t2
+        off = t
+    lo = pb.fresh("x")
+    lines.append(f"{lo} = arith.index_cast {off} : index to i32 {loc}")
+    if region.mins[d]:
+        lo2 = pb.fresh("x")
+        k = pb.fresh("c")
+        lines.append(f"{k} = arith.constant {region.mins[d]} : i32 {loc}")
+        lines.append(f"{lo2} = arith.addi {lo}, {k} : i32 {loc}")
+        lo = lo2
+    mins, extents = list(region.mins), list(region.extents)
+    mins[d], extents[d] = lo, size
+    full, part = tuple(reversed(region.extents)), tuple(reversed(extents))
+    rank = len(full)
+    offsets = ", ".join(off if j == rank - 1 - d else "0" for j in range(rank))
+    end = f"[{offsets}] [{', '.join(map(str, part))}] [{', '.join(['1'] * rank)}]"
+    slices, ttypes = [], []
+    for o, t in zip(outs, types):
+        s = pb.fresh("s")
+        lines.append(f"{s} = tensor.extract_slice {o}{end} : {tensor_type(full, t)} to {tensor_type(part, t)} {loc}")
+        slices.append(s)
+        ttypes.append(tensor_type(part, t))
+    ends = [f"{end} : {tensor_type(part, t)} into {tensor_type(full, t)}" for t in types]
+    return _Frame(mins, extents), ends, slices, ttypes
 
 
 def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, func):
@@ -387,7 +420,7 @@ def _rmw_kind(op: str, t) -> str | None:
     return _RMW.get((op, "i")) or _RMW.get((op, "u" if t.is_uint() else "s"))
 
 
-def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of) -> list:
+def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim_of, lanes=None) -> list:
     """The loops of an update with a parallel loop, storing into the Func's buffers (see emit_loops)."""
     from ..lang.rfactor import prove_associativity, same_expr
 
@@ -413,9 +446,11 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     lines.append(f"{c0} = arith.constant 0 : index {loc}")
     lines.append(f"{c1} = arith.constant 1 : index {loc}")
     ivs: dict = {}
-    for i, (name, ext, _, _, _) in enumerate(nest):
+    loops = [l for l in nest if lanes is None or l[0] != lanes.loop]  # the lanes of a vector: no loop of their own
+    for loop in loops:
+        name, ext = loop[0], loop[1]
         iv = pb.fresh("iv")
-        if i == par:
+        if loop is nest[par]:
             lines.append(f"scf.forall ({iv}) in ({ext}) {{")
         else:
             ub = pb.fresh("c")
@@ -439,6 +474,9 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         return em.from_storage(v, e.type)
 
     body: list[str] = []
+    if lanes is not None:  # its iterations write disjoint points (a pure Var's): plain vector stores
+        emit_vector_body(pb, body, loc, u, loops, lanes, span, over, dim_of, ivs, mems, region, func, memref=True)
+        return _close_memref_loops(pb, body, loops, mems, types, shape, loc)
     em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, load, func)
     inner: list[str] = []
     if cond is not None:
@@ -488,8 +526,14 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     body.extend(inner)
     if cond is not None:
         body.append(f"}} {loc}")
+    return _close_memref_loops(pb, body, nest, mems, types, shape, loc)
+
+
+def _close_memref_loops(pb, body, loops, mems, types, shape, loc) -> list:
+    """The body, the loops' ends, and the Func's buffers back as tensors."""
+    lines = pb.lines
     lines.extend(body)
-    for _ in nest:
+    for _ in loops:
         lines.append(f"}} {loc}")
     out = []
     for t, mem in zip(types, mems):
@@ -511,7 +555,9 @@ def _insert(pb, em, u, acc: list, region, ttypes: list, loc, func) -> list:
     idx = [None] * m
     for j, a in enumerate(u.args):
         v = em.emit(a)
-        if region.mins[j]:
+        if isinstance(region.mins[j], str):  # a parallel iteration's slice: its dynamic min
+            v = em.op(f"arith.subi {v}, {region.mins[j]} : i32", "x")
+        elif region.mins[j]:
             v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
         idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
     out = []

@@ -1,8 +1,9 @@
 # A scatter vectorized over a pure Var (lesson 18's hist_rfactor_vec: one histogram per column u). The lanes of
-# u are independent, so each iteration of r.y reads the old counts of 8 columns with one vector.gather and
-# writes them with one vector.scatter into the tensor the loop carries; the last vector (10 columns = 8 + 2) is
-# masked by the split's guard rather than run as scalar code. The lowered code keeps them as masked vector
-# gathers and scatters.
+# u are independent, so each iteration of r.y reads 8 consecutive input pixels with one masked
+# vector.transfer_read, the old counts of 8 columns (not consecutive: u is the counts' second dim) with one
+# vector.gather and writes them with one vector.scatter into the tensor the loop carries; the last vector
+# (10 columns = 8 + 2) is masked by the split's guard rather than run as scalar code. The lowered code keeps
+# them as masked vector loads, gathers and scatters.
 #
 # RUN: %python %s payload | FileCheck %s
 # RUN: %python %s payload | mlir-opt | FileCheck %s --check-prefix=VERIFY
@@ -27,12 +28,13 @@ emit(hist, [8])
 # CHECK:         scf.for %{{.*}} iter_args
 # CHECK:           scf.for %{{.*}} iter_args
 # CHECK:             arith.cmpi slt, %{{.*}} : vector<8xi32>
-# CHECK:             vector.gather %{{.*}} : tensor<6x10xi8>, vector<8xindex>, vector<8xi1>, vector<8xi8> into vector<8xi8>
+# CHECK:             vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<6x10xi8>, vector<8xi8>
 # CHECK:             vector.gather %{{.*}} : tensor<10x8xi32>, vector<8xindex>, vector<8xi1>, vector<8xi32> into vector<8xi32>
 # CHECK:             arith.addi %{{.*}} : vector<8xi32>
 # CHECK:             vector.scatter %{{.*}} : tensor<10x8xi32>, vector<8xindex>, vector<8xi1>, vector<8xi32> -> tensor<10x8xi32>
 
 # VERIFY: func.func @pipeline
 
+# LOWERED: llvm.intr.masked.load
 # LOWERED: llvm.intr.masked.gather
 # LOWERED: llvm.intr.masked.scatter
