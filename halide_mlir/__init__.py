@@ -14,6 +14,7 @@ from .error import (
     AsyncWarning,
     ComputeAtWarning,
     ComputeWithWarning,
+    MemoizeWarning,
 )
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
@@ -154,6 +155,7 @@ __all__ = [
     "AsyncWarning",
     "ComputeAtWarning",
     "ComputeWithWarning",
+    "MemoizeWarning",
     "set_auto_vectorize",
     "TailStrategy",
     "LoopAlignStrategy",
