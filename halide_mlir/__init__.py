@@ -15,6 +15,7 @@ from .error import (
     ComputeAtWarning,
     ComputeWithWarning,
     MemoizeWarning,
+    PrefetchWarning,
 )
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
@@ -156,6 +157,7 @@ __all__ = [
     "ComputeAtWarning",
     "ComputeWithWarning",
     "MemoizeWarning",
+    "PrefetchWarning",
     "set_auto_vectorize",
     "TailStrategy",
     "LoopAlignStrategy",

@@ -247,8 +247,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     if tile is None:
         plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
     else:
+        levels = ([lev.loop for lev in tile.levels], [lev.loop.name for lev in tile.levels if lev.collapsed])
         plan.schedule = loop_schedule(
-            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
+            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips, outer=levels
         )
     plan.updates = [
         _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)

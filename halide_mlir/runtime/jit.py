@@ -11,6 +11,7 @@ import threading
 import warnings
 
 from ..codegen.gather_indices import narrow_gather_indices
+from ..codegen.prefetch import inject_prefetches
 from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (
     AFTER_BUFFERIZE,
@@ -107,6 +108,7 @@ def bufferize(ctx, module, script) -> None:
     with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
         dense_strided_reads(module)  # codegen/strided_reads.py
         narrow_gather_indices(module)  # codegen/gather_indices.py
+        inject_prefetches(module)  # codegen/prefetch.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
         with ctx:
