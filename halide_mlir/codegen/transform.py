@@ -370,15 +370,32 @@ def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
 def fuse_siblings(sb: ScriptBuilder, fusions: list) -> None:
     """compute_with: the child's loops fused into the parent's, outermost first (analysis/compute_with.py). The
     fused loop replaces both; the inner loops of each are then siblings in its body."""
-    if fusions:  # fuse_sibling wants the same SSA values as bounds: one constant for both loops
+    if any(len(f.late) < len(f.levels) for f in fusions):  # fuse_sibling wants the same SSA values as bounds
         fn = sb.fresh("fn")
         sb.emit(f'{fn} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}')
         sb.emit(f"transform.apply_cse to {fn} : {ANY}")
+    # the levels fused after bufferization (codegen/compute_with.py) are tagged first: fusing the outer loops
+    # consumes their handles, and with them the handles of the loops inside
+    for k, f in enumerate(fusions):
+        for j, name in enumerate(f.levels):
+            if name not in f.late:
+                continue
+            for role, p, shift in (("parent", f.parent, 0), ("child", f.child, f.shift)):
+                last = j == len(f.levels) - 1
+                desc = sb.fresh("fuse_with")
+                value = f"{j}:{role}:{shift if last else 0}:{int(f.guarded and last)}"
+                sb.emit(f"{desc} = transform.param.constant {mlir_string(value)} -> !transform.any_param")
+                sb.emit(
+                    f'transform.annotate {sb.loop_handles[(p.name, name)]} "hl.compute_with_{k}" = {desc} : '
+                    f"{ANY}, !transform.any_param"
+                )
     for f in fusions:
         # the loop later in the payload is the source: the fused loop goes there, where the operands of both are
         # defined (the earlier one's body runs first in it)
         first, second = sorted((f.child, f.parent), key=lambda p: p.index)
         for name in f.levels:
+            if name in f.late:
+                continue
             target, source = sb.loop_handles[(first.name, name)], sb.loop_handles[(second.name, name)]
             fused = sb.fresh("fused")
             sb.emit(f"{fused} = transform.loop.fuse_sibling {target} into {source} : ({ANY}, {ANY}) -> {ANY}")
