@@ -16,7 +16,7 @@ from ..analysis.loop_nest import Loop
 from ..analysis.loop_schedule import LoopSchedule, unroll_what
 from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import HalideError, InternalError
-from ..lang.schedule import LoopKind
+from ..lang.schedule import DirectiveKind, LoopKind
 from .mlir_text import loop_attr, mlir_string, update_loop_attr
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -429,7 +429,7 @@ def build_transform(plan: PipelinePlan) -> str:
                 sb.unroll(loop, trip, what)
         for u in stage.updates:
             if not u.reduction:  # explicit loops in the payload (codegen/updates.py): only the unrolls are left
-                if u.schedule.prefetches:
+                if any(d.kind == DirectiveKind.PREFETCH for d in u.directives):
                     raise HalideError(
                         f"Func '{stage.name}': prefetch in update {u.update.index}, a scatter or scan, is not "
                         f"supported yet"

@@ -118,3 +118,16 @@ def test_errors():
         f.prefetch(g, y, y)
     with pytest.raises(hl.HalideError, match="constant integer offset"):
         f.prefetch(hl.ImageParam(hl.Int(32), 2, "p"), y, y, x)
+
+
+def test_prefetch_in_a_scatter_update_is_refused():
+    inp = hl.ImageParam(hl.UInt(8), 2, "img8")
+    inp.set(hl.Buffer(IMG3[0], "img8"))
+    x, y = hl.Var("x"), hl.Var("y")
+    r = hl.RDom([(0, 41), (0, 35)], "r")
+    hist = hl.Func("hist")
+    hist[x] = 0
+    hist[hl.i32(inp[r.x, r.y])] += 1
+    hist.update().prefetch(inp, r.y, r.y)
+    with pytest.raises(hl.HalideError, match="prefetch in update 0, a scatter or scan, is not supported yet"):
+        hist.realize([256])
