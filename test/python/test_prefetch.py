@@ -123,7 +123,7 @@ def test_errors():
 def test_prefetch_in_a_scatter_update_is_refused():
     inp = hl.ImageParam(hl.UInt(8), 2, "img8")
     inp.set(hl.Buffer(IMG3[0], "img8"))
-    x, y = hl.Var("x"), hl.Var("y")
+    x = hl.Var("x")
     r = hl.RDom([(0, 41), (0, 35)], "r")
     hist = hl.Func("hist")
     hist[x] = 0
