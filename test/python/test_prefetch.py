@@ -131,3 +131,15 @@ def test_prefetch_in_a_scatter_update_is_refused():
     hist.update().prefetch(inp, r.y, r.y)
     with pytest.raises(hl.HalideError, match="prefetch in update 0, a scatter or scan, is not supported yet"):
         hist.realize([256])
+
+
+def test_prefetch_on_a_gpu_stage_is_refused():
+    from halide_mlir import driver_gpu
+    inp = hl.ImageParam(hl.Float(32), 2, "imgg")
+    inp.set(hl.Buffer(IMG, "imgg"))
+    x, y, xo, yo, xi, yi = (hl.Var(n) for n in "x y xo yo xi yi".split())
+    f = hl.Func("fg")
+    f[x, y] = inp[x, y] * 2
+    f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8).prefetch(inp, yo, yo)
+    with pytest.raises(hl.HalideError, match="prefetch on a GPU stage"):
+        driver_gpu.realize_on_host(f, [16, 16])
