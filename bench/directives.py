@@ -7,7 +7,11 @@
 * ``blur_spec_w16`` / ``blur_spec_w13``: a 3x3 u16 blur whose output ``specialize(width % 16 == 0)`` s to an
   unmasked ``vectorize(x, 16)``, otherwise ``vectorize(x, 16, GuardWithIf)``; rows in parallel strips of 32 with
   blur_x computed per strip. Measured at an output width of 3072 (the specialization holds) and 3069 (it does not);
-  ``blur_nospec_w16`` is the same blur at 3072 without the specialization (GuardWithIf everywhere).
+  ``blur_nospec_w16`` is the same blur at 3072 without the specialization (GuardWithIf everywhere), and
+  ``blur_prefetch_w16`` that one with ``blur_x.prefetch(input, y, y, 2)`` (the input row two rows ahead). Halide
+  21 removes a prefetch of an ImageParam given through its Python bindings ("Removing prefetch of input_im ...
+  since the prefetched area will always be empty": the directive names the parameter's buffer, not what the
+  Func reads), so its column there is the blur without a prefetch.
 
 Both implementations run the same schedule on the same input with the same threads, interleaved, best of N;
 outputs are checked equal (the float sum to rtol 1e-4: the rfactor'd order differs from a serial sum).
@@ -53,7 +57,7 @@ def _sum(m):
     return total, [1]
 
 
-def _blur(m, width, specialized):
+def _blur(m, width, specialized, prefetch=False):
     inp = m.ImageParam(m.UInt(16), 2, "input")
     x, y, yo, yi = m.Var("x"), m.Var("y"), m.Var("yo"), m.Var("yi")
     bx, out = m.Func("blur_x"), m.Func("blur_y")
@@ -64,6 +68,8 @@ def _blur(m, width, specialized):
     if specialized:
         out.specialize((inp.width() - 2) % 16 == 0).vectorize(x, 16)
     out.vectorize(x, 16, m.TailStrategy.GuardWithIf)
+    if prefetch:  # blur_x reads the input: its rows 2 iterations ahead, at each of its rows
+        bx.prefetch(inp, y, y, 2)
     inp.set(m.Buffer(_INPUTS[f"u16_{width}"], "input"))
     return out, [width, 1024]
 
@@ -74,6 +80,7 @@ CASES = {
     "blur_spec_w16": lambda m: _blur(m, 3072, True),
     "blur_spec_w13": lambda m: _blur(m, 3069, True),
     "blur_nospec_w16": lambda m: _blur(m, 3072, False),
+    "blur_prefetch_w16": lambda m: _blur(m, 3072, False, prefetch=True),
 }
 
 

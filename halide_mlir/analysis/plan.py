@@ -34,6 +34,7 @@ from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
+from .prefetch import read_prefetches
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .small_directives import check_always, check_storage_bounds, partition_policies
 from .tiling import TilePlan, tile_plan
@@ -187,7 +188,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
-    directives = list(stage.directives)
+    directives = read_prefetches(name, list(stage.directives), stage.values)  # (Halide drops the others)
     prints = tracing.prints_in_stage(bounded, stage)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_lanes(name, stage.vars, extents, directives)
@@ -277,7 +278,7 @@ def _plan_update(
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)
-    directives = list(u.schedule.directives)
+    directives = read_prefetches(uname, list(u.schedule.directives), u.exprs())
     prints = tracing.prints_in_update(bounded, stage, u)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_update_lanes(stage, u, uext, directives)

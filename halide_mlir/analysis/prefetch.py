@@ -12,8 +12,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..error import HalideError
+import warnings
+
+from ..error import HalideError, PrefetchWarning
 from ..lang.schedule import DirectiveKind
+from ..lang.traversal import walk
+
+
+def read_prefetches(name: str, directives: list, exprs) -> list:
+    """``directives`` without the prefetches of inputs the stage itself does not read (inline Funcs substituted):
+    Halide's box is of the stage's own reads (producers computed at its loops are outside the prefetch), so it
+    removes those with a warning, and so does this."""
+    if not any(d.kind == DirectiveKind.PREFETCH for d in directives):
+        return directives
+    read = {id(n.value) for e in exprs for n in walk(e) if n.kind == "call"}
+    out = []
+    for d in directives:
+        if d.kind == DirectiveKind.PREFETCH and id(d.args[0]) not in read:
+            holder, at, from_, offset = d.args[:4]
+            site = f"{d.site}: " if d.site is not None else ""
+            warnings.warn(
+                PrefetchWarning(
+                    f"{site}Removing prefetch of {holder.name()} at loop nest of {name}.s0.{at} from location "
+                    f"{name}.s0.{from_} + offset {offset}) since the prefetched area will always be empty "
+                    f"({name} does not read {holder.name()} itself)"
+                ),
+                stacklevel=4,
+            )
+            continue
+        out.append(d)
+    return out
 
 
 @dataclass(frozen=True)

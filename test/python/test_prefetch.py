@@ -19,7 +19,7 @@ def _blur(m, schedule, strategy="GuardWithIf", offset=1):
     x, y, xo, yo, xi, yi = (m.Var(n) for n in "x y xo yo xi yi".split())
     bx, f = m.Func("bx"), m.Func("f")
     bx[x, y] = inp[x, y] + inp[x + 1, y] + inp[x + 2, y]
-    f[x, y] = bx[x, y] + bx[x, y + 2] * 0.5
+    f[x, y] = bx[x, y] + bx[x, y + 2] * 0.5 + inp[x + 1, y + 1]  # (f reads inp itself: Halide's prefetch box)
     s = getattr(m.PrefetchBoundStrategy, strategy)
     if schedule == "split":
         f.split(y, yo, yi, 4).vectorize(x, 8).prefetch(inp, yo, yo, offset, s)
@@ -143,3 +143,22 @@ def test_prefetch_on_a_gpu_stage_is_refused():
     f.gpu_tile(x, y, xo, yo, xi, yi, 8, 8).prefetch(inp, yo, yo)
     with pytest.raises(hl.HalideError, match="prefetch on a GPU stage"):
         driver_gpu.realize_on_host(f, [16, 16])
+
+
+def _unread(m):
+    inp = m.ImageParam(m.Float(32), 2, "inp")
+    inp.set(m.Buffer(IMG, "img"))
+    x, y, yo, yi = m.Var("x"), m.Var("y"), m.Var("yo"), m.Var("yi")
+    bx, f = m.Func("bx"), m.Func("f")
+    bx[x, y] = inp[x, y] + inp[x + 1, y]
+    f[x, y] = bx[x, y] * 2
+    f.split(y, yo, yi, 4).prefetch(inp, yo, yo)
+    bx.compute_at(f, yo)
+    return f
+
+
+def test_prefetch_of_an_input_only_a_producer_reads_is_removed_as_in_halide():
+    # Halide's box is of the stage's own reads: bx, computed at yo, is outside it ("Removing prefetch ...")
+    with pytest.warns(hl.PrefetchWarning, match=r"Removing prefetch of inp at loop nest of f\S*\.s0\.yo"):
+        ours = np.asarray(_unread(hl).realize([37, 29]))
+    np.testing.assert_allclose(ours, np.asarray(_unread(halide).realize([37, 29])), rtol=1e-6)
