@@ -124,7 +124,11 @@ def main(argv=None) -> int:
         print(row, flush=True)
     if args.write:
         info = f"HL_NUM_THREADS={args.threads}, best of {args.rounds} interleaved rounds."
-        print(write_section("directives", "rfactor, specialize and prefetch", "bench.directives", info, "\n".join([head, *rows])))
+        print(
+            write_section(
+                "directives", "rfactor, specialize and prefetch", "bench.directives", info, "\n".join([head, *rows])
+            )
+        )
     return 0
 
 
