@@ -229,7 +229,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
             unrolled.append((loop, t.trip, t.unroll_what))
     fuse_at.check_done()
     if schedule.prefetches:
-        tag_prefetches(sb, schedule, op)
+        tag_prefetches(sb, schedule)
     if schedule.vector_sizes is not None:
         sizes = list(schedule.vector_sizes)
         if compound:
@@ -241,7 +241,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         sb.unroll(loop, extent, what)
 
 
-def tag_prefetches(sb: ScriptBuilder, schedule: LoopSchedule, op: str) -> None:
+def tag_prefetches(sb: ScriptBuilder, schedule: LoopSchedule) -> None:
     """Each prefetch's ``at`` loop carries ``hl.prefetch`` ("id:input:offset:strategy", ';'-separated) and its
     ``from`` loop ``hl.prefetch_from_<id>``: codegen/prefetch.py emits the prefetches after bufferization."""
     at_loops: dict = {}
