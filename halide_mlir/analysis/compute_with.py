@@ -10,8 +10,8 @@ first stage's row insert sits between the inner pair, and fuse_sibling needs equ
 the innermost fused loop's dimension differ, Halide's LoopAlignStrategy lines them up: AlignStart puts the two
 starts at one iteration, AlignEnd the two ends, NoAlign and Auto (Halide: "set to NoAlign") the same coordinate;
 the fused loop runs over both ranges so aligned and each stage's body is guarded by its own range. What can't be
-fused that way (an alignment at an outer fused level, a shift that is not a multiple of the split, a stage
-aligned in two fusions) leaves the loops from there in (``hl.ComputeWithWarning``, same values).
+fused that way (the loops inside an aligned level, a shift that is not a multiple of the split, a stage aligned
+in two fusions) leaves the loops from there in their own nests (``hl.ComputeWithWarning``, same values).
 """
 
 from __future__ import annotations
@@ -135,7 +135,8 @@ def _warn(where, child, parent, var, text) -> None:
 def _aligned_levels(child, parent, levels, cw) -> tuple:
     """(the levels fused, the child's shift at the last, guarded, why the rest are not fused or None): each
     level fuses where the two cover the same range of its dimension; a range that differs is lined up by the
-    level's LoopAlignStrategy, at the innermost fused level only."""
+    level's LoopAlignStrategy, and the fusion stops there (its bodies are guarded: the loops inside are no longer
+    siblings)."""
     from ..lang.compute_with import LoopAlignStrategy
 
     tiled = {t.loop.name: t for t in parent.schedule.loops}
@@ -156,8 +157,8 @@ def _aligned_levels(child, parent, levels, cw) -> tuple:
             f"{child.name} over [{child.region.mins[d]}, {child.region.mins[d] + child.region.extents[d]}), "
             f"{parent.name} over [{parent.region.mins[d]}, {parent.region.mins[d] + parent.region.extents[d]})"
         )
-        if i != len(levels) - 1 or len(dims) > 1 or d in seen_dims:
-            return levels[:i], 0, False, f"loop '{name}' would need an alignment ({ranges}) above the innermost level"
+        if len(dims) > 1 or d in seen_dims:
+            return levels[:i], 0, False, f"loop '{name}' would need an alignment ({ranges}) of a fused or split dim"
         strategy = cw.align.get(name, cw.align.get(None, LoopAlignStrategy.Auto))
         if strategy == LoopAlignStrategy.AlignStart:
             shift = 0
@@ -176,7 +177,9 @@ def _aligned_levels(child, parent, levels, cw) -> tuple:
             )
         if t.loop.kind == LoopKind.PARALLEL:
             shift //= stride  # (a parallel loop's iv counts iterations: a normalized scf.forall)
-        return levels, shift, True, None
+        # each body under its own guard: the loops inside are no longer siblings, so the fusion stops here
+        inner = f"the loops inside loop '{name}' are not fused: it needs an alignment ({ranges})"
+        return levels[: i + 1], shift, True, (inner if i < len(levels) - 1 else None)
     return levels, 0, False, None
 
 

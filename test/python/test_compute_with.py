@@ -102,8 +102,8 @@ def test_alignments_not_supported_yet_warn():
     # NoAlign: g's columns start 2 after f's
     with pytest.warns(hl.ComputeWithWarning, match=r"NoAlign at loop 'xo' .* shifts g\S* by -2"):
         run_both(lambda h: _pipeline(h, "tiled_xo", "NoAlign", shift=2), [IMG.shape[1] - 5, IMG.shape[0]])
-    # an alignment at y, above the innermost fused loop xo: nothing fused
-    with pytest.warns(hl.ComputeWithWarning, match="not fused: loop 'y' would need an alignment"):
+    # an alignment at y, above the innermost fused loop xo: y fused (guarded bodies), xo not
+    with pytest.warns(hl.ComputeWithWarning, match="fused down to loop 'y' only: the loops inside loop 'y'"):
         run_both(lambda h: _pipeline(h, "tiled_xo", "AlignEnd", yshift=3, both=True), [34, 16])
 
 
