@@ -14,6 +14,8 @@ from .error import (
     AsyncWarning,
     ComputeAtWarning,
     ComputeWithWarning,
+    MemoizeWarning,
+    PrefetchWarning,
 )
 from .error import UnsafeCacheWarning  # noqa: F401  (the disk cache's directory is not private)
 from .lang.buffer import Buffer
@@ -162,6 +164,8 @@ __all__ = [
     "AsyncWarning",
     "ComputeAtWarning",
     "ComputeWithWarning",
+    "MemoizeWarning",
+    "PrefetchWarning",
     "set_auto_vectorize",
     "TailStrategy",
     "LoopAlignStrategy",

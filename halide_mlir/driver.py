@@ -363,6 +363,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
+        memoize.warn_uncached(func, "a GPU pipeline", _memoizing)
         if 0 not in region.extents:
             _gpu_driver().realize(func, outs, region, target, copy_back=given is None)
         return result

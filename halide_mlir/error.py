@@ -93,3 +93,14 @@ class ComputeAtWarning(SlowPathWarning):
 class ComputeWithWarning(SlowPathWarning):
     """A ``compute_with`` whose loops can't be fused yet (their extents or splits differ, so an alignment would be
     needed): the stages run in their own loop nests. Same values; the locality the fusion was for is lost."""
+
+
+class MemoizeWarning(SlowPathWarning):
+    """A memoized Func computed on every call, as an ordinary stage: ahead-of-time code (``compile_to_*``,
+    python extensions), GPU and Dask pipelines have no memoization cache yet (Halide's runtime has one). Same
+    values; the recomputation memoize() was for is not saved."""
+
+
+class PrefetchWarning(SlowPathWarning):
+    """A ``prefetch`` that prefetches nothing: the stage reads nothing of the input in the body of the loop it is
+    at (Halide removes such a prefetch with a warning too)."""

@@ -3,9 +3,15 @@
 Halide computes the child's pure stage in the parent's loop nest from the outermost loop down to ``var``. Values
 never change (the two stages must not depend on each other), so what is planned here is only which loops of the
 two stages become one: the loops the script materializes (analysis/loop_schedule.py) for the fused levels, with
-the same names, extents, splits and kinds in both. Those are fused by ``transform.loop.fuse_sibling``
-(codegen/transform.py ``fuse_siblings``). Loops that would need an alignment (different extents or mins: Halide's
-LoopAlignStrategy) are not fused yet: the stages keep their own loop nests, with ``hl.ComputeWithWarning``.
+the same names, splits and kinds in both. The outermost one, where both stages cover the same range of its
+dimension, is fused on tensors by ``transform.loop.fuse_sibling`` (codegen/transform.py ``fuse_siblings``); the
+levels inside it, and a level whose ranges differ, after bufferization (codegen/compute_with.py: on tensors the
+first stage's row insert sits between the inner pair, and fuse_sibling needs equal bounds). Where the two ranges of
+the innermost fused loop's dimension differ, Halide's LoopAlignStrategy lines them up: AlignStart puts the two
+starts at one iteration, AlignEnd the two ends, NoAlign and Auto (Halide: "set to NoAlign") the same coordinate;
+the fused loop runs over both ranges so aligned and each stage's body is guarded by its own range. What can't be
+fused that way (the loops inside an aligned level, a shift that is not a multiple of the split, a stage aligned
+in two fusions) leaves the loops from there in their own nests (``hl.ComputeWithWarning``, same values).
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from ..lang.schedule import LevelKind, LoopKind
 class Fusion:
     child: object  # StagePlan computed with...
     parent: object  # ...this one
-    levels: tuple  # the fused loops' names, outermost first (the last is compute_with's var)
+    levels: tuple  # the fused loops' names, outermost first (the last is compute_with's var, unless cut short)
+    late: tuple = ()  # the levels fused after bufferization (all but an outermost one over equal ranges)
+    shift: int = 0  # the child's iteration = the parent's + shift, at the last level (in its loop's iv units)
+    guarded: bool = False  # the last level's ranges differ: each body runs under a guard of its own range
 
 
 def _level_text(stage, pipeline) -> str:
@@ -93,25 +102,85 @@ def plan_compute_with(stages: list) -> list:
                 )
         reason = _unfusable(child, parent, levels)
         if reason:
-            warnings.warn(
-                f"{where}Func '{child.name}' computed with Func '{parent.name}' at loop '{cw.var}': "
-                f"{reason}, so the two run in their own loop nests (same values)",
-                ComputeWithWarning,
-                stacklevel=2,
-            )
+            _warn(where, child, parent, cw.var, f"{reason}, so the two run in their own loop nests (same values)")
             continue
-        if len(levels) > 1:
-            # inside the fused outer loop, the first stage's inner loop result is inserted into its row before the
-            # second stage's inner loop: fuse_sibling refuses the inner pair (its results' users must follow)
-            warnings.warn(
-                f"{where}Func '{child.name}' computed with Func '{parent.name}' at loop '{cw.var}': only "
-                f"the outermost loop '{levels[0]}' is fused yet (same values)",
-                ComputeWithWarning,
-                stacklevel=2,
+        fused, shift, guarded, reason = _aligned_levels(child, parent, levels, cw)
+        shared = [o for o in out if any(a is b for a in (child, parent) for b in (o.child, o.parent))]
+        if shared and (guarded or any(o.guarded for o in shared)):
+            # (a guarded body is not a loop of its own any more: a second fusion could not find it)
+            fused = fused[:-1] if guarded else ()
+            reason, shift, guarded = (
+                "a stage aligned in one compute_with and fused in another is not supported yet",
+                0,
+                False,
             )
-            levels = levels[:1]
-        out.append(Fusion(child, parent, levels))
+        if reason:
+            what = f"fused down to loop '{fused[-1]}' only" if fused else "not fused"
+            _warn(where, child, parent, cw.var, f"{what}: {reason} (same values)")
+        if not fused:
+            continue
+        late = fused if guarded and len(fused) == 1 else fused[1:]
+        out.append(Fusion(child, parent, fused, late, shift, guarded))
     return out
+
+
+def _warn(where, child, parent, var, text) -> None:
+    warnings.warn(
+        f"{where}Func '{child.name}' computed with Func '{parent.name}' at loop '{var}': {text}",
+        ComputeWithWarning,
+        stacklevel=3,
+    )
+
+
+def _aligned_levels(child, parent, levels, cw) -> tuple:
+    """(the levels fused, the child's shift at the last, guarded, why the rest are not fused or None): each
+    level fuses where the two cover the same range of its dimension; a range that differs is lined up by the
+    level's LoopAlignStrategy, and the fusion stops there (its bodies are guarded: the loops inside are no longer
+    siblings)."""
+    from ..lang.compute_with import LoopAlignStrategy
+
+    tiled = {t.loop.name: t for t in parent.schedule.loops}
+    seen_dims: set = set()
+    for i, name in enumerate(levels):
+        t = tiled[name]
+        dims = [d for d, _ in t.loop.parts]
+        differ = [
+            d
+            for d in dims
+            if (child.region.mins[d], child.region.extents[d]) != (parent.region.mins[d], parent.region.extents[d])
+        ]
+        if not differ:
+            seen_dims.update(dims)
+            continue
+        d = differ[0]
+        ranges = (
+            f"{child.name} over [{child.region.mins[d]}, {child.region.mins[d] + child.region.extents[d]}), "
+            f"{parent.name} over [{parent.region.mins[d]}, {parent.region.mins[d] + parent.region.extents[d]})"
+        )
+        if len(dims) > 1 or d in seen_dims:
+            return levels[:i], 0, False, f"loop '{name}' would need an alignment ({ranges}) of a fused or split dim"
+        strategy = cw.align.get(name, cw.align.get(None, LoopAlignStrategy.Auto))
+        if strategy == LoopAlignStrategy.AlignStart:
+            shift = 0
+        elif strategy == LoopAlignStrategy.AlignEnd:
+            shift = child.region.extents[d] - parent.region.extents[d]
+        else:  # NoAlign, Auto: the same coordinate in both
+            shift = parent.region.mins[d] - child.region.mins[d]
+        stride = t.tile_sizes[len(child.region.extents) - 1 - d]
+        if shift % stride:
+            return (
+                levels[:i],
+                0,
+                False,
+                f"{strategy.name} at loop '{name}' ({ranges}) shifts {child.name} by {shift}, not a multiple of the "
+                f"loop's step {stride}",
+            )
+        if t.loop.kind == LoopKind.PARALLEL:
+            shift //= stride  # (a parallel loop's iv counts iterations: a normalized scf.forall)
+        # each body under its own guard: the loops inside are no longer siblings, so the fusion stops here
+        inner = f"the loops inside loop '{name}' are not fused: it needs an alignment ({ranges})"
+        return levels[: i + 1], shift, True, (inner if i < len(levels) - 1 else None)
+    return levels, 0, False, None
 
 
 def _unfusable(child, parent, levels) -> str | None:
@@ -127,12 +196,6 @@ def _unfusable(child, parent, levels) -> str | None:
     cnames = [l.name for l in child.loops][: len(levels)]
     if tuple(cnames) != levels:
         return f"the loops of Func '{child.name}' are not the same ({', '.join(cnames)})"
-    if child.region.extents != parent.region.extents or child.region.mins != parent.region.mins:
-        return (
-            f"their regions differ (mins {list(child.region.mins)} / {list(parent.region.mins)}, extents "
-            f"{list(child.region.extents)} / {list(parent.region.extents)}): the loops would need an alignment, "
-            f"which is not supported yet"
-        )
     for name in levels:
         a, b = tp.get(name), tc.get(name)
         if a is None or b is None or a.tile_sizes is None or b.tile_sizes is None:

@@ -21,6 +21,7 @@ from ..error import HalideError, InternalError, ParallelAsLanesWarning
 from ..lang.func import MAX_UNROLL
 from ..lang.schedule import DirectiveKind, LoopKind
 from .loop_nest import MAX_VECTOR_LANES, Loop, covered_extents, vector_block
+from .prefetch import plan_prefetches
 
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Sequence
@@ -51,6 +52,7 @@ class LoopSchedule:
     loops: tuple  # TiledLoop per materialized loop, outermost first
     computed_before: tuple  # loops (vector lanes, nothing materialized) whose producers run before the op's loops
     vector_sizes: tuple | None  # per tensor dim, or None: not vectorized
+    prefetches: tuple = ()  # analysis/prefetch.py PrefetchPlans
 
 
 def unroll_what(name: str, loop: Loop, directives: Sequence[Directive]) -> str:
@@ -71,11 +73,13 @@ def loop_schedule(
     n_rvars: int,
     trips: dict,
     coupled: frozenset = frozenset(),
+    outer: tuple = ((), ()),
 ) -> LoopSchedule:
     """``loops`` (outermost first) run over ``extents``; ``producer_loops``: names of the loops some producer
     is fused at; ``n_rvars``: an update's RVar loops are its first dims; ``trips``: loop name -> iterations in
     one computation (a stage computed at a consumer's loop runs its loops over one tile); ``coupled``: dims that
-    an input read adds together (plan.py coupled_dims)."""
+    an input read adds together (plan.py coupled_dims); ``outer``: (loops, names of those collapsed) a tile plan
+    spells out around these (prefetches may be at them)."""
     n = len(extents)
     if not directives and not producer_loops:
         return LoopSchedule(name, False, (), (), None)
@@ -147,7 +151,10 @@ def loop_schedule(
         if not lanes and covered[l.dim] > l.extent:
             raise HalideError(f"Func '{name}': vectorized loop '{l.name}' spans {covered[l.dim]} elements")
         vector_sizes = tuple(covered[d] for d in reversed(range(n)))
-    return LoopSchedule(name, True, tuple(tiled), in_vector if in_vector and not materialize else (), vector_sizes)
+    before = in_vector if in_vector and not materialize else ()
+    return LoopSchedule(
+        name, True, tuple(tiled), before, vector_sizes, plan_prefetches(name, loops, tiled, directives, *outer)
+    )
 
 
 def _vector_loops(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..error import AsyncWarning, HalideError, StorageWarning
+from ..error import AsyncWarning, HalideError, MemoizeWarning, StorageWarning
 from ..lang.buffer import Buffer
 from ..lang.expr import Expr
 from ..lang.func import Func
@@ -207,3 +207,17 @@ def memoized_at_loops(pipeline) -> None:
                 ),
                 stacklevel=5,
             )
+
+
+def warn_uncached(output: Func, where: str, internal: bool = False) -> None:
+    """Paths without a memoization cache (``where``: AOT code, a GPU or a Dask pipeline) compute memoized Funcs
+    as ordinary stages on every call: Halide's checks of memoize first, then a warning naming each Func
+    (``internal``: see check)."""
+    for f in check(output, internal):
+        warnings.warn(
+            MemoizeWarning(
+                f"{f.schedule().memoize.site}: Func '{f.name()}' is memoized, but {where} has no memoization "
+                f"cache in halide_mlir: it is computed on every call (same values)"
+            ),
+            stacklevel=3,
+        )

@@ -34,6 +34,7 @@ from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
+from .prefetch import read_prefetches
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
 from .small_directives import check_always, check_storage_bounds, partition_policies
@@ -190,7 +191,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
-    directives = list(stage.directives)
+    directives = read_prefetches(name, list(stage.directives), stage.values)  # (Halide drops the others)
     prints = tracing.prints_in_stage(bounded, stage)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_lanes(name, stage.vars, extents, directives)
@@ -250,8 +251,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     if tile is None:
         plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
     else:
+        levels = ([lev.loop for lev in tile.levels], [lev.loop.name for lev in tile.levels if lev.collapsed])
         plan.schedule = loop_schedule(
-            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
+            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips, outer=levels
         )
     plan.updates = [
         _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
@@ -282,7 +284,7 @@ def _plan_update(
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)
-    directives = list(u.schedule.directives)
+    directives = read_prefetches(uname, list(u.schedule.directives), u.exprs())
     prints = tracing.prints_in_update(bounded, stage, u)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_update_lanes(stage, u, uext, directives)

@@ -205,6 +205,9 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
         raise HalideError(
             f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
         )
+    from ..analysis.memoize import warn_uncached
+
+    warn_uncached(func, "ahead-of-time code")  # (Halide's AOT runtime has a memoization cache; ours has none)
     threads = _threads()
     if parallel_runtime(threads) != "openmp":
         raise HalideError(

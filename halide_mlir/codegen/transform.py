@@ -16,7 +16,7 @@ from ..analysis.loop_nest import Loop
 from ..analysis.loop_schedule import LoopSchedule, unroll_what
 from ..analysis.plan import PipelinePlan, StagePlan
 from ..error import HalideError, InternalError
-from ..lang.schedule import LoopKind
+from ..lang.schedule import DirectiveKind, LoopKind
 from .mlir_text import loop_attr, mlir_string, update_loop_attr
 
 HEADER = "module attributes {transform.with_named_sequence} {"
@@ -54,6 +54,8 @@ class ScriptBuilder:
         self.n = 0
         self.libraries: dict[str, str] = {}
         self.unrolls: list = []
+        self.inputs: tuple = ()  # the pipeline's inputs, in argument order (tag_prefetches)
+        self.prefetch_ids = 0
         self.unroll_lines: list[str] = []  # the body of UNROLL_SEQUENCE
         self.loop_handles: dict = {}  # (stage, loop name) -> the loop a stage's tiling made
 
@@ -226,6 +228,8 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         if t.loop.kind == LoopKind.UNROLLED:
             unrolled.append((loop, t.trip, t.unroll_what))
     fuse_at.check_done()
+    if schedule.prefetches:
+        tag_prefetches(sb, schedule)
     if schedule.vector_sizes is not None:
         sizes = list(schedule.vector_sizes)
         if compound:
@@ -235,6 +239,24 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent, what in unrolled:
         sb.unroll(loop, extent, what)
+
+
+def tag_prefetches(sb: ScriptBuilder, schedule: LoopSchedule) -> None:
+    """Each prefetch's ``at`` loop carries ``hl.prefetch`` ("id:input:offset:strategy", ';'-separated) and its
+    ``from`` loop ``hl.prefetch_from_<id>``: codegen/prefetch.py emits the prefetches after bufferization."""
+    at_loops: dict = {}
+    for p in schedule.prefetches:
+        k = sb.prefetch_ids = sb.prefetch_ids + 1
+        arg = next(i for i, h in enumerate(sb.inputs) if h is p.holder)
+        at_loops.setdefault(p.at, []).append(f"{k}:{arg}:{p.offset}:{p.strategy.value}")
+        sb.emit(f'transform.annotate {sb.loop_handles[(schedule.name, p.from_)]} "hl.prefetch_from_{k}" : {ANY}')
+    for at, entries in at_loops.items():
+        desc = sb.fresh("prefetch")
+        sb.emit(f"{desc} = transform.param.constant {mlir_string(';'.join(entries))} -> !transform.any_param")
+        sb.emit(
+            f'transform.annotate {sb.loop_handles[(schedule.name, at)]} "hl.prefetch" = {desc} : {ANY}, '
+            f"!transform.any_param"
+        )
 
 
 class FuseAt:
@@ -348,15 +370,32 @@ def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
 def fuse_siblings(sb: ScriptBuilder, fusions: list) -> None:
     """compute_with: the child's loops fused into the parent's, outermost first (analysis/compute_with.py). The
     fused loop replaces both; the inner loops of each are then siblings in its body."""
-    if fusions:  # fuse_sibling wants the same SSA values as bounds: one constant for both loops
+    if any(len(f.late) < len(f.levels) for f in fusions):  # fuse_sibling wants the same SSA values as bounds
         fn = sb.fresh("fn")
         sb.emit(f'{fn} = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}')
         sb.emit(f"transform.apply_cse to {fn} : {ANY}")
+    # the levels fused after bufferization (codegen/compute_with.py) are tagged first: fusing the outer loops
+    # consumes their handles, and with them the handles of the loops inside
+    for k, f in enumerate(fusions):
+        for j, name in enumerate(f.levels):
+            if name not in f.late:
+                continue
+            for role, p, shift in (("parent", f.parent, 0), ("child", f.child, f.shift)):
+                last = j == len(f.levels) - 1
+                desc = sb.fresh("fuse_with")
+                value = f"{j}:{role}:{shift if last else 0}:{int(f.guarded and last)}"
+                sb.emit(f"{desc} = transform.param.constant {mlir_string(value)} -> !transform.any_param")
+                sb.emit(
+                    f'transform.annotate {sb.loop_handles[(p.name, name)]} "hl.compute_with_{k}" = {desc} : '
+                    f"{ANY}, !transform.any_param"
+                )
     for f in fusions:
         # the loop later in the payload is the source: the fused loop goes there, where the operands of both are
         # defined (the earlier one's body runs first in it)
         first, second = sorted((f.child, f.parent), key=lambda p: p.index)
         for name in f.levels:
+            if name in f.late:
+                continue
             target, source = sb.loop_handles[(first.name, name)], sb.loop_handles[(second.name, name)]
             fused = sb.fresh("fused")
             sb.emit(f"{fused} = transform.loop.fuse_sibling {target} into {source} : ({ANY}, {ANY}) -> {ANY}")
@@ -367,6 +406,7 @@ def build_transform(plan: PipelinePlan) -> str:
     """The transform script: each stage's plan printed as transform ops, consumers first (a producer fused
     into a consumer's loop is scheduled through the handle of its fused copies)."""
     sb = ScriptBuilder()
+    sb.inputs = plan.pipeline.inputs  # (prefetches name the input they read: tag_prefetches)
     fused: dict = {}  # (producer Func, update index or -1) -> handle of its copies fused into a consumer loop
     for stage in reversed(plan.stages):
         fuse_at = FuseAt(sb, stage, stage.producers, fused)
@@ -381,6 +421,7 @@ def build_transform(plan: PipelinePlan) -> str:
             handles = [sb.match_loop(stage.name, lev.loop) for lev in levels]
             for lev, handle in reversed(list(zip(levels, handles))):
                 loop = fuse_at(lev.loop.name, handle, stage.tile.viewed)
+                sb.loop_handles[(stage.name, lev.loop.name)] = loop  # (tag_prefetches)
                 if lev.loop.kind == LoopKind.UNROLLED:
                     unrolled.append((loop, lev.trip, unroll_what(stage.name, lev.loop, stage.directives)))
             schedule_stage(sb, stage.schedule, sb.match_stage(stage.name), fuse_at)
@@ -388,6 +429,11 @@ def build_transform(plan: PipelinePlan) -> str:
                 sb.unroll(loop, trip, what)
         for u in stage.updates:
             if not u.reduction:  # explicit loops in the payload (codegen/updates.py): only the unrolls are left
+                if any(d.kind == DirectiveKind.PREFETCH for d in u.directives):
+                    raise HalideError(
+                        f"Func '{stage.name}': prefetch in update {u.update.index}, a scatter or scan, is not "
+                        f"supported yet"
+                    )
                 unroll_update_loops(sb, stage, u)
                 continue
             op = fused.get((stage.func, u.update.index))

@@ -163,6 +163,9 @@ def realize(func_or_pipeline, sizes, chunks, *, inputs=None, client=None, thread
         raise HalideError(f"{user_site()}: threads must be a positive integer, not {threads!r}")
     region = output_region(func, sizes, None)
     normal = _chunks(chunks, tuple(reversed(region.extents)), func)
+    from ..analysis.memoize import warn_uncached
+
+    warn_uncached(func, "a Dask pipeline")  # (its tasks run on workers: no cache shared across realizes)
     return _realize(func, region, normal, dict(inputs or {}), client, threads, None)
 
 

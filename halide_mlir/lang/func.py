@@ -18,6 +18,7 @@ from .source import capture_site, user_site
 from .types import Int, Type
 from .debugging import install as install_tracing
 from .memoize import install as install_memoize
+from .prefetch import install as install_prefetch
 from .small_directives import install as install_small_directives
 from .unsupported import install as install_unsupported
 from .var import Var
@@ -1031,6 +1032,7 @@ class SpecializedStage(Stage):
 
 
 install_memoize(Func)  # memoize, async_, ring_buffer (lang/memoize.py)
+install_prefetch(Func)  # prefetch (lang/prefetch.py)
 install_small_directives(Func)  # partition, align_*, bound_*, hoist_storage... (lang/small_directives.py)
 install_unsupported(Func)  # the Halide directives not implemented yet refuse (lang/unsupported.py)
 install_tracing(Func)  # trace_stores/trace_loads/trace_realizations (lang/debugging.py)

@@ -47,6 +47,7 @@ class DirectiveKind(_Kind):
     PARTITION = "partition"  # (var, Partition): loop partitioning of boundary conditions (analysis/plan.py)
     BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
     ALIGN = "align"  # (var, modulus, remainder or None): align_bounds / align_extent
+    PREFETCH = "prefetch"  # (ImageParam or Buffer, at, from, offset, strategy): lang/prefetch.py
 
 
 class LoopKind(_Kind):
@@ -90,8 +91,8 @@ class Partition(enum.Enum):
 
 
 class PrefetchBoundStrategy(enum.Enum):
-    """What Halide's ``prefetch`` does where the prefetched region leaves the buffer (prefetch itself is not
-    supported yet: lang/unsupported.py)."""
+    """What Halide's ``prefetch`` does where the prefetched region leaves the buffer: intersect it with the
+    buffer (Clamp), skip the whole prefetch (GuardWithIf), or prefetch it as it is (NonFaulting)."""
 
     Clamp = "Clamp"
     GuardWithIf = "GuardWithIf"

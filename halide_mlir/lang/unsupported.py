@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .source import user_site
 
-NOT_SUPPORTED = ("add_trace_tag", "hexagon", "prefetch")
+NOT_SUPPORTED = ("add_trace_tag", "hexagon")
 
 
 def _refuse(name: str):

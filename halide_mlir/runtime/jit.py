@@ -11,6 +11,8 @@ import threading
 import warnings
 
 from ..codegen.gather_indices import narrow_gather_indices
+from ..codegen.prefetch import inject_prefetches
+from ..codegen.compute_with import fuse_tagged_loops
 from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (
     AFTER_BUFFERIZE,
@@ -107,6 +109,7 @@ def bufferize(ctx, module, script) -> None:
     with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
         dense_strided_reads(module)  # codegen/strided_reads.py
         narrow_gather_indices(module)  # codegen/gather_indices.py
+        inject_prefetches(module)  # codegen/prefetch.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
     if unroll is not None:
         with ctx:
@@ -116,6 +119,8 @@ def bufferize(ctx, module, script) -> None:
         with ctx:
             check_unrolled(module, reported)
     run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed", "bufferize")
+    with ctx, mlir_errors("fusing compute_with loops failed", "bufferize"):
+        fuse_tagged_loops(module)  # codegen/compute_with.py (after the clean-up: loops without results)
 
 
 # Unrolling is checked around @halide_unroll: transform.loop.unroll by a factor above the loop's trip count

@@ -1,6 +1,8 @@
 """``compute_with`` against real Halide 21: two consumers of one producer computed in one loop nest (fused with
-``transform.loop.fuse_sibling``), with vectorized and parallel loops, an odd size, every LoopAlignStrategy; stages
-of different extents (an alignment: not fused yet, ComputeWithWarning, same values); Halide's errors."""
+``transform.loop.fuse_sibling``), with vectorized and parallel loops, an odd size, every LoopAlignStrategy; inner
+loops fused after bufferization;
+stages of different extents along a fused loop lined up by each LoopAlignStrategy (guarded bodies), the alignments
+not supported yet (ComputeWithWarning, same values); Halide's errors."""
 import warnings
 
 import numpy as np
@@ -11,7 +13,7 @@ from oracle import realize_raises_both, run_both
 IMG = np.random.default_rng(16).integers(0, 256, (19, 37)).astype(np.uint8)
 
 
-def _pipeline(hl, schedule, align=None, shift=0):
+def _pipeline(hl, schedule, align=None, shift=0, yshift=0, both=False):
     x, y = hl.Var("x"), hl.Var("y")
     inp = hl.Buffer(IMG, "input")
     prod = hl.Func("prod")
@@ -19,7 +21,9 @@ def _pipeline(hl, schedule, align=None, shift=0):
     f, g, out = hl.Func("f"), hl.Func("g"), hl.Func("out")
     f[x, y] = prod[x, y] + prod[x + 1, y]
     g[x, y] = prod[x, y] * 2 - prod[x + 2, y]
-    out[x, y] = f[x, y] + g[x + shift, y] * 5
+    out[x, y] = f[x, y] + g[x + shift, y + yshift] * 5
+    if both:  # g also read at (x, y): its region spans shift more columns and yshift more rows than f's
+        out[x, y] = out[x, y] - g[x, y]
     prod.compute_root()
     f.compute_root()
     g.compute_root()
@@ -58,11 +62,6 @@ def _fused(fn):
 def test_two_consumers_of_one_producer(schedule, align):
     if align not in (None, "AlignEnd") and schedule != "vectorized":
         pytest.skip("every strategy once; the schedules with the default")
-    if schedule == "tiled_xo":   # fused at xo: y is fused, xo not yet (a warning)
-        import halide_mlir
-        with pytest.warns(halide_mlir.ComputeWithWarning):
-            run_both(lambda hl: _pipeline(hl, schedule, align), [IMG.shape[1] - 3, IMG.shape[0]])
-        return
     _fused(lambda: run_both(lambda hl: _pipeline(hl, schedule, align), [IMG.shape[1] - 3, IMG.shape[0]]))
 
 
@@ -71,16 +70,41 @@ def test_fused_loop_in_script():
     out = _pipeline(hl, "parallel")
     script = out.transform_script([30, 19])
     assert script.count("transform.loop.fuse_sibling") == 1
-    with pytest.warns(hl.ComputeWithWarning, match="only the outermost loop 'y' is fused"):
-        out = _pipeline(hl, "tiled_xo")
-        assert out.transform_script([30, 19]).count("transform.loop.fuse_sibling") == 1
+    out = _pipeline(hl, "tiled_xo")   # y on tensors, xo after bufferization (tagged)
+    script = _fused(lambda: out.transform_script([30, 19]))
+    assert script.count("transform.loop.fuse_sibling") == 1 and script.count('"hl.compute_with_0"') == 2
+
+
+@pytest.mark.parametrize("align", ["AlignStart", "AlignEnd", "NoAlign", "Auto"])
+def test_different_extents_along_an_unfused_loop(align):   # g over 2 more columns than f, fused at y: no alignment
+    sizes = [IMG.shape[1] - 5, IMG.shape[0]]
+    _fused(lambda: run_both(lambda h: _pipeline(h, "vectorized", align, shift=2), sizes))
+
+
+@pytest.mark.parametrize("schedule", ["vectorized", "parallel", "tiled"])
+@pytest.mark.parametrize("align", ["AlignStart", "AlignEnd", "NoAlign", "Auto"])
+def test_aligned_rows(schedule, align):   # g over 3 more rows than f: the fused y loop aligns them, guarded
+    sizes = [IMG.shape[1] - 3, IMG.shape[0] - 3]
+    _fused(lambda: run_both(lambda h: _pipeline(h, schedule, align, yshift=3, both=True), sizes))
 
 
 @pytest.mark.parametrize("align", ["AlignStart", "AlignEnd", "NoAlign"])
-def test_different_extents(align):              # g is needed over 2 more columns than f: an alignment
+def test_aligned_inner_loop(align):   # fused at (y, xo); g over 8 more columns: xo aligned by a whole tile
+    sizes = [IMG.shape[1] - 11, IMG.shape[0]]
+    _fused(lambda: run_both(lambda h: _pipeline(h, "tiled_xo", align, shift=8, both=True), sizes))
+
+
+def test_alignments_not_supported_yet_warn():
     import halide_mlir as hl
-    with pytest.warns(hl.ComputeWithWarning, match="regions differ"):
-        run_both(lambda h: _pipeline(h, "vectorized", align, shift=2), [IMG.shape[1] - 5, IMG.shape[0]])
+    # AlignEnd shifts g's xo by 2 columns, not a whole tile of 8: y is fused, xo is not
+    with pytest.warns(hl.ComputeWithWarning, match="fused down to loop 'y' only: AlignEnd at loop 'xo'"):
+        run_both(lambda h: _pipeline(h, "tiled_xo", "AlignEnd", shift=2, both=True), [IMG.shape[1] - 5, 19])
+    # NoAlign: g's columns start 2 after f's
+    with pytest.warns(hl.ComputeWithWarning, match=r"NoAlign at loop 'xo' .* shifts g\S* by -2"):
+        run_both(lambda h: _pipeline(h, "tiled_xo", "NoAlign", shift=2), [IMG.shape[1] - 5, IMG.shape[0]])
+    # an alignment at y, above the innermost fused loop xo: y fused (guarded bodies), xo not
+    with pytest.warns(hl.ComputeWithWarning, match="fused down to loop 'y' only: the loops inside loop 'y'"):
+        run_both(lambda h: _pipeline(h, "tiled_xo", "AlignEnd", yshift=3, both=True), [34, 16])
 
 
 def _bad(case):

@@ -9,7 +9,7 @@ import halide_mlir as hl
 x, y = hl.Var("x"), hl.Var("y")
 
 
-@pytest.mark.parametrize("name", ["prefetch"])
+@pytest.mark.parametrize("name", ["hexagon"])
 def test_a_directive_not_supported_yet_is_refused(name):
     f = hl.Func("refused")
     f[x, y] = x + y
