@@ -248,7 +248,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
     else:
         plan.schedule = loop_schedule(
-            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
+            name, loops[tile.spelled or len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
         )
     plan.updates = [
         _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)

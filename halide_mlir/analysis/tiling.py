@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..lang.traversal import walk
 from .affine import slice_forms
@@ -99,6 +99,7 @@ class TilePlan:
     loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict  # Func -> Slide, for the computed producers with a sliding window
     gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
+    spelled: int = 0  # how many of the stage's loops the levels stand for (a fused parallel loop is one)
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
@@ -222,6 +223,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     )
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
+    spelled = depth + 1  # the stage's loops the payload spells out (a fused parallel loop is one of them)
+    loops = _unfuse_parallel(loops[:spelled]) + loops[spelled:]
+    names = [l.name for l in loops]
+    depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
     if any(
         len(l.parts) > 1
@@ -267,7 +272,30 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         tuple(sizes),
         loops,
         slides,
+        spelled=spelled,
     )
+
+
+def _unfuse_parallel(loops: list) -> list:
+    """A fuse()d parallel loop (stencil_chain's ``tile(...).fuse(xo, yo, t).parallel(t)``) as one loop per part,
+    outer first, each parallel: the payload runs them as one collapsed forall (Level.collapsed), which visits the
+    same tiles as the fused loop; the innermost keeps the fused loop's name (compute_at/store_at refer to it).
+    Without this the consumer would fall back to plain fusion, one producer copy per tap, per level of a chain."""
+    out = []
+    for l in loops:
+        exts = l.part_extents
+        dims = [d for d, _ in l.parts]
+        if l.kind != LoopKind.PARALLEL or len(l.parts) < 2 or len(exts) != len(l.parts) or None in exts:
+            out.append(l)
+            continue
+        if len(set(dims)) != len(dims):
+            out.append(l)
+            continue
+        for k, (part, e) in enumerate(zip(l.parts, exts)):
+            last = k == len(l.parts) - 1
+            name = l.name if last else f"{l.name}$part{k}"
+            out.append(replace(l, name=name, parts=(part,), extent=e, part_extents=()))
+    return out
 
 
 def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
