@@ -36,7 +36,7 @@ from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loop
 from .loop_schedule import LoopSchedule, loop_schedule
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .small_directives import check_always, check_storage_bounds, partition_policies
-from .tiling import TilePlan, tile_plan
+from .tiling import TilePlan, slice_fused, tile_plan
 
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Sequence
@@ -245,7 +245,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         and (tile is None or s.func not in tile.computed)
     }
     if tile is None:
-        plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
+        # a copy fused into a consumer's loop is one computation: its vectors span that, not the whole region
+        fused = per_computation if slice_fused(bounded, stage) else extents
+        plan.schedule = loop_schedule(name, loops, fused, directives, producer_loops, 0, trips)
     else:
         plan.schedule = loop_schedule(
             name, loops[tile.spelled or len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips

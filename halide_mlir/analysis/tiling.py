@@ -331,3 +331,32 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     if extent <= lev.loop.stride:
         return None
     return Slide(li, j, extent, lev.loop.stride)
+
+
+def slice_fused(bounded: Bounded, stage: Stage) -> bool:
+    """Is ``stage`` fused into a consumer's loop (not a tile plan's) and read there only through slices, by
+    that consumer or by stages fused at the same loop? Then every fused copy (fuse_into_containing_op: the part
+    one iteration reads) covers at most what the first full iteration does (computed_region): a tile plus
+    constant halos. Its vectors then span that, not the whole region (camera_pipe's demosaiced, vectorize(x)
+    at curved.x: 64 lanes, not 130, whose gathers took LLVM a minute)."""
+    p = bounded.pipeline
+    level = stage.compute
+    if stage.func is p.output or not level.at_loop() or bounded.updates[stage.func]:
+        return False
+    todo, seen = [stage], set()
+    while todo:
+        s = todo.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        for c in s.consumers:
+            if slice_reads(bounded, c, s.func) is None:
+                return False
+            if c.func is level.func:
+                continue
+            if not c.compute.at_loop() or c.compute.func is not level.func or c.compute.var != level.var:
+                return False
+            if bounded.updates[c.func]:
+                return False
+            todo.append(c)
+    return True
