@@ -246,7 +246,9 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     }
     if tile is None:
         # a copy fused into a consumer's loop is one computation: its vectors span that, not the whole region
-        fused = per_computation if slice_fused(bounded, stage) else extents
+        fused = (
+            per_computation if level.func in plans and slice_fused(bounded, stage, plans[level.func].loops) else extents
+        )
         plan.schedule = loop_schedule(name, loops, fused, directives, producer_loops, 0, trips)
     else:
         plan.schedule = loop_schedule(

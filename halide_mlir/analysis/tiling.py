@@ -43,7 +43,7 @@ from ..lang.traversal import walk
 from .affine import slice_forms
 from .folding import fold_windows
 from ..lang.schedule import LoopKind
-from .loop_nest import Loop, serialize_nested_parallel, stage_loops
+from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
@@ -333,7 +333,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     return Slide(li, j, extent, lev.loop.stride)
 
 
-def slice_fused(bounded: Bounded, stage: Stage) -> bool:
+def slice_fused(bounded: Bounded, stage: Stage, consumer_loops: list) -> bool:
     """Is ``stage`` fused into a consumer's loop (not a tile plan's) and read there only through slices, by
     that consumer or by stages fused at the same loop? Then every fused copy (fuse_into_containing_op: the part
     one iteration reads) covers at most what the first full iteration does (computed_region): a tile plus
@@ -343,6 +343,14 @@ def slice_fused(bounded: Bounded, stage: Stage) -> bool:
     level = stage.compute
     if stage.func is p.output or not level.at_loop() or bounded.updates[stage.func]:
         return False
+    names = [l.name for l in consumer_loops]
+    if level.var not in names:
+        return False
+    vec = [i for i, l in enumerate(consumer_loops) if l.kind == LoopKind.VECTORIZED]
+    if vec:  # computed at a vector's loop or a lane of it: the copy is at the loop around the block, larger
+        _, lanes, _ = vector_block(consumer_loops, vec[0])
+        if level.var in [consumer_loops[vec[0]].name, *(l.name for l in lanes)]:
+            return False
     todo, seen = [stage], set()
     while todo:
         s = todo.pop()
