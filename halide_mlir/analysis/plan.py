@@ -38,7 +38,7 @@ from .prefetch import read_prefetches
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
 from .small_directives import check_always, check_storage_bounds, partition_policies
-from .tiling import TilePlan, tile_plan
+from .tiling import TilePlan, slice_fused, tile_plan
 
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Sequence
@@ -249,11 +249,22 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         and (tile is None or s.func not in tile.computed)
     }
     if tile is None:
-        plan.schedule = loop_schedule(name, loops, extents, directives, producer_loops, 0, trips)
+        # a copy fused into a consumer's loop is one computation: its vectors span that, not the whole region
+        fused = (
+            per_computation if level.func in plans and slice_fused(bounded, stage, plans[level.func].loops) else extents
+        )
+        plan.schedule = loop_schedule(name, loops, fused, directives, producer_loops, 0, trips)
     else:
         levels = ([lev.loop for lev in tile.levels], [lev.loop.name for lev in tile.levels if lev.collapsed])
         plan.schedule = loop_schedule(
-            name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips, outer=levels
+            name,
+            loops[tile.spelled or len(tile.levels) :],
+            tile.tile_sizes,
+            directives,
+            producer_loops,
+            0,
+            trips,
+            outer=levels,
         )
     plan.updates = [
         _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)

@@ -37,13 +37,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .folding import fold_windows
 from ..lang.schedule import LoopKind
-from .loop_nest import Loop, serialize_nested_parallel, stage_loops
+from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
@@ -99,6 +99,7 @@ class TilePlan:
     loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict  # Func -> Slide, for the computed producers with a sliding window
     gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
+    spelled: int = 0  # how many of the stage's loops the levels stand for (a fused parallel loop is one)
 
     def sizes_at(self, level: int) -> list:
         """The consumer's tile extents inside payload level ``level`` (per Halide dim)."""
@@ -222,6 +223,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     )
     names = [l.name for l in loops]
     depth = max(names.index(prod.compute.var) for prod in producers)
+    spelled = depth + 1  # the stage's loops the payload spells out (a fused parallel loop is one of them)
+    loops = _unfuse_parallel(loops[:spelled]) + loops[spelled:]
+    names = [l.name for l in loops]
+    depth = max(names.index(prod.compute.var) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
     if any(
         len(l.parts) > 1
@@ -267,7 +272,30 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         tuple(sizes),
         loops,
         slides,
+        spelled=spelled,
     )
+
+
+def _unfuse_parallel(loops: list) -> list:
+    """A fuse()d parallel loop (stencil_chain's ``tile(...).fuse(xo, yo, t).parallel(t)``) as one loop per part,
+    outer first, each parallel: the payload runs them as one collapsed forall (Level.collapsed), which visits the
+    same tiles as the fused loop; the innermost keeps the fused loop's name (compute_at/store_at refer to it).
+    Without this the consumer would fall back to plain fusion, one producer copy per tap, per level of a chain."""
+    out = []
+    for l in loops:
+        exts = l.part_extents
+        dims = [d for d, _ in l.parts]
+        if l.kind != LoopKind.PARALLEL or len(l.parts) < 2 or len(exts) != len(l.parts) or None in exts:
+            out.append(l)
+            continue
+        if len(set(dims)) != len(dims):
+            out.append(l)
+            continue
+        for k, (part, e) in enumerate(zip(l.parts, exts)):
+            last = k == len(l.parts) - 1
+            name = l.name if last else f"{l.name}$part{k}"
+            out.append(replace(l, name=name, parts=(part,), extent=e, part_extents=()))
+    return out
 
 
 def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
@@ -303,3 +331,40 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     if extent <= lev.loop.stride:
         return None
     return Slide(li, j, extent, lev.loop.stride)
+
+
+def slice_fused(bounded: Bounded, stage: Stage, consumer_loops: list) -> bool:
+    """Is ``stage`` fused into a consumer's loop (not a tile plan's) and read there only through slices, by
+    that consumer or by stages fused at the same loop? Then every fused copy (fuse_into_containing_op: the part
+    one iteration reads) covers at most what the first full iteration does (computed_region): a tile plus
+    constant halos. Its vectors then span that, not the whole region (camera_pipe's demosaiced, vectorize(x)
+    at curved.x: 64 lanes, not 130, whose gathers took LLVM a minute)."""
+    p = bounded.pipeline
+    level = stage.compute
+    if stage.func is p.output or not level.at_loop() or bounded.updates[stage.func]:
+        return False
+    names = [l.name for l in consumer_loops]
+    if level.var not in names:
+        return False
+    vec = [i for i, l in enumerate(consumer_loops) if l.kind == LoopKind.VECTORIZED]
+    if vec:  # computed at a vector's loop or a lane of it: the copy is at the loop around the block, larger
+        _, lanes, _ = vector_block(consumer_loops, vec[0])
+        if level.var in [consumer_loops[vec[0]].name, *(l.name for l in lanes)]:
+            return False
+    todo, seen = [stage], set()
+    while todo:
+        s = todo.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        for c in s.consumers:
+            if slice_reads(bounded, c, s.func) is None:
+                return False
+            if c.func is level.func:
+                continue
+            if not c.compute.at_loop() or c.compute.func is not level.func or c.compute.var != level.var:
+                return False
+            if bounded.updates[c.func]:
+                return False
+            todo.append(c)
+    return True

@@ -41,11 +41,12 @@ emit(out, [N, N])
 # SCRIPT-NEXT:   transform.structured.match ops{["scf.for"]} attributes {hl.unroll = 2 : i64}
 # SCRIPT-NEXT:   transform.loop.unroll %{{[A-Za-z0-9_]+}} {factor = 4}
 
-# Per strip: prod's 4x32 tile, its 4 rows initialized one after the other (each 2 vectors of 16), then the
+# The tiles and strips are the payload's loops (analysis/tiling.py: the fused parallel loop t is a collapsed
+# forall). Per strip: prod's 4x32 tile, its 4 rows initialized one after the other (each 2 vectors of 16), then the
 # r.x loop with 8 multiply-adds and no loop inside; no unrolled loop is left.
 # CHECK-LABEL: func.func @pipeline
 # CHECK:         scf.forall
-# CHECK:           scf.for %{{[A-Za-z0-9_]+}} = %{{[A-Za-z0-9_]+}} to %c32 step %c4
+# CHECK:           scf.for %{{[A-Za-z0-9_]+}} = %c0 to %c8 step %c1
 # CHECK:             memref.alloc() {{.*}} : memref<4x32xf32>
 # CHECK-NOT:         hl.unroll
 # CHECK:             memref.subview %[[P:[A-Za-z0-9_]+]][0, 0] [1, 32]
