@@ -90,8 +90,8 @@ def _collapsed_type(t):
 
     t = ir.MemRefType(t)
     _, offset = t.get_strides_and_offset()
-    # (what collapse_shape infers: a zero offset and a unit stride are the identity layout)
-    layout = None if offset == 0 else ir.StridedLayoutAttr.get(offset, [1])
+    # (what collapse_shape infers: an identity layout stays one, a strided one stays strided)
+    layout = ir.StridedLayoutAttr.get(offset, [1]) if isinstance(t.layout, ir.StridedLayoutAttr) else None
     return ir.MemRefType.get([t.shape[-1]], t.element_type, layout, t.memory_space)
 
 
