@@ -233,7 +233,7 @@ def emit_loops(pb, stage, up, current: list) -> list:
         par is not None or lane_loop[3] < n_r or not can_vectorize(u, func, lane_loop[1]) or split_guards(nest)
     ):
         lane_loop = None
-    serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if par is not None else (LoopKind.VECTORIZED,)
+    serial_kinds = (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
         # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
@@ -489,8 +489,14 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     if cond is not None:
         body.append(f"}} {loc}")
     lines.extend(body)
-    for _ in nest:
-        lines.append(f"}} {loc}")
+    for i, (name, _, kind, _, _) in reversed(list(enumerate(nest))):
+        # serial unrolled loops are tagged for the script's unroll, as in emit_loops
+        tag = (
+            f" {{{update_loop_attr(pb.name_of(func), u.index, name)}}}"
+            if kind == LoopKind.UNROLLED and i != par
+            else ""
+        )
+        lines.append(f"}}{tag} {loc}")
     out = []
     for t, mem in zip(types, mems):
         name = pb.fresh("t")
