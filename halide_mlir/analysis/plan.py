@@ -251,7 +251,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
             name, loops[len(tile.levels) :], tile.tile_sizes, directives, producer_loops, 0, trips
         )
     plan.updates = [
-        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes, implicit)
+        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
         for u in bounded.updates[func]
     ]
     return plan
@@ -267,18 +267,12 @@ def _plan_update(
     inside: bool,
     auto_vector: bool,
     lanes: int | None = None,
-    implicit: Directive | None = None,
 ) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
-        directives = list(u.schedule.directives)
-        loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
-        rows = _parallel_rows(bounded, stage, u, loops) if implicit is not None else None
-        if rows is not None:
-            directives.append(rows)
-            loops = update_loops(stage, u, uext, directives)
-        return UpdatePlan(u, uname, False, uext, directives, loops, {}, False)
+        loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
+        return UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)
@@ -359,29 +353,6 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
         None,
     )
     return Directive(DirectiveKind.PARALLEL, (loop.name,)) if wanted and loop is not None else None
-
-
-def _parallel_rows(bounded: Bounded, stage: Stage, u: Update, loops: list[Loop]) -> Directive | None:
-    """The parallel loop of a scatter or scan whose pure definition got an implicit one (_implicit_parallel: a
-    Func hoisted to the root out of a loop Halide runs in parallel, bilateral_grid's histogram out of blurz's
-    rows): its outermost loop of at least PARALLEL_MIN_EXTENT iterations over a pure Var the update writes at its
-    own position (``histogram[x, y, zi, c]``'s y: its iterations write disjoint slices, Halide's rule for a
-    parallel update loop), with no RVar loop outside it. None otherwise, or if it has a parallel loop already."""
-    if any(l.kind == LoopKind.PARALLEL for l in loops) or tracing.prints_in_update(bounded, stage, u):
-        return None
-    n_r = len(u.rvars)
-    for l in loops:
-        if len(l.parts) != 1:
-            return None
-        dim = l.parts[0][0] - n_r
-        if dim < 0:
-            return None  # an RVar loop: the ones inside it may write the same points
-        arg = u.args[dim]
-        if arg.kind != "var" or arg.value.name() != stage.vars[dim]:
-            continue  # a pure Var the update does not write at (codegen/updates.py runs no loop over it)
-        if l.kind == LoopKind.SERIAL and l.exact and l.extent >= PARALLEL_MIN_EXTENT:
-            return Directive(DirectiveKind.PARALLEL, (l.name,))
-    return None
 
 
 def _consumer_lanes(stage: Stage, plans: dict) -> int | None:
