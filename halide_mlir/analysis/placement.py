@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import slice_forms
+from .affine import affine_form, slice_forms
 from .loop_nest import loop_position
 from .pipeline import Pipeline, Stage, as_generic
 
@@ -115,12 +115,26 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
 
 
 def gathers(stage: Stage, func: Func) -> bool:
-    """Does ``stage``'s pure definition read ``func`` somewhere at coordinates that are not distinct Vars plus
-    constants (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s)? (A
-    reduction's ``b[x + r.x]`` is an indexing map of its generic: codegen/updates.py.)"""
+    """Does ``stage`` read ``func`` somewhere at coordinates that are not distinct Vars plus constants in its pure
+    definition (the reads codegen/payload.py can't give a slice, so they are ``tensor.extract``s), or not affine
+    in its Vars and RVars in a reduction (``b[x + r.x]`` is an indexing map of its generic, codegen/updates.py;
+    max_filter's ``vert[x + dx, y, c, lut[dx]]`` is a ``tensor.extract``)?"""
     for n in (m for e in stage.values for m in walk(e)):
         if n.kind == "call" and n.value is func and slice_forms(n) is None:
             return True
+    for u in stage.updates:
+        dims = {v: v for v in stage.vars} | {r.name(): r.name() for r in u.rvars}
+        base = dict.fromkeys(dims, 0)
+        for n in (m for e in [*u.values, *u.predicates] for m in walk(e)):
+            if (
+                n.kind == "call"
+                and n.value is func
+                and not all(
+                    affine_form(a, dims, base) is not None and not any(m.kind == "call" for m in walk(a))
+                    for a in n.args
+                )
+            ):
+                return True
     return False
 
 

@@ -151,9 +151,11 @@ def slice_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
     return reads
 
 
-def _union_spans(spans: list | None, reader, reader_spans, reads) -> list | None:
+def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list | None:
     """Grow a producer's spans by a reader's slice reads (None when a dimension would follow two consumer
-    dimensions, or a consumer dimension and fixed coordinates: no static tile shape)."""
+    dimensions, or a tiled consumer dimension and fixed coordinates: no static tile shape). ``fixed`` maps the
+    consumer dims no payload loop tiles to their (min, max): a span following one of those is fixed coordinates
+    too, so it can merge with constant reads (nl_means reads ``f[x, y, c]`` and ``f[x, y, 3]``: one tile)."""
     for forms in reads:
         spans = spans or [None] * len(forms)
         for j, (v, c) in enumerate(forms):
@@ -164,9 +166,19 @@ def _union_spans(spans: list | None, reader, reader_spans, reads) -> list | None
                 s = Span(r.dim, r.lo + c, r.hi + c)
             a = spans[j]
             if a is not None and a.dim != s.dim:
-                return None
+                a, s = _fixed_span(a, fixed), _fixed_span(s, fixed)
+                if a.dim is not None or s.dim is not None:
+                    return None
             spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi))
     return spans
+
+
+def _fixed_span(s: Span, fixed: dict) -> Span:
+    """A span following an untiled consumer dim as the fixed coordinates it covers (else unchanged)."""
+    if s.dim is None or s.dim not in fixed:
+        return s
+    lo, hi = fixed[s.dim]
+    return Span(None, lo + s.lo, hi + s.hi)
 
 
 def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
@@ -187,30 +199,6 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     ]
     if not direct:
         return None
-    spans = {stage.func: [Span(d, 0, 0) for d in range(len(stage.vars))]}
-    readers = {stage.func: stage}  # the stages whose reads happen inside the payload loops
-    computed, viewed = set(), set()
-    at_loops = {prod.func for prod in producers}
-    for prod in reversed(producers):  # consumers before producers
-        s = []
-        for c in (c for c in prod.consumers if c.func in readers):
-            reads = slice_reads(bounded, c, prod.func)
-            s = None if reads is None else _union_spans(s, c, spans[c.func], reads)
-            if s is None:
-                break
-        if not s:
-            continue  # plain fusion
-        spans[prod.func] = s
-        reads_at_loops = any(
-            n.kind == "call" and n.value in at_loops and n.value is not prod.func
-            for v in bounded.bodies[prod.func]
-            for n in walk(v)
-        )
-        if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
-            computed.add(prod.func)
-            readers[prod.func] = prod
-        else:
-            viewed.add(prod.func)
     region = bounded.region(stage.func)
     at_loops = {
         lv.var
@@ -243,6 +231,33 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         collapsed = l.kind == LoopKind.PARALLEL and i < depth and loops[i + 1].kind == LoopKind.PARALLEL
         levels.append(Level(l, -(-parent // l.stride), parent, size, collapsed))
         sizes[l.dim] = size
+    # consumer dims no payload loop tiles: spans along them are fixed coordinates (_union_spans)
+    tiled = {lev.loop.dim for lev in levels}
+    fixed = {d: (m, m + e - 1) for d, (m, e) in enumerate(zip(region.mins, region.extents)) if d not in tiled}
+    spans = {stage.func: [Span(d, 0, 0) for d in range(len(stage.vars))]}
+    readers = {stage.func: stage}  # the stages whose reads happen inside the payload loops
+    computed, viewed = set(), set()
+    at_funcs = {prod.func for prod in producers}
+    for prod in reversed(producers):  # consumers before producers
+        s = []
+        for c in (c for c in prod.consumers if c.func in readers):
+            reads = slice_reads(bounded, c, prod.func)
+            s = None if reads is None else _union_spans(s, c, spans[c.func], reads, fixed)
+            if s is None:
+                break
+        if not s:
+            continue  # plain fusion
+        spans[prod.func] = s
+        reads_at_loops = any(
+            n.kind == "call" and n.value in at_funcs and n.value is not prod.func
+            for v in bounded.bodies[prod.func]
+            for n in walk(v)
+        )
+        if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
+            computed.add(prod.func)
+            readers[prod.func] = prod
+        else:
+            viewed.add(prod.func)
     at = {}
     for prod in producers:
         at.setdefault(names.index(prod.compute.var), []).append(prod)

@@ -354,8 +354,8 @@ class FuseAt:
 
 
 def unroll_update_loops(sb: ScriptBuilder, stage, u) -> None:
-    """A scatter's or scan's unrolled loops, tagged by the payload (the serial loops; a parallel nest warns)."""
-    if any(l.kind == LoopKind.PARALLEL for l in u.loops) or any(len(l.parts) > 1 for l in u.loops):
+    """A scatter's or scan's unrolled loops, tagged by the payload (its serial ones, in a parallel nest too)."""
+    if any(len(l.parts) > 1 for l in u.loops):
         return
     for loop in u.loops:
         if loop.kind == LoopKind.UNROLLED:

@@ -212,7 +212,7 @@ def emit_loops(pb, stage, up, current: list) -> list:
     lanes_plan = up.lanes
     lane_loop = next((l for l in nest if lanes_plan is not None and l[0] == lanes_plan.loop), None)
     in_copy = par is not None and up.sliced is None  # the loops store into a copy of the buffer: no unroll tags
-    serial_kinds = (LoopKind.VECTORIZED, LoopKind.UNROLLED) if in_copy else (LoopKind.VECTORIZED,)
+    serial_kinds = (LoopKind.VECTORIZED,)
     lanes = [(name, kind) for name, _, kind, _, _ in nest if kind in serial_kinds and name != (lane_loop or ("",))[0]]
     if lanes:
         # the values are the same serially; say so rather than let a vectorize/unroll request silently do nothing
@@ -473,10 +473,16 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         v = em.op(f"memref.load {mems[e.index]}[{', '.join(idx)}] : {memref_type(shape, e.type)}", "g")
         return em.from_storage(v, e.type)
 
+    def unroll_tag(loop) -> str:
+        # serial unrolled loops are tagged for the script's unroll, as in emit_loops
+        if loop[2] == LoopKind.UNROLLED and loop is not nest[par]:
+            return f" {{{update_loop_attr(pb.name_of(func), u.index, loop[0])}}}"
+        return ""
+
     body: list[str] = []
     if lanes is not None:  # its iterations write disjoint points (a pure Var's): plain vector stores
         emit_vector_body(pb, body, loc, u, loops, lanes, span, over, dim_of, ivs, mems, region, func, memref=True)
-        return _close_memref_loops(pb, body, loops, mems, types, shape, loc)
+        return _close_memref_loops(pb, body, loops, mems, types, shape, loc, unroll_tag)
     em, cond = _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, load, func)
     inner: list[str] = []
     if cond is not None:
@@ -526,15 +532,15 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     body.extend(inner)
     if cond is not None:
         body.append(f"}} {loc}")
-    return _close_memref_loops(pb, body, nest, mems, types, shape, loc)
+    return _close_memref_loops(pb, body, nest, mems, types, shape, loc, unroll_tag)
 
 
-def _close_memref_loops(pb, body, loops, mems, types, shape, loc) -> list:
-    """The body, the loops' ends, and the Func's buffers back as tensors."""
+def _close_memref_loops(pb, body, loops, mems, types, shape, loc, tag=lambda loop: "") -> list:
+    """The body, the loops' ends (each with ``tag(loop)``), and the Func's buffers back as tensors."""
     lines = pb.lines
     lines.extend(body)
-    for _ in loops:
-        lines.append(f"}} {loc}")
+    for loop in reversed(loops):
+        lines.append(f"}}{tag(loop)} {loc}")
     out = []
     for t, mem in zip(types, mems):
         name = pb.fresh("t")

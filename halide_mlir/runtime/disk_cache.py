@@ -15,8 +15,8 @@ Verbose: ``HALIDE_MLIR_CACHE_VERBOSE=1`` prints one line per lookup/store to std
 
 Key: sha256 of the payload and transform text, the thread count, the argument types, the lowering pass pipeline,
 this file's format version, the halide_mlir sources that run after the payload is built (jit.py, lowering.py,
-this file), the MLIR/LLVM wheels (their libraries' size and mtime), and the host CPU name and feature flags as LLVM
-sees them (the object is compiled for this CPU).
+this file, the post-bufferization rewrites), the MLIR/LLVM wheels (their libraries' size and mtime), and the host
+CPU name and feature flags as LLVM sees them (the object is compiled for this CPU).
 
 An entry is ``MAGIC | key | sha256(object + notes) | len(object) | len(notes) | object | notes``; the notes are
 the SlowPathWarnings the compile emitted (JSON: category and message), which a hit emits again, as a compile
@@ -210,6 +210,11 @@ def _environment() -> str:
             os.path.join(here, "disk_cache.py"),
             os.path.join(here, os.pardir, "codegen", "lowering.py"),
             os.path.join(here, os.pardir, "codegen", "math_approx.py"),
+            # the rewrites jit.bufferize runs on the bufferized module
+            os.path.join(here, os.pardir, "codegen", "strided_reads.py"),
+            os.path.join(here, os.pardir, "codegen", "contiguous_gathers.py"),
+            os.path.join(here, os.pardir, "codegen", "gather_indices.py"),
+            os.path.join(here, os.pardir, "codegen", "copies.py"),
             os.path.join(here, os.pardir, "driver.py"),
         ):
             try:

@@ -10,6 +10,8 @@ import re
 import threading
 import warnings
 
+from ..codegen.contiguous_gathers import contiguous_gathers
+from ..codegen.copies import rewrite_copies
 from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.prefetch import inject_prefetches
 from ..codegen.compute_with import fuse_tagged_loops
@@ -100,14 +102,15 @@ def run_passes(ctx, module, passes: str, what: str, stage: str) -> None:
 
 
 def bufferize(ctx, module, script) -> None:
-    """Bufferize the scheduled module, turn strided vector reads into dense loads plus shuffles and gathers'
-    indices into i32, then unroll the loops the schedule unrolls (the script's
-    UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up."""
+    """Bufferize the scheduled module, turn strided vector reads into dense loads plus shuffles, contiguous
+    gathers into loads and gathers' indices into i32, then unroll the loops the schedule unrolls (the script's
+    UNROLL_SEQUENCE, see codegen/transform.py flush_unrolls), then clean up and fix the copies left."""
     from mlir.dialects.transform import interpreter
 
     run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
     with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
         dense_strided_reads(module)  # codegen/strided_reads.py
+        contiguous_gathers(module)  # codegen/contiguous_gathers.py
         narrow_gather_indices(module)  # codegen/gather_indices.py
         inject_prefetches(module)  # codegen/prefetch.py
     unroll = _sequence(script, UNROLL_SEQUENCE)
@@ -121,6 +124,8 @@ def bufferize(ctx, module, script) -> None:
     run_passes(ctx, module, AFTER_BUFFERIZE, "bufferization failed", "bufferize")
     with ctx, mlir_errors("fusing compute_with loops failed", "bufferize"):
         fuse_tagged_loops(module)  # codegen/compute_with.py (after the clean-up: loops without results)
+    with ctx, mlir_errors("rewriting copies failed", "bufferize"):
+        rewrite_copies(module)  # codegen/copies.py (after CSE: equal views are one value)
 
 
 # Unrolling is checked around @halide_unroll: transform.loop.unroll by a factor above the loop's trip count

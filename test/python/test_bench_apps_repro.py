@@ -1,6 +1,6 @@
 """Minimal reproducers of the halide_mlir bugs that Halide's apps in bench/apps.py ran into (issue 20's broader
-suite). Each builds the same program with Halide (the oracle) and halide_mlir and compares; those not fixed yet
-are xfail (strict: a fix shows up as XPASS), the reason naming the app and the failure."""
+suite). Each builds the same program with Halide (the oracle) and halide_mlir and compares; each docstring
+names the app and the failure, and the fix."""
 import numpy as np
 import pytest
 
@@ -36,12 +36,13 @@ def test_inline_sum_of_producer_computed_at_tile():
     _both(build, [64, 32])
 
 
-@pytest.mark.xfail(strict=True, raises=halide_mlir.HalideError,
-                   reason="nl_means: a producer with an update, computed at the consumer's vectorized x with c "
-                          "unrolled, read at c and at the constant c = 3: the transform script fails "
-                          "('requires exactly one target handle')")
-def test_compute_at_vector_loop_read_at_constant_channel():
-    data = np.random.default_rng(0).random((3, 16, 32), dtype=np.float32) + 1
+@pytest.mark.parametrize("w, h", [(32, 16), (29, 13)])
+def test_compute_at_vector_loop_read_at_constant_channel(w, h):
+    """nl_means: a producer with an update, computed at the consumer's vectorized x with c unrolled, read at c
+    and at the constant c = 3, was fused once per read (two tiles, and the script's vectorize of the update
+    failed: 'requires exactly one target handle'); its tile now spans the consumer's untiled c and the constant
+    in one slice (analysis/tiling.py ``_union_spans``)."""
+    data = np.random.default_rng(0).random((3, h, w), dtype=np.float32) + 1
 
     def build(hl):
         x, y, c = hl.Var("x"), hl.Var("y"), hl.Var("c")
@@ -55,14 +56,15 @@ def test_compute_at_vector_loop_read_at_constant_channel():
         f.compute_at(out, x).reorder(c, x, y).bound(c, 0, 4).unroll(c).vectorize(x, 8)
         f.update().reorder(c, x, r.x).unroll(c).vectorize(x, 8)
         return out
-    _both(build, [32, 16, 3])
+    _both(build, [w, h, 3])
 
 
-@pytest.mark.xfail(strict=True, raises=halide_mlir.HalideError,
-                   reason="max_filter: a vectorized producer computed at the consumer's y, read at a "
-                          "data-dependent coordinate (a LUT of the RVar) inside hl.maximum: the transform script's "
-                          "vectorize fails ('Attempted to vectorize, but failed')")
-def test_vectorized_producer_read_through_lut_in_inline_maximum():
+@pytest.mark.parametrize("w, h", [(32, 16), (27, 11)])
+def test_vectorized_producer_read_through_lut_in_inline_maximum(w, h):
+    """max_filter: a vectorized producer computed at the consumer's y, read at a data-dependent coordinate (a LUT
+    of the RVar) inside hl.maximum, was cloned whole into the loop by fuse_into_containing_op and the script's
+    vectorize failed ('Attempted to vectorize, but failed'); placement now sees gathers in reductions too and
+    computes it at the root (a ComputeAtWarning, same values)."""
     data = np.random.default_rng(0).random((16, 64), dtype=np.float32)
 
     def build(hl):
@@ -77,4 +79,5 @@ def test_vectorized_producer_read_through_lut_in_inline_maximum():
         out.vectorize(x, 8)
         g.compute_at(out, y).vectorize(x, 8)
         return out
-    _both(build, [32, 16])
+    with pytest.warns(halide_mlir.ComputeAtWarning, match="'g' is scheduled compute_at"):
+        _both(build, [w, h])

@@ -45,9 +45,9 @@ def test_study_smoke(study):
 def test_bench_apps_smoke(tmp_path):
     """Halide's apps (bench/apps.py, ``--suite apps``) at tiny sizes: the ones halide_mlir runs agree with Halide,
     and their results go to their own section and JSON file. camera_pipe and stencil_chain are left out (their
-    compile takes minutes here), max_filter and nl_means too (halide_mlir bugs, test_bench_apps_repro.py)."""
+    compile takes minutes here)."""
     env = python_env()
-    names = ["bilateral_grid", "interpolate", "iir_blur"]
+    names = ["bilateral_grid", "interpolate", "iir_blur", "max_filter", "nl_means"]
     proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--threads", "1", "--no-chart",
                            "--only", ",".join(names), "--out", str(tmp_path)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
