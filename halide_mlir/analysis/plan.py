@@ -128,6 +128,8 @@ class PipelinePlan:
                     f"{list(sp.tile.tile_sizes)}; computed {sorted(f.name() for f in sp.tile.computed)}; "
                     f"viewed {sorted(f.name() for f in sp.tile.viewed)}"
                 )
+                for f, w in sp.tile.pyramids.items():  # (analysis/pyramid.py)
+                    out.append(f"  pyramid window {f.name()}: dim {w.dim}, row by row, fold {w.fold}")
             if sp.pieces:
                 out.append(f"  {len(sp.pieces)} pieces (boundary condition partitioning)")
             if sp.producers:
