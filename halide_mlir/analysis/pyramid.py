@@ -127,7 +127,8 @@ def loop_dim(consumer: Stage, var: str) -> int | None:
 
 def windows(pipeline: Pipeline, values_of=None) -> dict:
     """The stages computed at a consumer's loop that are pyramid windows: {Func: (consumer Stage, dim, readers,
-    var)} with ``readers`` as in ``Pyramid``, ``var`` the producer's Var along ``dim``. ``values_of``: Func -> the values to read (default: the stages')."""
+    var)} with ``readers`` as in ``Pyramid``, ``var`` the producer's Var along ``dim``. ``values_of``: Stage ->
+    the values to read (default: the stage's)."""
     values_of = values_of or (lambda s: s.values)
     by_consumer: dict = {}
     for s in pipeline.stages:
@@ -139,11 +140,15 @@ def windows(pipeline: Pipeline, values_of=None) -> dict:
             continue
         if consumer.func is not pipeline.output and consumer.compute.at_loop():
             continue
-        loops = [l.name for l in stage_loops(consumer.name, consumer.vars, [1] * len(consumer.vars), consumer.directives)]
+        loops = [
+            l.name for l in stage_loops(consumer.name, consumer.vars, [1] * len(consumer.vars), consumer.directives)
+        ]
         if s.compute.var not in loops:
             continue
         if store.at_loop() and (
-            store.func is not consumer.func or store.var not in loops or loops.index(store.var) >= loops.index(s.compute.var)
+            store.func is not consumer.func
+            or store.var not in loops
+            or loops.index(store.var) >= loops.index(s.compute.var)
         ):
             continue
         by_consumer.setdefault((consumer.func, s.compute.var), []).append(s)
@@ -154,7 +159,9 @@ def windows(pipeline: Pipeline, values_of=None) -> dict:
         if dim is None:
             continue
         # every stage computed at that loop must be a window (a mix with the tile plan's producers is not handled)
-        at_loop = [s for s in pipeline.stages if s.compute.at_loop() and s.compute.func is cfunc and s.compute.var == var]
+        at_loop = [
+            s for s in pipeline.stages if s.compute.at_loop() and s.compute.func is cfunc and s.compute.var == var
+        ]
         if len(at_loop) != len(cands):
             continue
         found = _windows_at(consumer, dim, cands, values_of)

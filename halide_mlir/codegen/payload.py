@@ -208,7 +208,9 @@ class PayloadBuilder:
             elif e.value in views:
                 view = views[e.value]
                 if any(view.dynamic):
-                    raise InternalError(f"Func '{func.name()}' gathers from a tile of {e.value.name()}", stage="payload")
+                    raise InternalError(
+                        f"Func '{func.name()}' gathers from a tile of {e.value.name()}", stage="payload"
+                    )
                 value = self.emit_extract(em, e, view.tensor, view.mins, view.shape, view.fold)
             else:
                 value = self.emit_extract(em, e)

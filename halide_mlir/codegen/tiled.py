@@ -84,7 +84,8 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         for prod in pyr:  # no warm-up: the first iteration computes every row it needs
             btype = tensor_type(tuple(reversed(plan.pyramids[prod.func].buffer_extents())), prod.func.output_type())
             buf = pb.fresh("buf")
-            lines.append(f"{buf} = tensor.empty() : {btype} {pb.def_loc(prod.func)}")
+            # (not tensor.empty: CSE would make buffers of one type one value, and bufferization one buffer)
+            lines.append(f"{buf} = bufferization.alloc_tensor() : {btype} {pb.def_loc(prod.func)}")
             windows.append((buf, btype))
         slid = slid + pyr
         if l.kind == LoopKind.PARALLEL and group is not None:
@@ -233,6 +234,7 @@ def _pyramid_rows(pb, plan, li, pyr, bufs, iv, off, dyn, views, loc) -> list:
     hi = needed({None: plus(y, lev.size - 1)}, "maxsi")
     lo = needed({None: y}, "minsi")
     prev_hi = needed({None: plus(prev_y, lev.size - 1)}, "maxsi") if prev_y is not None else None
+
     def ssa(v):
         return pb.index_const(v, loc) if isinstance(v, int) else v
 
@@ -250,9 +252,7 @@ def _pyramid_rows(pb, plan, li, pyr, bufs, iv, off, dyn, views, loc) -> list:
             lines.append(f"{start} = arith.select {is_first}, {ssa(lo[prod.func])}, {ssa(after)} : index {loc}")
         start, end = ssa(start), ssa(plus(hi[prod.func], 1))
         row, acc, res = pb.fresh("row"), pb.fresh("acc"), pb.fresh("rows")
-        lines.append(
-            f"{res} = scf.for {row} = {start} to {end} step {c1} iter_args({acc} = {buf}) -> ({btype}) {{"
-        )
+        lines.append(f"{res} = scf.for {row} = {start} to {end} step {c1} iter_args({acc} = {buf}) -> ({btype}) {{")
         n = len(w.extents)
         at = [0] * n
         at[w.dim] = pb.index_mod(pb.index_sum([(1, row)], -w.mins[w.dim], loc), w.fold, loc)
