@@ -17,6 +17,7 @@ from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import affine_form, slice_forms
 from .loop_nest import loop_position
+from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
 
 if TYPE_CHECKING:  # annotations only
@@ -84,13 +85,15 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
     def at_a_loop(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.at_loop()
 
+    pyramid = pyramid_windows(pipeline)  # read at (a * y + b) // d: slid by the payload (analysis/pyramid.py)
+
     def why(s: Stage) -> str | None:
         if not all(as_generic(s, u) for u in s.updates):
             return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
         if pipeline.stage(s.compute.func).updates:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
         readers = [c.name for c in s.consumers if gathers(c, s.func)]
-        if readers:
+        if readers and s.func not in pyramid:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
         return None
 

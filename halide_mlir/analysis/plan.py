@@ -132,6 +132,8 @@ class PipelinePlan:
                     f"{list(sp.tile.tile_sizes)}; computed {sorted(f.name() for f in sp.tile.computed)}; "
                     f"viewed {sorted(f.name() for f in sp.tile.viewed)}"
                 )
+                for f, w in sp.tile.pyramids.items():  # (analysis/pyramid.py)
+                    out.append(f"  pyramid window {f.name()}: dim {w.dim}, row by row, fold {w.fold}")
             if sp.pieces:
                 out.append(f"  {len(sp.pieces)} pieces (boundary condition partitioning)")
             if sp.producers:
@@ -208,7 +210,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         loops = serialize_nested_parallel(stage_loops(name, stage.vars, extents, directives), inside, at_loops)
     implicit = _implicit_parallel(stage, loops, plans)
     if implicit is not None:
-        directives = [*directives, implicit]
+        directives = [*directives, *implicit]
         loops = stage_loops(name, stage.vars, extents, directives)
     tile = tile_plan(bounded, stage)
     at_root = func is p.output or level.kind == LevelKind.ROOT  # not fused into a consumer's loop
@@ -345,12 +347,14 @@ def _parallel_at(level: LoopLevel, plans: dict) -> bool:
     return consumer.inside_parallel
 
 
-def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directive | None:
+def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> list[Directive] | None:
     """The parallel loop of a stage that we compute at the root where Halide would run it inside a parallel
     loop: a producer placement.py hoisted out of a loop inside a parallel loop, or a BoundaryConditions
     padded copy (lang/boundary.py) that a parallel consumer reads (Halide inlines it there). Same values, on
     every core, as Halide's schedule runs it. Its outermost serial loop of at least PARALLEL_MIN_EXTENT
-    iterations becomes parallel; None if the stage has a parallel loop already or runs serially in Halide."""
+    iterations becomes parallel (a padded copy's: moved outside the short loops, e.g. the channels of a planar
+    image, so its rows are one parallel loop, not one per channel: each fork/join costs ~60 us on a shared core);
+    None if the stage has a parallel loop already or runs serially in Halide."""
     if stage.compute.kind != LevelKind.ROOT or any(l.kind == LoopKind.PARALLEL for l in loops):
         return None
     schedule = stage.func.schedule()
@@ -371,7 +375,14 @@ def _implicit_parallel(stage: Stage, loops: list[Loop], plans: dict) -> Directiv
         ),
         None,
     )
-    return Directive(DirectiveKind.PARALLEL, (loop.name,)) if wanted and loop is not None else None
+    if not wanted or loop is None:
+        return None
+    out = [Directive(DirectiveKind.PARALLEL, (loop.name,))]
+    outer = loops[: loops.index(loop)]
+    if schedule.padded_copy and outer and all(l.kind == LoopKind.SERIAL and len(l.parts) == 1 for l in outer):
+        order = [l.name for l in reversed(loops) if l is not loop] + [loop.name]  # innermost first
+        out.insert(0, Directive(DirectiveKind.REORDER, tuple(order)))
+    return out
 
 
 def _consumer_lanes(stage: Stage, plans: dict) -> int | None:

@@ -37,11 +37,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .folding import fold_windows
+from .pyramid import plan_pyramids, windows as pyramid_windows
+from ..error import InternalError
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
 
@@ -98,6 +100,7 @@ class TilePlan:
     tile_sizes: tuple  # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict  # Func -> Slide, for the computed producers with a sliding window
+    pyramids: dict = field(default_factory=dict)  # Func -> Pyramid (analysis/pyramid.py), computed row by row
     gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
     spelled: int = 0  # how many of the stage's loops the levels stand for (a fused parallel loop is one)
 
@@ -126,7 +129,10 @@ class TilePlan:
         return tuple(mins), tuple(extents)
 
     def computed_tile(self, func: Func) -> tuple[tuple, tuple]:
-        """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows."""
+        """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows (a pyramid
+        window's: one row, computed as often as needed)."""
+        if func in self.pyramids:
+            return self.pyramids[func].row()
         mins, extents = self.producer_tile(func)
         slide = self.slides.get(func)
         if slide is None:
@@ -277,6 +283,8 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             viewed.discard(prod.func)
             computed.add(prod.func)  # the payload computes its warm-up and its new rows
     slides = fold_windows(stage, producers, levels, slides)
+    pyramids = _pyramids(bounded, stage, levels, names, region)
+    computed |= set(pyramids)
     return TilePlan(
         region,
         levels,
@@ -287,8 +295,30 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         tuple(sizes),
         loops,
         slides,
+        pyramids,
         spelled=spelled,
     )
+
+
+def _pyramids(bounded, stage, levels, names, region) -> dict:
+    """The pyramid windows computed at these loops (analysis/pyramid.py), with their folds."""
+    found = {
+        f: w
+        for f, w in pyramid_windows(bounded.pipeline, lambda s: bounded.bodies[s.func]).items()
+        if w[0].func is stage.func
+    }
+    out = {}
+    for li in sorted({names.index(bounded.pipeline.stage(f).compute.var) for f in found}):
+        group = {f: w for f, w in found.items() if names.index(bounded.pipeline.stage(f).compute.var) == li}
+        planned = plan_pyramids(group, levels, li, region, {f: bounded.region(f) for f in group}, stage.name)
+        if not planned:
+            raise InternalError(
+                f"Func '{stage.name}': the pyramid windows {sorted(f.name() for f in group)} computed at its loop "
+                f"{levels[li].loop.name} read rows outside their regions or not in order",
+                stage="plan",
+            )
+        out.update(planned)
+    return out
 
 
 def _unfuse_parallel(loops: list) -> list:

@@ -206,7 +206,17 @@ class PayloadBuilder:
             if e.kind == "var":
                 return coord(stage.vars.index(e.value.name()), e.type)
             acc = access_of[e]
-            value = em.from_storage(block_args[acc], e.type) if acc != "extract" else self.emit_extract(em, e)
+            if acc != "extract":
+                value = em.from_storage(block_args[acc], e.type)
+            elif e.value in views:
+                view = views[e.value]
+                if any(view.dynamic):
+                    raise InternalError(
+                        f"Func '{func.name()}' gathers from a tile of {e.value.name()}", stage="payload"
+                    )
+                value = self.emit_extract(em, e, view.tensor, view.mins, view.shape, view.fold)
+            else:
+                value = self.emit_extract(em, e)
             return trace.load(self, em, e, value)
 
         def coord(d: int, i32) -> str:
@@ -326,6 +336,8 @@ class PayloadBuilder:
         constants plus constants. Offsets are (dynamic terms, constant) pairs: a tile's start and a view's start
         may be SSA values."""
         forms = strided_forms(call)
+        if view is not None and view.gather:
+            return None
         if forms is None or (view is not None and any(a > 1 for _, a, _ in forms)):
             return None  # a producer's tile is only ever read at unit stride (analysis/tiling.py)
         mins = self.min_of[call.value] if view is None else view.mins
@@ -381,8 +393,9 @@ class PayloadBuilder:
             )
         return value, tensor_type(result_shape, elem_t), affine_map(n, results), storage(elem_t)
 
-    def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None) -> str:
-        """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value)."""
+    def emit_extract(self, em: BodyEmitter, call, tensor=None, mins=None, shape=None, fold=None) -> str:
+        """``tensor.extract`` of a call's element (from ``tensor`` if given: a loop-carried value, or a pyramid
+        window's circular buffer, ``fold`` = (Halide dim, rows): that coordinate modulo the rows)."""
         holder = call.value
         relocatable.gathered(self.origins, holder)
         mins = self.min_of[holder] if mins is None else mins
@@ -396,6 +409,8 @@ class PayloadBuilder:
                 at = relocatable.position(self.origins, ("min", id(holder), j), mins[j], a.type)
                 if at is not None or mins[j] != 0:
                     v = em.op(f"arith.subi {v}, {at or em.const(mins[j], a.type)} : i32", "x")
+            if fold is not None and fold[0] == j:
+                v = em.op(f"arith.remui {v}, {em.const(fold[1], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
         shape = self.shape_of[holder] if shape is None else shape
         loc = call.site.mlir_loc() if call.site is not None else em.loc

@@ -44,6 +44,7 @@ class View:
     mins: tuple
     dynamic: tuple
     fold: tuple | None = None  # (Halide dim, factor): a circular buffer, read at each row modulo the factor
+    gather: bool = False  # read only through tensor.extract (a pyramid window: analysis/pyramid.py)
 
 
 def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
@@ -79,6 +80,14 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
             windows.append(_warm_up(pb, prod, plan, dyn, warm_views))
             buffer_views.append(_buffer_view(pb, prod, plan, dyn, *windows[-1]))
             warm_views[prod.func] = buffer_views[-1]
+        pyr = [prod for prod in plan.producers.get(li, []) if prod.func in plan.pyramids]
+        for prod in pyr:  # no warm-up: the first iteration computes every row it needs
+            btype = tensor_type(tuple(reversed(plan.pyramids[prod.func].buffer_extents())), prod.func.output_type())
+            buf = pb.fresh("buf")
+            # (not tensor.empty: CSE would make buffers of one type one value, and bufferization one buffer)
+            lines.append(f"{buf} = bufferization.alloc_tensor() : {btype} {pb.def_loc(prod.func)}")
+            windows.append((buf, btype))
+        slid = slid + pyr
         if l.kind == LoopKind.PARALLEL and group is not None:
             iv = group[0].pop(0)  # an inner loop of the collapsed forall
         elif l.kind == LoopKind.PARALLEL:
@@ -136,7 +145,13 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
             f"{ttype(parent_sizes)} to {ttype(sizes)} {loc}"
         )
         slid_results = []
+        if pyr:
+            first = len(slid) - len(pyr)
+            rows = _pyramid_rows(pb, plan, li, pyr, buffers[first:], iv, off if lev.trip > 1 else None, dyn, views, loc)
+            slid_results.extend(zip(rows, [t for _, t in windows[first:]]))
         for prod in plan.producers.get(li, []):
+            if prod in pyr:
+                continue
             if prod in slid:
                 k = slid.index(prod)
                 buf, views[prod.func] = _slide_step(
@@ -168,6 +183,88 @@ def emit_tiled_stage(pb, stage_plan: StagePlan) -> str:
         lines.append(f"}} {{{loop_attr(name, l.name)}}} {loc}")
         result = f"{res}#0" if slid_results else res
     return result
+
+
+def _pyramid_rows(pb, plan, li, pyr, bufs, iv, off, dyn, views, loc) -> list:
+    """In an iteration of level ``li`` (``off``: its offset, None for one iteration): each pyramid window's rows
+    no earlier iteration computed (the first iteration: all it needs), one generic per row, at the row modulo
+    the fold (analysis/pyramid.py). Producers first; the rows needed are worked out consumers first."""
+    lev = plan.levels[li]
+    d = lev.loop.dim
+    lines = pb.lines
+    y = pb.index_sum([(1, dyn[d])] if dyn[d] else [], plan.region.mins[d], loc)
+    prev_y = None
+    if off is not None:
+        back = pb.index_sum([(1, iv)], -1, loc)
+        scaled, prev_off = pb.fresh("o"), pb.fresh("o")
+        lines.append(f"{scaled} = arith.muli {back}, {pb.index_const(lev.loop.stride, loc)} : index {loc}")
+        lines.append(
+            f"{prev_off} = arith.minsi {scaled}, {pb.index_const(lev.parent_size - lev.size, loc)} : index {loc}"
+        )
+        prev_y = pb.index_sum([(1, y), (-1, off), (1, prev_off)], 0, loc)
+
+    def plus(v, c: int):
+        return v + c if isinstance(v, int) else pb.index_sum([(1, v)], c, loc)
+
+    def floor(t, v):
+        if isinstance(v, int):
+            return t(v)
+        lin = pb.index_sum([(t.a, v)], t.b, loc)
+        if t.d == 1:
+            return lin
+        q = pb.fresh("o")
+        lines.append(f"{q} = arith.floordivsi {lin}, {pb.index_const(t.d, loc)} : index {loc}")
+        return q
+
+    def combine(op, values):
+        values = [pb.index_const(v, loc) if isinstance(v, int) else v for v in values]
+        acc = values[0]
+        for v in values[1:]:
+            r = pb.fresh("o")
+            lines.append(f"{r} = arith.{op} {acc}, {v} : index {loc}")
+            acc = r
+        return acc
+
+    def needed(last: dict, op: str):
+        for prod in reversed(pyr):  # consumers first
+            w = plan.pyramids[prod.func]
+            last[prod.func] = combine(op, [floor(t, last[r]) for r, ts in w.readers for t in ts])
+        return last
+
+    hi = needed({None: plus(y, lev.size - 1)}, "maxsi")
+    lo = needed({None: y}, "minsi")
+    prev_hi = needed({None: plus(prev_y, lev.size - 1)}, "maxsi") if prev_y is not None else None
+
+    def ssa(v):
+        return pb.index_const(v, loc) if isinstance(v, int) else v
+
+    out = []
+    c1 = pb.index_const(1, loc)
+    for prod, buf in zip(pyr, bufs):
+        w = plan.pyramids[prod.func]
+        t = prod.func.output_type()
+        btype = tensor_type(tuple(reversed(w.buffer_extents())), t)
+        start = lo[prod.func]
+        if prev_hi is not None:
+            is_first, after = pb.fresh("o"), plus(prev_hi[prod.func], 1)
+            lines.append(f"{is_first} = arith.cmpi eq, {iv}, {pb.index_const(0, loc)} : index {loc}")
+            start = pb.fresh("o")
+            lines.append(f"{start} = arith.select {is_first}, {ssa(lo[prod.func])}, {ssa(after)} : index {loc}")
+        start, end = ssa(start), ssa(plus(hi[prod.func], 1))
+        row, acc, res = pb.fresh("row"), pb.fresh("acc"), pb.fresh("rows")
+        lines.append(f"{res} = scf.for {row} = {start} to {end} step {c1} iter_args({acc} = {buf}) -> ({btype}) {{")
+        n = len(w.extents)
+        at = [0] * n
+        at[w.dim] = pb.index_mod(pb.index_sum([(1, row)], -w.mins[w.dim], loc), w.fold, loc)
+        mins, extents = w.row()
+        dynamic = [None] * n
+        dynamic[w.dim] = row
+        new = _compute_into(pb, prod, acc, btype, Tile(mins, extents, tuple(dynamic)), at, views, loc)
+        lines.append(f"scf.yield {new} : {btype} {loc}")
+        lines.append(f"}} {loc}")
+        views[prod.func] = View(res, tuple(reversed(w.buffer_extents())), w.mins, (None,) * n, (w.dim, w.fold), True)
+        out.append(res)
+    return out
 
 
 def _dims(values) -> str:

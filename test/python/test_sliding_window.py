@@ -175,3 +175,28 @@ def test_window_read_by_unslid_chain():
     import halide_mlir as hl
     assert slides(hl, build(hl), [W - 4, H - 6], "a")
     assert not slides(hl, build(hl), [W - 4, H - 6], "b")
+
+
+@pytest.mark.parametrize("strips", [False, True])
+def test_two_windows_same_shape(strips):
+    """Two sliding windows of one shape and type at one loop keep two buffers (a tensor.empty per window would be
+    one value after CSE, and bufferization would give both windows one buffer)."""
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x, y, yo, yi = V(hl, "x y yo yi")
+        f, g, out = hl.Func("f"), hl.Func("g"), hl.Func("out")
+        f[x, y] = inp[x, y] * 2 + 1
+        g[x, y] = inp[x + 1, y] - 3
+        out[x, y] = f[x, y] + 2 * f[x, y + 1] + f[x, y + 2] - g[x, y] * g[x, y + 2]
+        if strips:
+            out.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8)
+            f.store_at(out, yo).compute_at(out, yi).vectorize(x, 8)
+            g.store_at(out, yo).compute_at(out, yi).vectorize(x, 8)
+        else:
+            f.store_root().compute_at(out, y)
+            g.store_root().compute_at(out, y)
+        return out
+
+    run_both(build, [W - 4, H - 4])
+    import halide_mlir as hl
+    assert slides(hl, build(hl), [W - 4, H - 4], "f") and slides(hl, build(hl), [W - 4, H - 4], "g")
