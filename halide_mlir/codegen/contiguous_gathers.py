@@ -12,6 +12,7 @@ indices by each lane's index, ``vector.maskedload`` to one from the element at i
 """
 
 from __future__ import annotations
+from .ir_walk import ops_where
 
 _SAME_LANES = {"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"}
 
@@ -129,14 +130,7 @@ def contiguous_gathers(module) -> int:
     inside the module's context). Returns how many changed."""
     from mlir import ir
 
-    gathers = []
-
-    def visit(op):
-        if op.name == "vector.gather":
-            gathers.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    gathers = ops_where(module, lambda op: op.name == "vector.gather")
     if not gathers:
         return 0
     from mlir.dialects import arith, vector

@@ -18,6 +18,7 @@ with large strides defeat; collapsed to one dim (``strided<[1]>``) it is a memcp
 """
 
 from __future__ import annotations
+from .ir_walk import ops_where
 
 _RESHAPES = {"memref.expand_shape", "memref.collapse_shape", "memref.cast"}
 
@@ -37,14 +38,7 @@ def rewrite_copies(module) -> int:
     (call inside the module's context). Returns how many copies changed."""
     from mlir import ir
 
-    copies = []
-
-    def visit(op):
-        if op.name == "memref.copy":
-            copies.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    copies = ops_where(module, lambda op: op.name == "memref.copy")
     count = 0
     for op in copies:
         src, dst = op.operands[0], op.operands[1]

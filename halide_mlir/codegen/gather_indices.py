@@ -13,6 +13,7 @@ local_laplacian: vgatherqps 132 -> 8, vpmullq 54 -> 6.
 from __future__ import annotations
 
 import math
+from .ir_walk import ops_where
 
 
 def narrow_gather_indices(module) -> int:
@@ -20,14 +21,7 @@ def narrow_gather_indices(module) -> int:
     (call inside the module's context). Returns how many gathers changed."""
     from mlir import ir
 
-    gathers = []
-
-    def visit(op):
-        if op.name == "vector.gather":
-            gathers.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    gathers = ops_where(module, lambda op: op.name == "vector.gather")
     count = 0
     for op in gathers:
         base = op.operands[0].type

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import struct
+from .ir_walk import ops_where
 
 # Cephes expf: e^r ~ 1 + r + r^2 (P0 + P1 r + ... + P5 r^5) on |r| <= ln2 / 2
 _EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
@@ -319,14 +320,7 @@ def approximate_math(module) -> int:
     approximation (one private function per op and type, to be inlined: ``INLINE``). Returns how many."""
     from mlir import ir
 
-    found = []
-
-    def visit(op):
-        if op.name in _APPROXIMATIONS:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    found = ops_where(module, lambda op: op.name in _APPROXIMATIONS)
     symbols: dict = {}
     count = 0
     for op in found:

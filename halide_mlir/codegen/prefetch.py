@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 from ..error import InternalError, PrefetchWarning
+from .ir_walk import ops_where
 
 CACHE_LINE = 64
 DYNAMIC = -(1 << 63)
@@ -23,14 +24,7 @@ def inject_prefetches(module) -> int:
     """Emit the prefetches of every loop tagged ``hl.prefetch`` (inside the module's context); returns how many."""
     from mlir import ir
 
-    tagged = []
-
-    def visit(op):
-        if "hl.prefetch" in op.attributes:
-            tagged.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    tagged = ops_where(module, lambda op: "hl.prefetch" in op.attributes)
     count = 0
     for loop in tagged:
         for entry in ir.StringAttr(loop.attributes["hl.prefetch"]).value.split(";"):

@@ -25,21 +25,14 @@ import warnings
 
 from ..analysis.affine import MAX_STRIDE
 from ..error import StridedReadWarning
+from .ir_walk import ops_where
 
 
 def dense_strided_reads(module) -> int:
     """Rewrite every strided-innermost ``vector.transfer_read`` of ``module`` (bufferized; call inside its
     context) as above. Returns how many reads were rewritten."""
-    from mlir import ir
 
-    reads = []
-
-    def visit(op):
-        if op.name == "vector.transfer_read" and _stride(op) in range(2, MAX_STRIDE + 1):
-            reads.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    reads = ops_where(module, lambda op: op.name == "vector.transfer_read" and _stride(op) in range(2, MAX_STRIDE + 1))
     count = 0
     for op in reads:
         done = _rewrite(op)

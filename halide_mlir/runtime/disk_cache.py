@@ -215,6 +215,9 @@ def _environment() -> str:
             os.path.join(here, os.pardir, "codegen", "contiguous_gathers.py"),
             os.path.join(here, os.pardir, "codegen", "gather_indices.py"),
             os.path.join(here, os.pardir, "codegen", "copies.py"),
+            os.path.join(here, os.pardir, "codegen", "prefetch.py"),
+            os.path.join(here, os.pardir, "codegen", "compute_with.py"),
+            os.path.join(here, os.pardir, "codegen", "ir_walk.py"),
             os.path.join(here, os.pardir, "driver.py"),
         ):
             try:
