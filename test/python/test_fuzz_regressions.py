@@ -668,3 +668,44 @@ def test_atomic_vectorized_rvar_of_a_u8_sum():
                 f0.update(0).vectorize(r0.x)
             return f0
     """)
+
+
+# Found by the issue-16 campaign (seed 16, example 1777): compute_with siblings at the root, the parent's in_()
+# wrapper computed at a scatter's RVar loop with a RoundUp split; Halide accepts it, ours gives other values.
+@pytest.mark.xfail(strict=True, reason="compute_with parent's wrapper at a scatter's RVar loop: other values")
+def test_compute_with_parent_wrapper_at_scatter_rvar():
+    check_case("""
+        IN0 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 0)
+            r0 = hl.RDom([(-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Float(32), 0)
+            f0[x, y] += hl.cast(hl.Float(32), b0[x + r0.x, y])
+            f1c = hl.Func("f1c")
+            f1c[x, y] = hl.cast(hl.Float(32), hl.abs(hl.cast(hl.Float(32), f0[x, y])))
+            f1p = hl.Func("f1p")
+            f1p[x, y] = hl.cast(hl.Float(32), hl.cast(hl.Float(32), f0[x - 1, y + 1]))
+            f1 = hl.Func("f1")
+            f1[x, y] = f1p[x, y] + f1c[x + 2, y]
+            r2 = hl.RDom([(0, W), (0, H)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Float(32), 0)
+            f2[hl.clamp((r2.x * 7 + 3) % 37, 0, W - 1), hl.clamp(r2.y + 3, 0, H - 1)] += hl.cast(hl.Float(32), f1[r2.x, r2.y])
+            f3 = hl.Func("f3")
+            f3[x, y] = hl.cast(hl.Float(32), (hl.min(hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2]), hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2])) + hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2])))
+            if schedule:
+                f1p_w_a1o = hl.Var("f1p_w_a1o")
+                f1p_w_a1i = hl.Var("f1p_w_a1i")
+                f1p.compute_root()
+                f1c.compute_root()
+                f1c.compute_with(f1p, y, [(y, hl.LoopAlignStrategy.Auto)])
+                f1p_w = f1p.in_()
+                f1p_w.compute_at(f2, r2.y)
+                f1p_w.split(f1p_w.args()[1], f1p_w_a1o, f1p_w_a1i, 12, hl.TailStrategy.RoundUp)
+            return f3
+    """)
