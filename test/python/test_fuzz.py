@@ -105,11 +105,14 @@ def test_generator_covers_pipelines_and_schedules():
                      "hl.minimum(", "+= ", "hl.clamp(", " - 2,", "hl.RDom",
                      # issue 16's directives, issue 18's GPU schedules
                      ".in_()", ".clone_in(", ".specialize(p0", ".rfactor(", ".atomic()", ".fold_storage(", ".gpu_tile(",
-                     ".gpu_blocks(", ".gpu_threads(", ".gpu(", "hl.MemoryType.", "hl.RVar("):
+                     ".gpu_blocks(", ".gpu_threads(", ".gpu(", "hl.MemoryType.", "hl.RVar(",
+                     # prefetch, compute_with, scans over pure Vars, unrolled parallel scatters, pyramid reads
+                     ".prefetch(", "hl.PrefetchBoundStrategy.", ".compute_with(", "hl.LoopAlignStrategy.",
+                     ".update(0).vectorize(x", ".update(0).parallel(y", ") / 2", "x / 2"):
             calls[word] += word in text
 
     collect()
-    assert {"point", "stencil", "sum", "max", "hist", "u8", "u16", "i16", "i32", "f32"} <= set(kinds), kinds
+    assert {"point", "stencil", "sum", "max", "hist", "scan", "pair", "u8", "u16", "i16", "i32", "f32"} <= set(kinds), kinds
     missing = [w for w, c in calls.items() if c == 0]
     assert not missing, f"never drawn: {missing}"
 

@@ -507,3 +507,205 @@ def test_scatter_update_nested_split_overshooting_its_parent():
                 f0.update(0).unroll(yi, 4)
             return f1
     """)
+
+
+# Found by the issue-16 campaign (seed 16, example 211): real Halide rejects RoundUp on the output's outer tile loop
+# ("Output buffer f0 is accessed at -2, which is before the min"); ours accepts it and computes other values.
+@pytest.mark.xfail(strict=True, reason="RoundUp on the output: Halide refuses; ours accepts, other values")
+def test_roundup_vectorize_of_the_outputs_outer_tile_loop():
+    check_case("""
+        IN0 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.ImageParam(hl.Float(32), 2, "in0")
+            in0.set(hl.Buffer(IN0, "in0_buf"))
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 0.5)
+            f0c = hl.Func("f0c")
+            f0c[x, y] = hl.cast(hl.Float(32), hl.cast(hl.Float(32), b0[x, y + 1]))
+            f0p = hl.Func("f0p")
+            f0p[x, y] = hl.cast(hl.Float(32), hl.cast(hl.Float(32), b0[x, y - 1]))
+            f0 = hl.Func("f0")
+            f0[x, y] = f0p[x, y] + f0c[x, y - 1]
+            if schedule:
+                f0_xo = hl.Var("f0_xo")
+                f0_yo = hl.Var("f0_yo")
+                f0_xi = hl.Var("f0_xi")
+                f0_yi = hl.Var("f0_yi")
+                f0.tile(x, y, f0_xo, f0_yo, f0_xi, f0_yi, 64, 4)
+                f0.reorder(f0_xo, f0_yo, f0_xi, f0_yi)
+                f0.vectorize(f0_xo, 64, hl.TailStrategy.RoundUp)
+                f0.unroll(f0_yi, 5)
+                f0p_w = f0p.in_()
+                f0p_w.compute_at(f0, f0_yo)
+            return f0
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, example 126): as above, with two compute_with siblings at the root.
+@pytest.mark.xfail(strict=True, reason="RoundUp on the output: Halide refuses; ours accepts, other values")
+def test_roundup_vectorize_of_output_with_compute_with_siblings():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+        IN1 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            in1 = hl.ImageParam(hl.Int(16), 2, "in1")
+            in1.set(hl.Buffer(IN1, "in1_buf"))
+            b1 = hl.BoundaryConditions.repeat_edge(in1)
+            f0c = hl.Func("f0c")
+            f0c[x, y] = hl.cast(hl.UInt(8), hl.cast(hl.UInt(8), b0[x - 1, y + 1]))
+            f0p = hl.Func("f0p")
+            f0p[x, y] = hl.cast(hl.UInt(8), hl.cast(hl.UInt(8), b1[x - 1, y + 1]))
+            f0 = hl.Func("f0")
+            f0[x, y] = f0p[x, y] + f0c[x + 2, y + 2]
+            r1 = hl.RDom([(-2, 3)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Int(32), f0[x - 2, y])
+            f1[x, y] = hl.max(f1[x, y], hl.cast(hl.Int(32), f0[x + r1.x, y]))
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.UInt(8), (hl.max(hl.max(hl.cast(hl.UInt(8), f1[x, y]), hl.cast(hl.UInt(8), f1[x, y])), hl.cast(hl.UInt(8), f1[x, y])) * 5))
+            if schedule:
+                f2_yo = hl.Var("f2_yo")
+                f2_yi = hl.Var("f2_yi")
+                f2_yio = hl.Var("f2_yio")
+                f2_yii = hl.Var("f2_yii")
+                f2.split(y, f2_yo, f2_yi, 64)
+                f2.split(f2_yi, f2_yio, f2_yii, 2, hl.TailStrategy.RoundUp)
+                f2.vectorize(f2_yio, 32)
+                f2.unroll(f2_yio, 5)
+                f0p.compute_root()
+                f0c.compute_root()
+                f0c.compute_with(f0p, y, hl.LoopAlignStrategy.Auto)
+                b1.compute_root()
+                b0.compute_root()
+            return f2
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, example 467); no new directive involved: a repeat_edge computed at the
+# outer of a vectorized split of a ShiftInwards tile's xo loop gives other values than Halide (66.0 vs 11.0 at [0, 1]).
+@pytest.mark.xfail(strict=True, reason="compute_at the outer of a split of a ShiftInwards tile's xo: other values")
+def test_boundary_condition_at_split_outer_of_a_shiftinwards_tile():
+    check_case("""
+        IN0 = np.random.default_rng(1).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+        IN1 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            in1 = hl.Buffer(IN1, "in1")
+            b1 = hl.BoundaryConditions.repeat_edge(in1)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Float(32), hl.min(hl.cast(hl.Float(32), b0[x, y]), hl.cast(hl.Float(32), b1[x, y])))
+            if schedule:
+                f0_xo = hl.Var("f0_xo")
+                f0_yo = hl.Var("f0_yo")
+                f0_xi = hl.Var("f0_xi")
+                f0_yi = hl.Var("f0_yi")
+                f0_xov = hl.Var("f0_xov")
+                f0.tile(x, y, f0_xo, f0_yo, f0_xi, f0_yi, 2, 8, hl.TailStrategy.ShiftInwards)
+                f0.reorder(f0_xo, f0_yi, f0_xi, f0_yo)
+                f0.split(f0_xo, f0_xo, f0_xov, 8)
+                f0.vectorize(f0_xov)
+                b0.compute_at(f0, f0_xo)
+            return f0
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, examples 840, 1101, 1367, 1718): math.ctlz on vectors fails to lower to LLVM.
+@pytest.mark.xfail(strict=True, reason="vector math.ctlz not legalized for LLVM (AutoVectorizeWarning)")
+def test_auto_vectorized_count_leading_zeros():
+    check_case("""
+        IN0 = np.random.default_rng(3).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 7)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(16), hl.count_leading_zeros(hl.cast(hl.UInt(16), hl.abs(hl.cast(hl.UInt(16), hl.f64(hl.cast(hl.UInt(16), b0[x, y])) * 0.75 + hl.f64(hl.cast(hl.UInt(16), b0[x, y])) * 0.25)))))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), hl.cast(hl.UInt(8), f0[x, y]))
+            r2 = hl.RDom([(0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.minimum(hl.cast(hl.Int(32), f1[x + r2.x, y]))
+            if schedule:
+                f0.compute_root()
+            return f2
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, examples 1227, 1795): an atomic update vectorized over its RVar leaves a
+# vector.multi_reduction for the ExecutionEngine (a RuntimeError, not even an InternalError).
+@pytest.mark.xfail(strict=True, reason="atomic vectorized RVar: vector.multi_reduction reaches LLVM (RuntimeError)")
+def test_atomic_vectorized_rvar_of_a_u8_sum():
+    check_case("""
+        IN0 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+        IN1 = np.random.default_rng(1).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            in1 = hl.Buffer(IN1, "in1")
+            b1 = hl.BoundaryConditions.repeat_edge(in1)
+            r0 = hl.RDom([(-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(8), 0)
+            f0[x, y] += hl.cast(hl.UInt(8), b1[x + r0.x, y])
+            if schedule:
+                f0.update(0).atomic()
+                f0.update(0).vectorize(r0.x)
+            return f0
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, example 1777): compute_with siblings at the root, the parent's in_()
+# wrapper computed at a scatter's RVar loop with a RoundUp split; Halide accepts it, ours gives other values.
+@pytest.mark.xfail(strict=True, reason="compute_with parent's wrapper at a scatter's RVar loop: other values")
+def test_compute_with_parent_wrapper_at_scatter_rvar():
+    check_case("""
+        IN0 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, 0)
+            r0 = hl.RDom([(-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Float(32), 0)
+            f0[x, y] += hl.cast(hl.Float(32), b0[x + r0.x, y])
+            f1c = hl.Func("f1c")
+            f1c[x, y] = hl.cast(hl.Float(32), hl.abs(hl.cast(hl.Float(32), f0[x, y])))
+            f1p = hl.Func("f1p")
+            f1p[x, y] = hl.cast(hl.Float(32), hl.cast(hl.Float(32), f0[x - 1, y + 1]))
+            f1 = hl.Func("f1")
+            f1[x, y] = f1p[x, y] + f1c[x + 2, y]
+            r2 = hl.RDom([(0, W), (0, H)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Float(32), 0)
+            f2[hl.clamp((r2.x * 7 + 3) % 37, 0, W - 1), hl.clamp(r2.y + 3, 0, H - 1)] += hl.cast(hl.Float(32), f1[r2.x, r2.y])
+            f3 = hl.Func("f3")
+            f3[x, y] = hl.cast(hl.Float(32), (hl.min(hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2]), hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2])) + hl.cast(hl.Float(32), f2[3 * x + 1, (y - 2) / 2])))
+            if schedule:
+                f1p_w_a1o = hl.Var("f1p_w_a1o")
+                f1p_w_a1i = hl.Var("f1p_w_a1i")
+                f1p.compute_root()
+                f1c.compute_root()
+                f1c.compute_with(f1p, y, [(y, hl.LoopAlignStrategy.Auto)])
+                f1p_w = f1p.in_()
+                f1p_w.compute_at(f2, r2.y)
+                f1p_w.split(f1p_w.args()[1], f1p_w_a1o, f1p_w_a1i, 12, hl.TailStrategy.RoundUp)
+            return f3
+    """)

@@ -64,9 +64,13 @@ class FuncInfo:
     update_loops: list = None  # [(name, code, is_rvar, extent)] innermost first, if it has an update
     update_uses_rvars: bool = False
     pure_in_update: tuple = ()  # pure Vars of the update's loop nest
+    scan: str = ""  # a scan's direction ("x" or "y": the RVar walks that dimension)
+    pair: tuple = ()  # a stage reading two siblings (parent, child) that may be computed with each other
 
 
-def _off(v: str, d: int, stride: int = 1) -> str:
+def _off(v: str, d: int, stride=1) -> str:
+    if stride == "/2":  # a pyramid's upsampling read: f(x / 2, y / 2) (the tap before the halving)
+        return f"({_off(v, d)}) / 2" if d else f"{v} / 2"
     v = v if stride == 1 else f"{stride} * {v}"
     return v if d == 0 else (f"{v} + {d}" if d > 0 else f"{v} - {-d}")
 
@@ -257,7 +261,10 @@ class PipelineGen(Draws):
     def stage(self, i: int, prev: list[Source], inputs: list[Source]) -> Source:
         name = f"f{i}"
         # a GPU pipeline: pure definitions only (updates are not supported on the GPU yet, docs/gpu.md)
-        kind = self.choice(["point", "stencil"] if self.gpu else ["point", "stencil", "sum", "max", "hist"])
+        kinds = ["point", "stencil"] if self.gpu else ["point", "stencil", "sum", "max", "hist"]
+        if not self.gpu and self.integer(0, 5) == 5:  # issue 16's scans and compute_with siblings (appended)
+            kinds = ["scan", "pair"]
+        kind = self.choice(kinds)
         srcs = list(prev)
         if i > 0 and self.flag():
             srcs.append(self.choice(inputs))
@@ -270,9 +277,9 @@ class PipelineGen(Draws):
             ntaps = 1 if kind == "point" else self.integer(1, 4)
             taps = [(0, 0)] if kind == "point" else [(self.integer(-2, 2), self.integer(-2, 2)) for _ in range(ntaps)]
             sx = sy = 1
-            if kind == "stencil" and not self.strided:  # downsampling: f[2 * x + dx, ...]
-                sx, sy = self.choice([1, 2, 3]), self.choice([1, 1, 2])
-                self.strided = sx > 1 or sy > 1
+            if kind == "stencil" and not self.strided:  # downsampling: f[2 * x + dx, ...]; "/2": upsampling
+                sx, sy = self.choice([1, 2, 3, "/2"]), self.choice([1, 1, 2, "/2"])
+                self.strided = sx != 1 or sy != 1
 
             def leaves():
                 s = self.choice(srcs)
@@ -335,6 +342,55 @@ class PipelineGen(Draws):
                     rl.append((f"{r}$y", f"{r}.y", True, rng[1][1]))
                 info.update_loops = rl + [("x", "x", False, None), ("y", "y", False, None)]
                 info.pure_in_update = ("x", "y")
+
+        elif kind == "scan":  # a recurrence along x or y over the pure definition (a scan over pure Vars)
+            src = self.choice(srcs)
+            d = self.choice(["y", "x"])
+            r = f"r{i}"
+            n = (H if d == "y" else W) - 1
+            self.alg.append(f'{r} = hl.RDom([(1, {n})], "{r}")')
+            init, out_bound = self.leaf(t, src, "x", "y")
+            self.alg.append(f'{name} = hl.Func("{name}")')
+            self.alg.append(f"{name}[x, y] = {init}")
+            cur = f"{name}[x, {r}.x]" if d == "y" else f"{name}[{r}.x, y]"
+            prev_ = f"{name}[x, {r}.x - 1]" if d == "y" else f"{name}[{r}.x - 1, y]"
+            op = self.choice(["max", "halving", "mix"])
+            if _is_float(t):
+                rhs = {"max": f"hl.max({prev_}, {cur})", "halving": f"({prev_} + {cur}) * 0.5"}.get(
+                    op, f"{prev_} * 0.25 + {cur} * 0.75"
+                )
+            else:
+                rhs = {"max": f"hl.max({prev_}, {cur})", "halving": f"hl.halving_add({prev_}, {cur})"}.get(
+                    op, f"hl.min({prev_}, {cur})"
+                )
+            self.alg.append(f"{cur} = {rhs}")
+            info.scan = d
+            info.update_loops = [(f"{r}$x", f"{r}.x", True, n), ("x" if d == "y" else "y",) * 2 + (False, None)]
+            info.pure_in_update = ("x",) if d == "y" else ("y",)
+
+        elif kind == "pair":  # two siblings read by this stage, at different offsets (different extents)
+            pn, cn = f"{name}p", f"{name}c"
+            bounds = []
+            for sib in (cn, pn):  # the child is defined first: schedules.py schedules the parent before it
+                src = self.choice(srcs)
+                code, b = self.leaf(t, src, _off("x", self.integer(-1, 1)), _off("y", self.integer(-1, 1)))
+                if self.flag():
+                    code, b = self.expr(t, lambda src=src: self.leaf(t, src, "x", "y"), 1)
+                self.alg.append(f'{sib} = hl.Func("{sib}")')
+                self.alg.append(f"{sib}[x, y] = hl.cast({_ty(t)}, {code})")
+                self.funcs[sib] = FuncInfo(sib, "point", t, [s.code for s in srcs if not s.raw])
+                self.order.append(sib)
+                bounds.append(_wrap_bound(t, b))
+            sx, sy = self.integer(0, 3), self.integer(-2, 2)
+            self.alg.append(f'{name} = hl.Func("{name}")')
+            if t == "i32":
+                self.alg.append(f"{name}[x, y] = hl.max({pn}[x, y], {cn}[{_off('x', sx)}, {_off('y', sy)}])")
+                out_bound = max(bounds)
+            else:
+                self.alg.append(f"{name}[x, y] = {pn}[x, y] + {cn}[{_off('x', sx)}, {_off('y', sy)}]")
+                out_bound = _wrap_bound(t, sum(bounds))
+            info.uses = [pn, cn]
+            info.pair = (pn, cn)
 
         else:  # hist: a scatter with clamped indices
             ints = [s for s in srcs if not _is_float(s.type)]

@@ -63,8 +63,18 @@ def draw_program(draw) -> Program:
     sg = ScheduleGen(draw, st, g.funcs, g.order)
     if g.gpu:
         return Program(g.inputs_spec, g.alg, sg.gpu_schedules(out), out, " ".join(g.kinds), ["GPU = True"])
+    sg.inputs = [(n, d) for n, d, _, _ in g.inputs_spec]
     sched = sg.schedules(out)
-    return Program(g.inputs_spec, g.alg, sched, out, " ".join(g.kinds), sg.header)
+    alg = list(g.alg)
+    for name, dtype, _, _ in g.inputs_spec:  # prefetched inputs are ImageParams (real Halide's bindings' rule)
+        if name in sg.prefetched:
+            k = alg.index(f'{name} = hl.Buffer({name.upper()}, "{name}")')
+            ty = {"uint8": "hl.UInt(8)", "uint16": "hl.UInt(16)", "int16": "hl.Int(16)", "float32": "hl.Float(32)"}
+            alg[k : k + 1] = [
+                f'{name} = hl.ImageParam({ty[dtype]}, 2, "{name}")',
+                f'{name}.set(hl.Buffer({name.upper()}, "{name}_buf"))',
+            ]
+    return Program(g.inputs_spec, alg, sched, out, " ".join(g.kinds), sg.header)
 
 
 def programs():

@@ -33,6 +33,8 @@ class ScheduleGen(Draws):
         self.header = []  # module-level lines (the values of the Params)
         self.params = []  # lines declaring the Params (under `if schedule:`)
         self.rvars = {}  # RVars split off RVars (code -> name)
+        self.inputs = []  # (name, numpy dtype) of the input Buffers (set by program.py)
+        self.prefetched = set()  # inputs a prefetch names: program.py makes them ImageParams (Halide's rule)
 
     def factor(self):
         return self.choice([2, 4, 8, 3, 5, 16, 7, 1, 13, 32, 64, 10])
@@ -276,6 +278,9 @@ class ScheduleGen(Draws):
             return sorted(set(out))
 
         body = []
+        self.children = {p[1]: p[0] for i in self.funcs.values() for p in [i.pair] if p}  # child -> parent
+        self.siblings = {f for i in self.funcs.values() for f in i.pair}
+        self.stage_lines = {}  # func -> (its pure stage's loop directives, its final loops)
         for f in reversed(self.order):
             info = self.funcs[f]
             if f == output:
@@ -286,6 +291,10 @@ class ScheduleGen(Draws):
                 if len(cons) != 1:
                     opts = ["inline", "root"]
                 lv = self.choice(opts)
+                if f in self.siblings and lv != "root" and (f in self.children or self.flag()):
+                    # siblings at the root (the parent half the time, the child then too): compute_with
+                    if f not in self.children or level.get(self.children[f]) == "root":
+                        lv = "root"
                 level[f] = lv
                 if lv == "root":
                     body.append(f"{f}.compute_root()")
@@ -330,15 +339,30 @@ class ScheduleGen(Draws):
                 loops = [("x", "x", False, None), ("y", "y", False, None)]
                 pure = ("x", "y")
             self.vec = None
-            if self.flag() or f == output:
-                body += [l for l in self.stage_schedule(f, f, loops, pure, vars_) if l]
+            cw = self.compute_with_parent(f, level, loops) if f in self.children else None
+            if cw is not None:
+                body += cw
+            elif self.flag() or f == output:
+                sched = [l for l in self.stage_schedule(f, f, loops, pure, vars_) if l]
+                body += sched
+                self.stage_lines[f] = (sched, list(loops))
             if info.kind != "bc" and self.rare(5):
                 body += self.specialize(f, loops)
+            if info.kind != "bc" and self.inputs and self.rare(5):
+                body += self.prefetch(f, loops)
             offered += [(0, l[0], l[1]) for l in loops if l[1] is not None]
             if info.update_loops:
                 ul = list(info.update_loops)
-                how = self.choice(["none", "loops", "rfactor", "atomic"])
-                if how == "loops":
+                options = ["none", "loops", "rfactor", "atomic"]
+                if info.scan:  # a scan's RVar loop is serial: no rfactor, no atomic
+                    options = ["none", "loops", "scan"]
+                elif info.kind == "hist" and info.pure_in_update == ("y",):
+                    options.append("punroll")
+                how = self.choice(options)
+                if how in ("scan", "punroll"):
+                    body += self.scan_or_scatter(f, info, ul, how, lambda b, f=f: _new_var(vars_, f, b))
+                    offered += [(1, l[0], l[1]) for l in ul if l[1] is not None and not l[2]]
+                elif how == "loops":
                     self.vec = None
                     body += [
                         l for l in self.stage_schedule(f"{f}.update(0)", f + "u", ul, info.pure_in_update, vars_) if l
@@ -362,6 +386,71 @@ class ScheduleGen(Draws):
             body += self.wrapper(f, self.funcs[f], cons[0], cons[0] in users[f], loops_of[cons[0]], vars_)
         decl = self.params + [f'{v} = hl.Var("{v}")' for v in vars_] + [f'{v} = hl.RVar("{v}")' for v in self.rvars]
         return decl + body
+
+    # --- issue 16's newer directives -----------------------------------------------------------------------------
+    def prefetch(self, obj: str, loops: list) -> list:
+        """``obj.prefetch(input, at, from, offset, strategy)``: ``at`` is ``from`` or a loop inside it. The input
+        becomes an ImageParam (real Halide's bindings prefetch only those; Halide 21 then drops the prefetch
+        with a warning, so only the values are compared)."""
+        cands = [l for l in loops if l[1] is not None and not l[2]]
+        if not cands:
+            return []
+        name = self.choice([n for n, _ in self.inputs])
+        self.prefetched.add(name)
+        j = self.integer(0, len(cands) - 1)
+        i = self.integer(0, j)
+        strategy = self.choice(["GuardWithIf", "Clamp", "NonFaulting"])
+        return [
+            f"{obj}.prefetch({name}, {cands[i][1]}, {cands[j][1]}, {self.choice([1, 0, 2, 4, -1])}, "
+            f"hl.PrefetchBoundStrategy.{strategy})"
+        ]
+
+    def compute_with_parent(self, child: str, level: dict, loops: list):
+        """The child of a sibling pair, both at the root: perhaps its parent's loop directives (same Vars) and
+        ``child.compute_with(parent, var[, align])`` at a loop of the parent. None: schedule it as usual."""
+        parent = self.children[child]
+        if level.get(parent) != "root" or level.get(child) != "root" or not self.flag():
+            return None
+        sched, ploops = self.stage_lines.get(parent, ([], list(loops)))
+        copy = not self.rare(4)  # else the child keeps its own loop nest: Halide may reject that (skipped)
+        lines = [l.replace(f"{parent}.", f"{child}.", 1) for l in sched] if copy else []
+        fusable = [l for l in ploops if l[1] is not None and not l[2] and not l[1].endswith(("v", "_vectorized"))]
+        if not fusable:
+            return lines
+        var = self.choice(fusable)[1]
+        align = self.choice(["", "AlignStart", "AlignEnd", "NoAlign", "Auto", "pairs"])
+        if align == "pairs":  # per loop, as (Var, LoopAlignStrategy) pairs
+            s = self.choice(["AlignStart", "AlignEnd", "NoAlign", "Auto"])
+            arg = f", [({var}, hl.LoopAlignStrategy.{s})]"
+        else:
+            arg = f", hl.LoopAlignStrategy.{align}" if align else ""
+        if copy:
+            loops[:] = ploops
+        return lines + [f"{child}.compute_with({parent}, {var}{arg})"]
+
+    def scan_or_scatter(self, f: str, info: FuncInfo, ul: list, how: str, new_var) -> list:
+        """A scan's update vectorized or parallel along its pure Var (``vectorize(x, n)`` on a scan along y,
+        ``parallel(y)`` on a scan along x), or a row scatter's update parallel over y with its RVar unrolled."""
+        obj = f"{f}.update(0)"
+        rv = ul[0][1]
+        if how == "scan":
+            v = info.pure_in_update[0]
+            lines = []
+            if v == "x" or self.flag():
+                lines.append(f"{obj}.vectorize({v}, {self.choice([8, 4, 16, 3])})")
+            if v == "y" or self.flag():
+                lines.append(f"{obj}.parallel({v}{', ' + str(self.choice([2, 4])) if self.flag() else ''})")
+            if self.flag():
+                lines.append(f"{obj}.unroll({rv}, {self.choice([2, 4, 3])})")
+            return lines
+        lines = [f"{obj}.parallel(y)"]
+        if self.flag():
+            o, i_ = self.new_rvar(f"{f}_{rv[-1]}o"), self.new_rvar(f"{f}_{rv[-1]}i")
+            lines.append(f"{obj}.split({rv}, {o}, {i_}, {self.choice([4, 2, 8])})")
+            lines.append(f"{obj}.unroll({i_})")
+        else:
+            lines.append(f"{obj}.unroll({rv}, {self.choice([2, 4, 3, 8])})")
+        return lines
 
     # --- GPU schedules (issue 18) -------------------------------------------------------------------------------
     def kernel(self, f: str, a0: str, a1: str, vars_: dict):
