@@ -105,6 +105,7 @@ def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = Tr
             regions[stage.func] = _scheduled_region(stage, _region_of(required[stage.func], stage.func))
         else:
             _scheduled_region(stage, regions[stage.func], output=True)
+            _check_output_splits(stage, regions[stage.func])
         region = regions[stage.func]
         env = {v: region.interval(d) for d, v in enumerate(stage.vars)}
         for r in (r for u in updates[stage.func] for r in u.rvars):
@@ -219,6 +220,39 @@ def _update_region(stage, updates, env, region: Region, output: bool) -> Region:
                     )
                 mins[d], maxs[d] = min(mins[d], lo), max(maxs[d], hi)
     return Region(tuple(mins), tuple(x - m + 1 for m, x in zip(mins, maxs)))
+
+
+def _check_output_splits(stage, region: Region) -> None:
+    """Halide's error for an output whose loops write outside its buffer: a split of a variable nested in a tile
+    (the inner variable of any split, and whatever is split from it) by more than that variable's extent (the
+    enclosing factor, whatever the buffer's size) shifts it outside the tile, which an output buffer cannot
+    absorb (an intermediate grows instead). GuardWithIf splits are guarded; a root dimension's own split is what
+    Halide 21 accepts."""
+    extent_of = {v: region.extents[d] for d, v in enumerate(stage.vars)}
+    dim_of = {v: d for d, v in enumerate(stage.vars)}
+    nested: dict = {}  # variable nested in a tile -> whether it is the outer variable of its split
+    for d in stage.directives:
+        if d.kind != DirectiveKind.SPLIT or d.args[0] not in extent_of:
+            continue
+        old, outer, inner, f, tail = d.args
+        e, dim = extent_of[old], dim_of[old]
+        strategy = tail.name if tail is not None else "Auto"
+        if old in nested and f > e and strategy in ("Auto", "ShiftInwards", "RoundUp"):
+            lo, hi = region.mins[dim], region.mins[dim] + region.extents[dim] - 1
+            side = (
+                f"at {hi + f - e}, which is beyond the max ({hi})"
+                if strategy == "RoundUp" or nested[old]
+                else f"at {lo + e - f}, which is before the min ({lo})"
+            )
+            raise HalideError(
+                f"Error: Output buffer {stage.name} is accessed {side} in dimension {dim}: the split of {old} "
+                f"(extent {e}) by {f} at {d.site} covers more than its enclosing tile"
+            )
+        extent_of[outer], extent_of[inner] = -(-e // f), f
+        dim_of[outer] = dim_of[inner] = dim
+        if old in nested:
+            nested[outer] = True
+        nested[inner] = False
 
 
 def _scheduled_region(stage, region: Region, output: bool = False) -> Region:

@@ -22,6 +22,13 @@ def check_case(body: str):
     assert outcome.status == "pass", f"{outcome.status}: {outcome.detail}\n\n{fuzz.reproducer(source, outcome)}"
 
 
+def check_rejected_by_both(body: str):
+    """A schedule real Halide refuses must be refused here too (the fuzzer's "skip": both raise)."""
+    source = HEADER + textwrap.dedent(body)
+    outcome = fuzz.check(source)
+    assert outcome.status == "skip" and "real Halide" in outcome.detail, f"{outcome.status}: {outcome.detail}"
+
+
 # Found at example 13 of `python -m halide_mlir.tools.fuzz --examples 72 --seed 1 --shrink-internal`.
 # Real Halide: abs of an i32 is a u32 (here 217 163 130 69 ...). Ours: "lowering to LLVM failed: failed to
 # legalize operation 'math.absi' that was explicitly marked illegal" on vector<1x8xi32> (scalar code is fine).
@@ -509,11 +516,11 @@ def test_scatter_update_nested_split_overshooting_its_parent():
     """)
 
 
-# Found by the issue-16 campaign (seed 16, example 211): real Halide rejects RoundUp on the output's outer tile loop
-# ("Output buffer f0 is accessed at -2, which is before the min"); ours accepts it and computes other values.
-@pytest.mark.xfail(strict=True, reason="RoundUp on the output: Halide refuses; ours accepts, other values")
+# Found by the issue-16 campaign (seed 16, example 211): real Halide rejects the output's unroll(yi, 5) of a tile's
+# 4-row yi ("Output buffer f0 is accessed at -2, which is before the min"); ours accepted it and computed other
+# values. Both refuse it now (analysis/bounds.py _check_output_splits).
 def test_roundup_vectorize_of_the_outputs_outer_tile_loop():
-    check_case("""
+    check_rejected_by_both("""
         IN0 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
 
 
@@ -543,10 +550,10 @@ def test_roundup_vectorize_of_the_outputs_outer_tile_loop():
     """)
 
 
-# Found by the issue-16 campaign (seed 16, example 126): as above, with two compute_with siblings at the root.
-@pytest.mark.xfail(strict=True, reason="RoundUp on the output: Halide refuses; ours accepts, other values")
+# Found by the issue-16 campaign (seed 16, example 126): an unroll by 5 of a 1-iteration loop nested in a tile
+# of the output, with two compute_with siblings at the root: Halide refuses ("accessed ... beyond the max").
 def test_roundup_vectorize_of_output_with_compute_with_siblings():
-    check_case("""
+    check_rejected_by_both("""
         IN0 = np.random.default_rng(0).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
         IN1 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
 
