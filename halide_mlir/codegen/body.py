@@ -44,7 +44,7 @@ _MATH = {
 }
 
 
-_BIT_COUNT = {"popcount": "ctpop", "clz": "ctlz", "ctz": "cttz"}
+_BIT_COUNT = ("popcount", "clz", "ctz")
 
 
 class BodyEmitter:
@@ -81,6 +81,38 @@ class BodyEmitter:
             typed = key[0] if t.is_bool() else f"{key[0]} : {t.mlir}"  # `true`/`false` are i1 already
             self.consts[key] = self.op(f"arith.constant {typed}", "c")
         return self.consts[key]
+
+    def bit_count(self, kind: str, a: str, t: Type) -> str:
+        """popcount / count_leading_zeros / count_trailing_zeros in plain arith ops (bit-parallel sums; clz
+        smears the leading one down, ctz isolates the lowest one). Not math.ctpop/ctlz/cttz: MLIR 22's
+        MathToLLVM cannot lower them on the 2-D vectors the vectorizer makes (vector<1x16xi16>), and LLVM
+        turns these sequences into vpopcnt/lzcnt where the CPU has them."""
+        w, ty = t.bits(), t.mlir
+
+        def c(v: int) -> str:
+            v &= (1 << w) - 1
+            return self.const(v - (1 << w) if t.is_int() and v >> (w - 1) else v, t)
+
+        def bin_(op: str, x: str, y: str) -> str:
+            return self.op(f"arith.{op} {x}, {y} : {ty}")
+
+        ones = c(-1)
+        if kind == "clz":
+            for s in (1, 2, 4, 8, 16, 32):
+                if s < w:
+                    a = bin_("ori", a, bin_("shrui", a, c(s)))
+            a = bin_("xori", a, ones)
+        elif kind == "ctz":
+            lowest = bin_("andi", a, bin_("subi", c(0), a))
+            a = bin_("addi", lowest, ones)  # the bits below the lowest one (all ones for 0)
+        pattern = sum(1 << i for i in range(0, w, 2))  # 0x55..
+        a = bin_("subi", a, bin_("andi", bin_("shrui", a, c(1)), c(pattern)))
+        pattern = sum(3 << i for i in range(0, w, 4))  # 0x33..
+        a = bin_("addi", bin_("andi", a, c(pattern)), bin_("andi", bin_("shrui", a, c(2)), c(pattern)))
+        a = bin_("andi", bin_("addi", a, bin_("shrui", a, c(4))), c(sum(15 << i for i in range(0, w, 8))))
+        if w > 8:  # the bytes' counts summed into the top byte
+            a = bin_("shrui", bin_("muli", a, c(sum(1 << i for i in range(0, w, 8)))), c(w - 8))
+        return a
 
     def nested(self) -> "BodyEmitter":
         """An emitter for a region inside this one (an ``scf.if``): it sees the values emitted so far, and what it
@@ -128,7 +160,7 @@ class BodyEmitter:
             pred = "oeq" if k == "is_inf" else "olt"  # olt is false for NaN too
             return self.op(f"arith.cmpf {pred}, {mag}, {self.const(math.inf, src)} : {src.mlir}")
         if k in _BIT_COUNT:  # hl.popcount / count_leading_zeros / count_trailing_zeros (lang/intrinsics.py)
-            return self.op(f"math.{_BIT_COUNT[k]} {self.emit(e.args[0])} : {t.mlir}")
+            return self.bit_count(k, self.emit(e.args[0]), t)
         if k == "strict_float":  # hl.strict_float: the subtree without FMA contraction or reciprocals
             outer, self.strict = self.strict, True
             try:

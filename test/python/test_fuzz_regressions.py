@@ -627,8 +627,8 @@ def test_boundary_condition_at_split_outer_of_a_shiftinwards_tile():
     """)
 
 
-# Found by the issue-16 campaign (seed 16, examples 840, 1101, 1367, 1718): math.ctlz on vectors fails to lower to LLVM.
-@pytest.mark.xfail(strict=True, reason="vector math.ctlz not legalized for LLVM (AutoVectorizeWarning)")
+# Found by the issue-16 campaign (seed 16, examples 840, 1101, 1367, 1718): math.ctlz on vectors failed to lower to
+# LLVM; the bit counts are plain arith ops now (codegen/body.py bit_count).
 def test_auto_vectorized_count_leading_zeros():
     check_case("""
         IN0 = np.random.default_rng(3).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
