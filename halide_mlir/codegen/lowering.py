@@ -92,6 +92,9 @@ def lowering_passes(threads: int) -> tuple[str, str, str]:
         ]
         + loops_later
         + [
+            # a vectorized RVar under atomic() leaves vector.multi_reduction, which convert-vector-to-llvm does not
+            # lower (a no-op for every other kernel)
+            "func.func(lower-vector-multi-reduction)",
             VECTOR_TO_SCF,
             "loop-invariant-code-motion",
         ]

@@ -28,10 +28,15 @@ from ..codegen.lowering import (
     to_llvm,
     top_level_ops,
 )
+from ..codegen.ir_walk import ops_where
 from ..codegen.strided_reads import dense_strided_reads
 from ..codegen.transform import UNROLL_SEQUENCE
 from ..error import InternalError, SlowPathWarning, UnrollWarning
 from ..settings import auto_vectorize_mode, compile_settings, parallel_runtime
+
+
+def _not_llvm(op) -> bool:
+    return op.name.split(".")[0] not in ("llvm", "builtin", "omp")
 
 
 @contextlib.contextmanager
@@ -422,7 +427,16 @@ class Compiled:
         self.ctx = compile_context()
         module = lower_to_llvm(self.ctx, payload, transform, threads)
         with self.ctx, mlir_errors("JIT compilation failed", "llvm"):
-            self.engine = execution_engine.ExecutionEngine(module, opt_level=3, shared_libs=engine_libraries(libraries))
+            try:
+                self.engine = execution_engine.ExecutionEngine(
+                    module, opt_level=3, shared_libs=engine_libraries(libraries)
+                )
+            except RuntimeError:  # the bindings' only word for "LLVM translation failed": name what was left
+                raise InternalError(
+                    "JIT compilation failed (a halide_mlir bug): ops without an LLVM lowering reached the JIT: "
+                    + ", ".join(sorted({op.name for op in ops_where(module, _not_llvm)})),
+                    stage="llvm",
+                ) from None
             from .trace import register_with_engine
 
             register_with_engine(self.engine)  # hl.print and tracing's callbacks (runtime/trace.py)

@@ -652,8 +652,7 @@ def test_auto_vectorized_count_leading_zeros():
 
 
 # Found by the issue-16 campaign (seed 16, examples 1227, 1795): an atomic update vectorized over its RVar leaves a
-# vector.multi_reduction for the ExecutionEngine (a RuntimeError, not even an InternalError).
-@pytest.mark.xfail(strict=True, reason="atomic vectorized RVar: vector.multi_reduction reaches LLVM (RuntimeError)")
+# vector.multi_reduction that convert-vector-to-llvm does not lower: lower-vector-multi-reduction runs first now.
 def test_atomic_vectorized_rvar_of_a_u8_sum():
     check_case("""
         IN0 = np.random.default_rng(3).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
