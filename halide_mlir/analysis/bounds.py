@@ -235,6 +235,8 @@ def _check_output_splits(stage, region: Region) -> None:
         if d.kind != DirectiveKind.SPLIT or d.args[0] not in extent_of:
             continue
         old, outer, inner, f, tail = d.args
+        if f <= 0:
+            return  # (a non-positive factor gets its own error from the schedule's checks)
         e, dim = extent_of[old], dim_of[old]
         strategy = tail.name if tail is not None else "Auto"
         if old in nested and f > e and strategy in ("Auto", "ShiftInwards", "RoundUp"):

@@ -3,6 +3,7 @@ Tuple conditions, the Buffer API, serialization, multi-output Pipelines, schedul
 the oracle throughout."""
 import contextlib
 import io
+import re
 
 import numpy as np
 import pytest
@@ -192,7 +193,8 @@ def test_schedule_warnings_as_halide(hl):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         h.realize([16])
-    lines = out.getvalue().splitlines()
+    # Halide numbers a name already taken in its hash bucket (f_w$1): which other tests ran first decides that
+    lines = [re.sub(r"\$\d+", "", ln) for ln in out.getvalue().splitlines()]
     assert "Warning: It is meaningless to bound dimension i of function f_w to be within [0, 127] because the " \
            "function is scheduled inline." in lines
     assert any(ln.startswith("Warning: Update definition 0 of function h_w has not been scheduled") for ln in lines)
