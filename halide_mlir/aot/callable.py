@@ -26,6 +26,7 @@ from ..lang.constraints import constraints
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import generation
 from ..lang.source import user_site
+from ..runtime import fastcall
 from ..runtime.memref import _cells, argument_cell
 from ..settings import compile_settings
 from .arguments import argument_of
@@ -238,6 +239,15 @@ class _Plan:
             else:
                 exact, lo, hi = int, t.min_value(), t.max_value()
             self.scalars.append((n_in + k, i, compiled.arg_ctypes[n_in + k], prm, callable_._names[i], exact, lo, hi))
+        # the C trampoline (runtime/fastcall.py) when it can be had: the same checks, one C call
+        self.fast = fastcall.trampoline()
+        if self.fast is not None:
+            self.fn = fastcall.address(compiled)
+            self.spec = fastcall.scalar_spec(
+                [(k, i, ct, lo, hi, exact is bool) for k, i, ct, _, _, exact, lo, hi in self.scalars]
+            )
+            if self.spec is None:
+                self.fast = None
         return self
 
     def bind(self, buffers):
@@ -267,6 +277,15 @@ class _Plan:
         for h, a, mins in self.captured:
             if h._array is not a or h._mins != mins:
                 return False
+        fast = self.fast
+        if fast is not None:
+            compiled.last_use = next(self.clock)
+            # False: a value not exactly of its Param's Python type, or out of range: converted as below, again
+            if fast(self.fn, bound[0], self.spec, values, (), None, 0) is not False:
+                return True
+            values = self._converted(values)
+            if fast(self.fn, bound[0], self.spec, values, (), None, 0) is not False:
+                return True
         args = self.args_type.from_buffer_copy(bound[0])
         keep = []
         for k, i, ct, prm, name, exact, lo, hi in self.scalars:
@@ -281,6 +300,17 @@ class _Plan:
         compiled.last_use = next(self.clock)
         compiled.packed(args)
         return True
+
+    def _converted(self, values) -> list:
+        """``values`` with each Param's value as ``set`` would store it (Halide's checks and messages)."""
+        values = list(values)
+        for _, i, _, prm, name, exact, lo, hi in self.scalars:
+            v = values[i]
+            if type(v) is not exact or lo is not None and not lo <= v <= hi:
+                if not isinstance(v, _SCALARS):
+                    raise HalideError(f"Argument {name}: {v!r} is not an instance of a scalar ({prm.type()})")
+                values[i] = prm._converted(v)
+        return values
 
 
 def _buffer(name: str, v) -> Buffer:
