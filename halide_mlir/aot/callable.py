@@ -82,8 +82,16 @@ class Callable:
                     if v is not b or v._array is not a or v._mins != mins:
                         break
                 else:
-                    if all(values[i] == v for i, v in last[5]) and last[2].call(values, last[3]):
-                        return
+                    if not last[5] or all(values[i] == v for i, v in last[5]):
+                        plan = last[2]
+                        if plan.fast is not None and not plan.captured:  # _Plan.call's trampoline path, inline
+                            compiled = plan.compiled()
+                            if compiled is not None:
+                                compiled.last_use = next(plan.clock)
+                                if plan.fast(plan.fn, last[3][0], plan.spec, values, (), None, 0) is not False:
+                                    return
+                        if plan.call(values, last[3]):
+                            return
             state = self._state
             if state is None or state[0] != generation[0] or state[1] != compile_settings():
                 state = self._state = self._new_state()

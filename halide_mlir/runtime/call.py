@@ -149,7 +149,7 @@ class CallPlan:
     def _fast(self, compiled, template, cells, given):
         """``realize`` through the trampoline: the outputs, None (the full path) or False (a Param's value the
         trampoline doesn't take: the ctypes path)."""
-        values = [prm.get() for _, _, prm in self.params]
+        values = [prm.get() for _, _, prm in self.params] if self.params else ()
         if self.given:
             outs = given if isinstance(given, (list, tuple)) else [given]
             if len(outs) != len(self.out_refs) or any(
@@ -158,6 +158,14 @@ class CallPlan:
                 return None
             compiled.last_use = next(jit._clock)
             return outs if self.fast(self.fn, template, self.spec, values, (), None, 0) is not False else False
+        if len(self.outputs) == 1:  # (the usual case, without the comprehensions' frames)
+            shape, dtype, nbytes, _, _, type_, name, out_mins = self.outputs[0]
+            raw = np.empty(nbytes, np.uint8)
+            compiled.last_use = next(jit._clock)
+            offsets = self.fast(self.fn, template, self.spec, values, self.out_spec, [raw], ALIGNMENT)
+            if offsets is False:
+                return False
+            return [Buffer._wrap(np.ndarray(shape, dtype, raw, offsets[0]), type_, name, list(out_mins))]
         raws = [np.empty(o[2], np.uint8) for o in self.outputs]
         compiled.last_use = next(jit._clock)
         offsets = self.fast(self.fn, template, self.spec, values, self.out_spec, raws, ALIGNMENT)
