@@ -76,22 +76,22 @@ class Callable:
         if self._pipeline is None:
             last = self._last
             if last is not None and last[0] == generation[0] and last[1] == compile_settings():
+                plan = last[2]
+                if plan.fast is not None and not last[5] and not plan.captured:
+                    # the trampoline checks that the Buffers are the last call's (None: not) and calls
+                    compiled = plan.compiled()
+                    if compiled is not None:
+                        compiled.last_use = next(plan.clock)
+                        if plan.fast(plan.fn, last[3][0], plan.spec, values, (), None, 0, last[4]) is True:
+                            return
                 # the same Buffers (same arrays and mins) and index values as the last call: its cells again
                 for i, b, a, mins in last[4]:
                     v = values[i]
                     if v is not b or v._array is not a or v._mins != mins:
                         break
                 else:
-                    if not last[5] or all(values[i] == v for i, v in last[5]):
-                        plan = last[2]
-                        if plan.fast is not None and not plan.captured:  # _Plan.call's trampoline path, inline
-                            compiled = plan.compiled()
-                            if compiled is not None:
-                                compiled.last_use = next(plan.clock)
-                                if plan.fast(plan.fn, last[3][0], plan.spec, values, (), None, 0) is not False:
-                                    return
-                        if plan.call(values, last[3]):
-                            return
+                    if all(values[i] == v for i, v in last[5]) and plan.call(values, last[3]):
+                        return
             state = self._state
             if state is None or state[0] != generation[0] or state[1] != compile_settings():
                 state = self._state = self._new_state()
@@ -102,7 +102,7 @@ class Callable:
                     bound = plan.bind(buffers) if plan is not None else None
                     if bound is not None and plan.call(values, bound):
                         if all(values[i] is b for i, b in zip(self._buffer_slots, buffers)):  # (not arrays)
-                            same = [(i, b, b._array, list(b._mins)) for i, b in zip(self._buffer_slots, buffers)]
+                            same = tuple((i, b, b._array, list(b._mins)) for i, b in zip(self._buffer_slots, buffers))
                             index = [(i, values[i]) for i in state[2]]
                             self._last = (state[0], state[1], plan, bound, same, index)
                         return

@@ -8,6 +8,8 @@ call(fn, template, scalars, values, outputs, raws, alignment):
   outputs   a tuple of (slot, descriptor bytes) per output to allocate: the descriptor is copied and pointed at
             the aligned start of the matching raw array
   raws      a list of writable byte buffers (numpy uint8 arrays), one per output
+  checks    (optional) a tuple of (index, Buffer, its array, its mins): hl.Callable's last call; unless each
+            values[index] is that Buffer with that array and mins, nothing is called and None is returned
 Returns True (no outputs), a tuple of each output's offset into its raw array, or False: a value is not exactly of
 its Param's Python type or out of its range (the caller converts it, or takes the ctypes path). */
 
@@ -29,8 +31,65 @@ enum { I8 = 1, I16 = 2, I32 = 3, I64 = 4, F32 = 5, F64 = 6, BOOL = 7 };
 
 typedef void (*packed_fn)(void **);
 
+static PyObject *str_array, *str_mins;
+
+/* 1: every check holds; 0: one does not; -1: an error */
+static int same_buffers(PyObject *checks, PyObject **items, Py_ssize_t nvalues) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(checks); k++) {
+        PyObject *c = PyTuple_GET_ITEM(checks, k);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 4) {
+            PyErr_SetString(PyExc_TypeError, "checks: (index, Buffer, array, mins) tuples");
+            return -1;
+        }
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(c, 0));
+        if (i < 0 || i >= nvalues) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "check index out of range");
+            return -1;
+        }
+        PyObject *v = items[i];
+        if (v != PyTuple_GET_ITEM(c, 1)) return 0;
+        PyObject *array = PyObject_GetAttr(v, str_array);
+        if (array == NULL) return -1;
+        Py_DECREF(array); /* (only its identity is compared; v holds it) */
+        if (array != PyTuple_GET_ITEM(c, 2)) return 0;
+        PyObject *mins = PyObject_GetAttr(v, str_mins);
+        if (mins == NULL) return -1;
+        int eq = PyObject_RichCompareBool(mins, PyTuple_GET_ITEM(c, 3), Py_EQ);
+        Py_DECREF(mins);
+        if (eq != 1) return eq;
+    }
+    return 1;
+}
+
+static int sequence_items(PyObject *values, PyObject ***items, Py_ssize_t *nvalues) {
+    if (PyList_Check(values)) {
+        *nvalues = PyList_GET_SIZE(values);
+        *items = ((PyListObject *)values)->ob_item;
+    } else if (PyTuple_Check(values)) {
+        *nvalues = PyTuple_GET_SIZE(values);
+        *items = ((PyTupleObject *)values)->ob_item;
+    } else {
+        PyErr_SetString(PyExc_TypeError, "values must be a list or a tuple");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *call(PyObject *self, PyObject *const *a, Py_ssize_t n) {
     (void)self;
+    if (n == 8) {
+        PyObject **items;
+        Py_ssize_t nvalues;
+        if (!PyTuple_Check(a[7])) {
+            PyErr_SetString(PyExc_TypeError, "checks must be a tuple");
+            return NULL;
+        }
+        if (sequence_items(a[3], &items, &nvalues) < 0) return NULL;
+        int same = same_buffers(a[7], items, nvalues);
+        if (same < 0) return NULL;
+        if (!same) Py_RETURN_NONE;
+        n = 7;
+    }
     if (n != 7 || !PyBytes_Check(a[1]) || !PyBytes_Check(a[2]) || !PyTuple_Check(a[4])) {
         PyErr_SetString(PyExc_TypeError, "call(fn, template, scalars, values, outputs, raws, alignment)");
         return NULL;
@@ -56,16 +115,7 @@ static PyObject *call(PyObject *self, PyObject *const *a, Py_ssize_t n) {
         PyObject *values = a[3];
         Py_ssize_t nvalues;
         PyObject **items;
-        if (PyList_Check(values)) {
-            nvalues = PyList_GET_SIZE(values);
-            items = ((PyListObject *)values)->ob_item;
-        } else if (PyTuple_Check(values)) {
-            nvalues = PyTuple_GET_SIZE(values);
-            items = ((PyTupleObject *)values)->ob_item;
-        } else {
-            PyErr_SetString(PyExc_TypeError, "values must be a list or a tuple");
-            return NULL;
-        }
+        if (sequence_items(values, &items, &nvalues) < 0) return NULL;
         for (Py_ssize_t i = 0; i < nscalars; i++) {
             const ScalarSpec *s = &spec[i];
             if (s->value < 0 || s->value >= nvalues || s->slot < 0 || s->slot >= nargs) {
@@ -170,4 +220,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_halide_mlir_fastcall", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__halide_mlir_fastcall(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__halide_mlir_fastcall(void) {
+    str_array = PyUnicode_InternFromString("_array");
+    str_mins = PyUnicode_InternFromString("_mins");
+    if (str_array == NULL || str_mins == NULL) return NULL;
+    return PyModule_Create(&module);
+}
