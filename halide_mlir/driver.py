@@ -347,8 +347,12 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     if kind is list or kind is tuple:
         if sizes and type(sizes[0]) is Buffer:
             repeat_key, given = (id(func), generation[0], *map(id, sizes)), sizes
-        elif all(type(s) is int for s in sizes):
-            repeat_key = (id(func), generation[0], tuple(sizes))
+        else:
+            for s in sizes:  # (a loop, not all(): this is most of a small realize's Python)
+                if type(s) is not int:
+                    break
+            else:
+                repeat_key = (id(func), generation[0], tuple(sizes))
     elif kind is Buffer:
         repeat_key, given = (id(func), generation[0], id(sizes)), sizes
     if repeat_key is not None:

@@ -26,6 +26,7 @@ from ..lang.constraints import constraints
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import generation
 from ..lang.source import user_site
+from ..runtime import fastcall
 from ..runtime.memref import _cells, argument_cell
 from ..settings import compile_settings
 from .arguments import argument_of
@@ -75,13 +76,21 @@ class Callable:
         if self._pipeline is None:
             last = self._last
             if last is not None and last[0] == generation[0] and last[1] == compile_settings():
+                plan = last[2]
+                if plan.fast is not None and not last[5] and not plan.captured:
+                    # the trampoline checks that the Buffers are the last call's (None: not) and calls
+                    compiled = plan.compiled()
+                    if compiled is not None:
+                        compiled.last_use = next(plan.clock)
+                        if plan.fast(plan.fn, last[3][0], plan.spec, values, (), None, 0, last[4]) is True:
+                            return
                 # the same Buffers (same arrays and mins) and index values as the last call: its cells again
                 for i, b, a, mins in last[4]:
                     v = values[i]
                     if v is not b or v._array is not a or v._mins != mins:
                         break
                 else:
-                    if all(values[i] == v for i, v in last[5]) and last[2].call(values, last[3]):
+                    if all(values[i] == v for i, v in last[5]) and plan.call(values, last[3]):
                         return
             state = self._state
             if state is None or state[0] != generation[0] or state[1] != compile_settings():
@@ -93,7 +102,7 @@ class Callable:
                     bound = plan.bind(buffers) if plan is not None else None
                     if bound is not None and plan.call(values, bound):
                         if all(values[i] is b for i, b in zip(self._buffer_slots, buffers)):  # (not arrays)
-                            same = [(i, b, b._array, list(b._mins)) for i, b in zip(self._buffer_slots, buffers)]
+                            same = tuple((i, b, b._array, list(b._mins)) for i, b in zip(self._buffer_slots, buffers))
                             index = [(i, values[i]) for i in state[2]]
                             self._last = (state[0], state[1], plan, bound, same, index)
                         return
@@ -238,6 +247,15 @@ class _Plan:
             else:
                 exact, lo, hi = int, t.min_value(), t.max_value()
             self.scalars.append((n_in + k, i, compiled.arg_ctypes[n_in + k], prm, callable_._names[i], exact, lo, hi))
+        # the C trampoline (runtime/fastcall.py) when it can be had: the same checks, one C call
+        self.fast = fastcall.trampoline()
+        if self.fast is not None:
+            self.fn = fastcall.address(compiled)
+            self.spec = fastcall.scalar_spec(
+                [(k, i, ct, lo, hi, exact is bool) for k, i, ct, _, _, exact, lo, hi in self.scalars]
+            )
+            if self.spec is None:
+                self.fast = None
         return self
 
     def bind(self, buffers):
@@ -267,6 +285,15 @@ class _Plan:
         for h, a, mins in self.captured:
             if h._array is not a or h._mins != mins:
                 return False
+        fast = self.fast
+        if fast is not None:
+            compiled.last_use = next(self.clock)
+            # False: a value not exactly of its Param's Python type, or out of range: converted as below, again
+            if fast(self.fn, bound[0], self.spec, values, (), None, 0) is not False:
+                return True
+            values = self._converted(values)
+            if fast(self.fn, bound[0], self.spec, values, (), None, 0) is not False:
+                return True
         args = self.args_type.from_buffer_copy(bound[0])
         keep = []
         for k, i, ct, prm, name, exact, lo, hi in self.scalars:
@@ -281,6 +308,17 @@ class _Plan:
         compiled.last_use = next(self.clock)
         compiled.packed(args)
         return True
+
+    def _converted(self, values) -> list:
+        """``values`` with each Param's value as ``set`` would store it (Halide's checks and messages)."""
+        values = list(values)
+        for _, i, _, prm, name, exact, lo, hi in self.scalars:
+            v = values[i]
+            if type(v) is not exact or lo is not None and not lo <= v <= hi:
+                if not isinstance(v, _SCALARS):
+                    raise HalideError(f"Argument {name}: {v!r} is not an instance of a scalar ({prm.type()})")
+                values[i] = prm._converted(v)
+        return values
 
 
 def _buffer(name: str, v) -> Buffer:
