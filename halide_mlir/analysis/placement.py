@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import affine_form, slice_forms
+from .affine import affine_form, scaled_forms, slice_forms
 from .loop_nest import loop_position
 from .pipeline import Pipeline, Stage, as_generic
 
@@ -89,7 +89,7 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
             return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
         if pipeline.stage(s.compute.func).updates:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
-        readers = [c.name for c in s.consumers if gathers(c, s.func)]
+        readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
         if readers:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
         return None
@@ -112,6 +112,29 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
+    """Does the consumer whose loop ``stage`` is computed at read it only at ``(a * x + c) / d`` coordinates, one
+    scale per dimension? analysis/tiling.py then gives it one tile per iteration (bounds inference's interval)
+    that the consumer reads through strided slices or gathers of the tile, as Halide computes it there."""
+    if consumer.func is not stage.compute.func or consumer.updates or stage.updates:
+        return False
+    if len(consumer.values) != 1 or len(stage.values) != 1:
+        return False
+    if consumer.func is not pipeline.output and consumer.compute.at_loop():
+        return False  # a consumer fused somewhere itself has no payload loops (tiling.py tile_plan)
+    scales: dict = {}
+    for n in (m for e in consumer.values for m in walk(e)):
+        if n.kind != "call" or n.value is not stage.func:
+            continue
+        forms = scaled_forms(n)
+        if forms is None:
+            return False
+        for j, (v, a, _, d) in enumerate(forms):
+            if v is not None and scales.setdefault(j, (a, d)) != (a, d):
+                return False  # two scales along one dim: a tile growing with the loop
+    return True
 
 
 def gathers(stage: Stage, func: Func) -> bool:

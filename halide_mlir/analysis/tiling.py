@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from dataclasses import dataclass, replace
 
 from ..lang.traversal import walk
-from .affine import slice_forms
+from .affine import scaled_forms, slice_forms
 from .folding import fold_windows
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
@@ -63,11 +63,25 @@ class Level:
 @dataclass(frozen=True)
 class Span:
     """What one dimension of a producer's tile covers: the consumer tile's dimension ``dim`` from its start
-    + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``."""
+    + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``. A scaled span
+    (``num``/``den`` not 1, reads like ``f[2 * x]`` or ``f[x / 2]``) covers ``(num * start + lo) / den`` to
+    ``(num * end + hi) / den`` (flooring), start and end the consumer tile's absolute coordinates: bounds
+    inference's interval; its tiles have the largest extent any start gives (``extent``), each start clamped
+    into the producer's region (codegen/tiled.py)."""
 
     dim: int | None
     lo: int
     hi: int
+    num: int = 1
+    den: int = 1
+
+    @property
+    def scaled(self) -> bool:
+        return self.dim is not None and (self.num, self.den) != (1, 1)
+
+    def extent(self, size: int) -> int:
+        """Its elements for a consumer tile of ``size`` (the most over every alignment of the start)."""
+        return -(-(self.num * (size - 1) + self.hi - self.lo) // self.den) + 1
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,7 @@ class TilePlan:
     tile_sizes: tuple  # per Halide dim: the tile the consumer's generic inside the innermost level computes
     loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict  # Func -> Slide, for the computed producers with a sliding window
+    bounds: dict = None  # Func -> (mins, extents) of its whole region, for producers with scaled spans
     gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
     spelled: int = 0  # how many of the stage's loops the levels stand for (a fused parallel loop is one)
 
@@ -120,10 +135,22 @@ class TilePlan:
             if s.dim is None:
                 mins.append(s.lo)
                 extents.append(s.hi - s.lo + 1)
+            elif s.scaled:  # the start is computed per iteration (scaled_start); its extent is static
+                mins.append(0)
+                extents.append(min(s.extent(sizes[s.dim]), self.bounds[func][1][len(extents)]))
             else:
                 mins.append(self.region.mins[s.dim] + s.lo)
                 extents.append(sizes[s.dim] + s.hi - s.lo)
         return tuple(mins), tuple(extents)
+
+    def scaled_start(self, func: Func, j: int) -> tuple:
+        """How dim ``j`` of a scaled span's tile starts: (num, lo + num * the consumer region's min, den, lowest,
+        highest): ``clamp((num * offset + that) / den, lowest, highest)``, offset the consumer tile's start
+        relative to its region; clamped so the tile lies inside the producer's region, as ShiftInwards does."""
+        s = self.spans[func][j]
+        _, extents = self.producer_tile(func)
+        (pmins, pextents) = self.bounds[func]
+        return s.num, s.lo + s.num * self.region.mins[s.dim], s.den, pmins[j], pmins[j] + pextents[j] - extents[j]
 
     def computed_tile(self, func: Func) -> tuple[tuple, tuple]:
         """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows."""
@@ -151,6 +178,32 @@ def slice_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
     return reads
 
 
+def scaled_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
+    """Every read of ``func`` in ``stage``'s pure definition as (Var or None, a, c, d): ``(a * var + c) / d``;
+    None if some read is not of that form."""
+    reads = []
+    for n in (m for v in bounded.bodies[stage.func] for m in walk(v)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        forms = scaled_forms(n)
+        if forms is None:
+            return None
+        reads.append(forms)
+    return reads
+
+
+def _read_span(r: Span, a: int, c: int, d: int) -> Span | None:
+    """The span of coordinates ``(a * u + c) / d`` for ``u`` in reader span ``r`` (None where the composition
+    is not of a span's form: a division of a division's multiple)."""
+    if r.dim is None:
+        return Span(None, (a * r.lo + c) // d, (a * r.hi + c) // d)
+    if r.den == 1:
+        return Span(r.dim, a * r.lo + c, a * r.hi + c, a * r.num, d)
+    if a == 1 and d == 1:
+        return Span(r.dim, r.lo + c * r.den, r.hi + c * r.den, r.num, r.den)
+    return None
+
+
 def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list | None:
     """Grow a producer's spans by a reader's slice reads (None when a dimension would follow two consumer
     dimensions, or a tiled consumer dimension and fixed coordinates: no static tile shape). ``fixed`` maps the
@@ -158,18 +211,19 @@ def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list
     too, so it can merge with constant reads (nl_means reads ``f[x, y, c]`` and ``f[x, y, 3]``: one tile)."""
     for forms in reads:
         spans = spans or [None] * len(forms)
-        for j, (v, c) in enumerate(forms):
+        for j, (v, k, c, d) in enumerate(forms):
             if v is None:
-                s = Span(None, c, c)
+                s = Span(None, c // d, c // d)
             else:
-                r = reader_spans[reader.vars.index(v)]
-                s = Span(r.dim, r.lo + c, r.hi + c)
+                s = _read_span(reader_spans[reader.vars.index(v)], k, c, d)
+                if s is None:
+                    return None
             a = spans[j]
-            if a is not None and a.dim != s.dim:
+            if a is not None and (a.dim != s.dim or (a.num, a.den) != (s.num, s.den)):
                 a, s = _fixed_span(a, fixed), _fixed_span(s, fixed)
                 if a.dim is not None or s.dim is not None:
-                    return None
-            spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi))
+                    return None  # two consumer dims, or two scales of one (a tile growing with the loop)
+            spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi), s.num, s.den)
     return spans
 
 
@@ -178,7 +232,7 @@ def _fixed_span(s: Span, fixed: dict) -> Span:
     if s.dim is None or s.dim not in fixed:
         return s
     lo, hi = fixed[s.dim]
-    return Span(None, lo + s.lo, hi + s.hi)
+    return Span(None, (s.num * lo + s.lo) // s.den, (s.num * hi + s.hi) // s.den)
 
 
 def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
@@ -239,9 +293,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     computed, viewed = set(), set()
     at_funcs = {prod.func for prod in producers}
     for prod in reversed(producers):  # consumers before producers
-        s = []
+        s, gathered = [], False
         for c in (c for c in prod.consumers if c.func in readers):
-            reads = slice_reads(bounded, c, prod.func)
+            reads = scaled_reads(bounded, c, prod.func)
+            gathered = gathered or any(d > 1 for forms in reads or [] for *_, d in forms)
             s = None if reads is None else _union_spans(s, c, spans[c.func], reads, fixed)
             if s is None:
                 break
@@ -253,7 +308,13 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             for v in bounded.bodies[prod.func]
             for n in walk(v)
         )
-        if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
+        # a tile read through gathers is computed by the payload into a tensor of its own: the vectorizer
+        # linearizes a gather over the tensor's static shape, wrong for a slice of the whole producer
+        if (
+            (reads_at_loops or gathered)
+            and not bounded.updates[prod.func]
+            and all(c.func in readers for c in prod.consumers)
+        ):
             computed.add(prod.func)
             readers[prod.func] = prod
         else:
@@ -287,6 +348,11 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         tuple(sizes),
         loops,
         slides,
+        bounds={
+            k: (bounded.region(k).mins, bounded.region(k).extents)
+            for k, v in spans.items()
+            if k in computed | viewed and any(s.scaled for s in v)
+        },
         spelled=spelled,
     )
 
@@ -321,7 +387,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     translation of the loop's offset, the new rows of a reader need exactly up to the last (new) rows of the
     windows it reads, and its warm-up exactly their warm-ups (tile_plan checks that)."""
     store = prod.func.schedule().store
-    if store is None or spans is None or bounded.updates[prod.func]:
+    if store is None or spans is None or bounded.updates[prod.func] or any(s.scaled for s in spans):
         return None
     li = names.index(prod.compute.var)
     if store.at_loop() and store.func is stage.func and names.index(store.var) >= li:
