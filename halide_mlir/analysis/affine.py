@@ -105,6 +105,13 @@ def scaled_form(e: Expr) -> tuple[str | None, int, int, int] | None:
         if num is None or den is None or den[0] is not None or den[2] < 1:
             return None
         return num[0], num[1], num[2], den[2]
+    if e.kind in ("add", "sub") and not e.type.is_float():  # x / 2 - 1: (x - 2) / 2
+        a, b = scaled_form(e.args[0]), scaled_form(e.args[1])
+        sign = 1 if e.kind == "add" else -1
+        if a is not None and b is not None and a[3] > 1 and b[0] is None and b[3] == 1:
+            return a[0], a[1], a[2] + sign * b[2] * a[3], a[3]
+        if e.kind == "add" and a is not None and b is not None and b[3] > 1 and a[0] is None and a[3] == 1:
+            return b[0], b[1], b[2] + a[2] * b[3], b[3]
     f = linear_form(e)
     return None if f is None else (f[0], f[1], f[2], 1)
 

@@ -118,11 +118,16 @@ def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
     """Does the consumer whose loop ``stage`` is computed at read it only at ``(a * x + c) / d`` coordinates, one
     scale per dimension? analysis/tiling.py then gives it one tile per iteration (bounds inference's interval)
     that the consumer reads through strided slices or gathers of the tile, as Halide computes it there."""
-    if consumer.func is not stage.compute.func or consumer.updates or stage.updates:
+    outer = pipeline.stage(stage.compute.func)
+    if consumer.updates or stage.updates:
         return False
+    if consumer is not outer and not computed_inside(
+        pipeline, consumer, outer, loop_position(outer, stage.compute.var)
+    ):
+        return False  # read outside the loop (tiling.py computes it in the loop's iterations only)
     if len(consumer.values) != 1 or len(stage.values) != 1:
         return False
-    if consumer.func is not pipeline.output and consumer.compute.at_loop():
+    if outer.func is not pipeline.output and outer.compute.at_loop():
         return False  # a consumer fused somewhere itself has no payload loops (tiling.py tile_plan)
     scales: dict = {}
     for n in (m for e in consumer.values for m in walk(e)):

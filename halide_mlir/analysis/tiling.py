@@ -199,8 +199,9 @@ def _read_span(r: Span, a: int, c: int, d: int) -> Span | None:
         return Span(None, (a * r.lo + c) // d, (a * r.hi + c) // d)
     if r.den == 1:
         return Span(r.dim, a * r.lo + c, a * r.hi + c, a * r.num, d)
-    if a == 1 and d == 1:
-        return Span(r.dim, r.lo + c * r.den, r.hi + c * r.den, r.num, r.den)
+    if d == 1:  # a * floor(q / den) + c lies in [(a * q - a * (den - 1)) / den + c, a * q / den + c]: a span
+        # (camera_pipe's denoised[2 * x], x in deinterleaved's tile, itself read at x / 2), at most a - 1 wider
+        return Span(r.dim, a * r.lo - a * (r.den - 1) + c * r.den, a * r.hi + c * r.den, a * r.num, r.den)
     return None
 
 
@@ -236,12 +237,43 @@ def _fixed_span(s: Span, fixed: dict) -> Span:
 
 
 def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
+    """The payload loops of ``stage`` and how its producers are computed in them (module docstring). Stages
+    computed at a loop of a producer computed here (camera_pipe's demosaiced at curved's x, curved at the strip
+    loop) are computed by the payload at that producer's level too, before it (the script then fuses them into
+    its loop), where one of them reads a producer of these loops: else it could only read that producer's
+    tile through plain fusion. Only if that makes them and the producers they are computed in ``computed``."""
     p = bounded.pipeline
     if stage.updates:
         return None
     if stage.func is not p.output and stage.compute.at_loop():
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.compute.at_loop() and s.func is not p.output and s.compute.func is stage.func]
+    level_var = {
+        s.func: s.compute.var
+        for s in p.stages
+        if s.compute.at_loop() and s.func is not p.output and s.compute.func is stage.func
+    }
+    nested = {}
+    for s in reversed(p.stages):  # consumers first: a stage's loop is placed before its producers
+        if s.compute.at_loop() and s.func not in level_var and s.compute.func in (level_var.keys() | nested.keys()):
+            nested[s.func] = s.compute.func
+            level_var[s.func] = level_var[s.compute.func]
+    reads_direct = any(
+        n.kind == "call" and n.value in level_var and n.value not in nested
+        for f in nested
+        for v in bounded.bodies[f]
+        for n in walk(v)
+    )
+    if reads_direct:
+        plan = _tile_plan(bounded, stage, level_var)
+        if plan is not None and all(f in plan.computed and c in plan.computed for f, c in nested.items()):
+            return plan
+    return _tile_plan(bounded, stage, {f: v for f, v in level_var.items() if f not in nested})
+
+
+def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | None:
+    """tile_plan with the producers ``level_var`` names, each computed at the consumer's loop it maps to."""
+    p = bounded.pipeline
+    producers = [s for s in p.stages if s.func in level_var]
     if not producers:
         return None
     if len(bounded.bodies[stage.func]) > 1 or any(len(bounded.bodies[prod.func]) > 1 for prod in producers):
@@ -264,11 +296,11 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         stage_loops(stage.name, stage.vars, region.extents, stage.directives), False, at_loops
     )
     names = [l.name for l in loops]
-    depth = max(names.index(prod.compute.var) for prod in producers)
+    depth = max(names.index(level_var[prod.func]) for prod in producers)
     spelled = depth + 1  # the stage's loops the payload spells out (a fused parallel loop is one of them)
     loops = _unfuse_parallel(loops[:spelled]) + loops[spelled:]
     names = [l.name for l in loops]
-    depth = max(names.index(prod.compute.var) for prod in producers)
+    depth = max(names.index(level_var[prod.func]) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
     if any(
         len(l.parts) > 1
@@ -296,7 +328,7 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         s, gathered = [], False
         for c in (c for c in prod.consumers if c.func in readers):
             reads = scaled_reads(bounded, c, prod.func)
-            gathered = gathered or any(d > 1 for forms in reads or [] for *_, d in forms)
+            gathered = gathered or any(a > 1 or d > 1 for forms in reads or [] for _, a, _, d in forms)
             s = None if reads is None else _union_spans(s, c, spans[c.func], reads, fixed)
             if s is None:
                 break
@@ -309,7 +341,8 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             for n in walk(v)
         )
         # a tile read through gathers is computed by the payload into a tensor of its own: the vectorizer
-        # linearizes a gather over the tensor's static shape, wrong for a slice of the whole producer
+        # linearizes a gather over the tensor's static shape, wrong for a slice of the whole producer; and
+        # fuse_into_containing_op can't fuse a producer into a strided slice
         if (
             (reads_at_loops or gathered)
             and not bounded.updates[prod.func]
@@ -321,9 +354,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             viewed.add(prod.func)
     at = {}
     for prod in producers:
-        at.setdefault(names.index(prod.compute.var), []).append(prod)
+        at.setdefault(names.index(level_var[prod.func]), []).append(prod)
     slides = {}
-    for prod in producers:  # producers first: a window may be computed from other windows of the same loop
+    for prod in (s for s in producers if s.compute.func is stage.func):  # producers first: a window may be
+        # computed from other windows of the same loop
         slide = _slide(bounded, stage, prod, levels, names, spans.get(prod.func), readers)
         if slide is None:
             continue
