@@ -66,7 +66,26 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
             s.compute = consumer.compute
 
 
-def hoist_from_loops(pipeline: Pipeline) -> None:
+def unplanned_scaled(plan) -> dict:
+    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) that the tile plan of the
+    stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
+    minutes in the transform interpreter), so they go to the root after all. {name: why}."""
+    p = plan.bounded.pipeline
+    by_func = {sp.func: sp for sp in plan.stages}
+    out = {}
+    for s in p.stages:
+        if s.func is p.output or not s.compute.at_loop() or not any(gathers(c, s.func) for c in s.consumers):
+            continue
+        outer = p.stage(s.compute.func)
+        while outer.func is not p.output and outer.compute.at_loop():
+            outer = p.stage(outer.compute.func)
+        tile = by_func[outer.func].tile
+        if tile is None or s.func not in tile.computed:
+            out[s.name] = f"'{outer.name}''s loops can't give it one tile per iteration for its scaled reads"
+    return out
+
+
+def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     """Stages computed at a consumer's loop that codegen can't put there are computed once at the root
     instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
     the schedule is checked as written.) They are
@@ -95,6 +114,7 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
         return None
 
     reasons = {s.name: r for s in pipeline.stages if at_a_loop(s) and (r := why(s)) is not None}
+    reasons |= {s.name: forced[s.name] for s in pipeline.stages if at_a_loop(s) and s.name in (forced or {})}
     hoisted = [s for s in pipeline.stages if s.name in reasons]
     for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):

@@ -193,16 +193,16 @@ def scaled_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
 
 
 def _read_span(r: Span, a: int, c: int, d: int) -> Span | None:
-    """The span of coordinates ``(a * u + c) / d`` for ``u`` in reader span ``r`` (None where the composition
-    is not of a span's form: a division of a division's multiple)."""
+    """The span of coordinates ``(a * u + c) / d`` for ``u`` in reader span ``r``."""
     if r.dim is None:
         return Span(None, (a * r.lo + c) // d, (a * r.hi + c) // d)
     if r.den == 1:
         return Span(r.dim, a * r.lo + c, a * r.hi + c, a * r.num, d)
-    if d == 1:  # a * floor(q / den) + c lies in [(a * q - a * (den - 1)) / den + c, a * q / den + c]: a span
-        # (camera_pipe's denoised[2 * x], x in deinterleaved's tile, itself read at x / 2), at most a - 1 wider
-        return Span(r.dim, a * r.lo - a * (r.den - 1) + c * r.den, a * r.hi + c * r.den, a * r.num, r.den)
-    return None
+    if a == 1:  # (q / den + c) / d is (q + c * den) / (den * d) exactly (interpolate's pyramid)
+        return Span(r.dim, r.lo + c * r.den, r.hi + c * r.den, r.num, r.den * d)
+    # a * (q / den) + c lies in [(a * q - a * (den - 1)) / den + c, a * q / den + c]: a span at most a - 1 wider
+    # (camera_pipe's denoised[2 * x], x in deinterleaved's tile, itself read at x / 2)
+    return Span(r.dim, a * r.lo - a * (r.den - 1) + c * r.den, a * r.hi + c * r.den, a * r.num, r.den * d)
 
 
 def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list | None:

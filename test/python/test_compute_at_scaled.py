@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from helpers import V
-from oracle import image_f32, run_both
+from oracle import image_f32, image_u16, run_both
 
 W, H = 45, 31
 IMG = image_f32(2 * W + 6, 2 * H + 6, seed=41)
@@ -94,3 +94,35 @@ def test_computed_at_the_loop(sched, kind):
     assert "scf.for" in payload or "scf.forall" in payload
     if sched in ("row_vec", "tile_yo"):  # vectorize() applies: no generic left after the schedule
         assert "linalg.generic" not in s.scheduled()
+
+
+@pytest.mark.parametrize("sched", ["row_vec", "tile_yo"])
+def test_divided_reads_are_dense_loads(sched):
+    """f[x / 2] along the vector: one masked dense load plus shuffles (codegen/divided_gathers.py), no gather."""
+    import halide_mlir as hl
+    from halide_mlir.driver import stages
+
+    s = stages(two_stage(hl, sched, "up"), [W, H])
+    assert "vector.gather" not in s.bufferized()
+    assert "vector.shuffle" in s.bufferized()
+
+
+IMG16 = image_u16(30, 20, seed=43)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_divided_reads_u16_tails(d):
+    """u16 upsampling with tails (45 is not a multiple of 16), against Halide: by 2 at g's rows, by 3 from the
+    root (f[x / 3] and f[(x - 1) / 3 + 1]: one scale, the tile plan path; then a root read by 2 too)."""
+    def build(hl):
+        inp = hl.Buffer(IMG16, "input")
+        x, y = V(hl, "x y")
+        f, g, h = hl.Func("f"), hl.Func("g"), hl.Func("h")
+        f[x, y] = inp[x, y] + inp[x + 1, y]
+        h[x, y] = inp[x, y] * 2
+        g[x, y] = f[x // d, y // 2] * 3 + f[(x - 1) // d + 1, y // 2] + h[(x + 1) // 2, y // 2]
+        f.compute_at(g, y).vectorize(x, 16)
+        h.compute_root()
+        g.vectorize(x, 16)
+        return g
+    run_both(build, [W, 38])
