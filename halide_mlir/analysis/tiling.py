@@ -27,6 +27,12 @@ consumer reads its window of that buffer. A chain of such producers (Harris's gr
 tile has a static shape. Where it can, the buffer is folded to the rows in flight (analysis/folding.py), else it
 spans the whole loop.
 
+*Scaled reads* (``f[x / 2]``, ``f[2 * x + 1]``, Span.num/den): the tile is bounds inference's interval, its start
+computed per iteration and clamped into the producer's region, its extent the largest any start gives. Such a
+producer is computed (a tile of its own: the consumer gathers from it, codegen/divided_gathers.py, or reads it
+through a strided slice). Stages computed at a loop of a computed producer that read such tiles (camera_pipe's
+demosaiced at curved's x) are computed at that producer's level too (tile_plan).
+
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
 fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back
 inside the region rather than made smaller, so every tile has a static shape (pure Funcs give the same
