@@ -29,7 +29,7 @@ from .analysis.warnings import print_schedule_warnings
 from .analysis import memoize
 from .analysis.loop_nest_text import loop_nest_text
 from .analysis.pipeline import Pipeline, build_pipeline
-from .analysis.placement import hoist_from_loops, place_inline_reductions
+from .analysis.placement import hoist_from_loops, place_inline_reductions, unplanned_scaled
 from .analysis.plan import PipelinePlan, plan_stages
 from .analysis.specialize import path_of as specialization_path
 from .codegen import trace
@@ -196,6 +196,11 @@ def compile_pipeline(
     step = _Timer()
     bounded: Bounded = step("bounds", infer_bounds(pipeline, region))  # regions; inputs cover their reads
     plan = step("plan", plan_stages(bounded, auto_vector, scalar_funcs))  # every schedule decision, per stage
+    stray = unplanned_scaled(plan)
+    if stray:  # scaled reads no tile plan computes: to the root after all (analysis/placement.py)
+        hoist_from_loops(pipeline, stray)
+        bounded = infer_bounds(pipeline, region)
+        plan = plan_stages(bounded, auto_vector, scalar_funcs)
     payload = step("payload", build_payload(plan))  # linalg.generic per stage, on tensors
     transform = step("transform", build_transform(plan))  # the schedule as transform ops
     return Compilation(plan, payload, transform)

@@ -95,3 +95,34 @@ def affine_form(e: Expr, dim_of: dict, base_of: dict) -> tuple[dict, int] | None
     if k == "cast" and e.type.bits() >= 32 and e.args[0].type.is_int() and e.args[0].type.bits() <= 32:
         return affine_form(e.args[0], dim_of, base_of)
     return None
+
+
+def scaled_form(e: Expr) -> tuple[str | None, int, int, int] | None:
+    """``e`` as (var or None, a, c, d) if it is ``(a * var + c) / d`` (Halide's flooring division, ``d`` >= 1;
+    ``d`` is 1 without a division), else None."""
+    if e.kind == "div" and not e.type.is_float():
+        num, den = linear_form(e.args[0]), linear_form(e.args[1])
+        if num is None or den is None or den[0] is not None or den[2] < 1:
+            return None
+        return num[0], num[1], num[2], den[2]
+    if e.kind in ("add", "sub") and not e.type.is_float():  # x / 2 - 1: (x - 2) / 2
+        a, b = scaled_form(e.args[0]), scaled_form(e.args[1])
+        sign = 1 if e.kind == "add" else -1
+        if a is not None and b is not None and a[3] > 1 and b[0] is None and b[3] == 1:
+            return a[0], a[1], a[2] + sign * b[2] * a[3], a[3]
+        if e.kind == "add" and a is not None and b is not None and b[3] > 1 and a[0] is None and a[3] == 1:
+            return b[0], b[1], b[2] + a[2] * b[3], b[3]
+    f = linear_form(e)
+    return None if f is None else (f[0], f[1], f[2], 1)
+
+
+def scaled_forms(call: Expr) -> list | None:
+    """The coordinates of a call as (var, a, c, d) (``(a * var + c) / d``), distinct Vars with 0 < a <=
+    MAX_STRIDE and no call inside a coordinate; None for any other read. A unit-stride slice is the case a = d = 1."""
+    if any(m.kind == "call" for a in call.args for m in walk(a)):
+        return None
+    forms = [scaled_form(a) for a in call.args]
+    if any(f is None or (f[0] is not None and not 0 < f[1] <= MAX_STRIDE) for f in forms):
+        return None
+    used = [f[0] for f in forms if f[0] is not None]
+    return forms if len(set(used)) == len(used) else None

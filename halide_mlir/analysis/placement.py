@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import affine_form, slice_forms
+from .affine import affine_form, scaled_forms, slice_forms
 from .loop_nest import loop_position
 from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
@@ -67,7 +67,26 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
             s.compute = consumer.compute
 
 
-def hoist_from_loops(pipeline: Pipeline) -> None:
+def unplanned_scaled(plan) -> dict:
+    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) that the tile plan of the
+    stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
+    minutes in the transform interpreter), so they go to the root after all. {name: why}."""
+    p = plan.bounded.pipeline
+    by_func = {sp.func: sp for sp in plan.stages}
+    out = {}
+    for s in p.stages:
+        if s.func is p.output or not s.compute.at_loop() or not any(gathers(c, s.func) for c in s.consumers):
+            continue
+        outer = p.stage(s.compute.func)
+        while outer.func is not p.output and outer.compute.at_loop():
+            outer = p.stage(outer.compute.func)
+        tile = by_func[outer.func].tile
+        if tile is None or s.func not in tile.computed:
+            out[s.name] = f"'{outer.name}''s loops can't give it one tile per iteration for its scaled reads"
+    return out
+
+
+def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     """Stages computed at a consumer's loop that codegen can't put there are computed once at the root
     instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
     the schedule is checked as written.) They are
@@ -92,12 +111,13 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
             return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
         if pipeline.stage(s.compute.func).updates:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
-        readers = [c.name for c in s.consumers if gathers(c, s.func)]
+        readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
         if readers and s.func not in pyramid:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
         return None
 
     reasons = {s.name: r for s in pipeline.stages if at_a_loop(s) and (r := why(s)) is not None}
+    reasons |= {s.name: forced[s.name] for s in pipeline.stages if at_a_loop(s) and s.name in (forced or {})}
     hoisted = [s for s in pipeline.stages if s.name in reasons]
     for s in reversed(pipeline.stages):  # consumers first, so producers of hoisted producers follow them
         if at_a_loop(s) and s not in hoisted and any(c in hoisted for c in s.consumers):
@@ -115,6 +135,34 @@ def hoist_from_loops(pipeline: Pipeline) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
+    """Does the consumer whose loop ``stage`` is computed at read it only at ``(a * x + c) / d`` coordinates, one
+    scale per dimension? analysis/tiling.py then gives it one tile per iteration (bounds inference's interval)
+    that the consumer reads through strided slices or gathers of the tile, as Halide computes it there."""
+    outer = pipeline.stage(stage.compute.func)
+    if consumer.updates or stage.updates:
+        return False
+    if consumer is not outer and not computed_inside(
+        pipeline, consumer, outer, loop_position(outer, stage.compute.var)
+    ):
+        return False  # read outside the loop (tiling.py computes it in the loop's iterations only)
+    if len(consumer.values) != 1 or len(stage.values) != 1:
+        return False
+    if outer.func is not pipeline.output and outer.compute.at_loop():
+        return False  # a consumer fused somewhere itself has no payload loops (tiling.py tile_plan)
+    scales: dict = {}
+    for n in (m for e in consumer.values for m in walk(e)):
+        if n.kind != "call" or n.value is not stage.func:
+            continue
+        forms = scaled_forms(n)
+        if forms is None:
+            return False
+        for j, (v, a, _, d) in enumerate(forms):
+            if v is not None and scales.setdefault(j, (a, d)) != (a, d):
+                return False  # two scales along one dim: a tile growing with the loop
+    return True
 
 
 def gathers(stage: Stage, func: Func) -> bool:

@@ -27,6 +27,12 @@ consumer reads its window of that buffer. A chain of such producers (Harris's gr
 tile has a static shape. Where it can, the buffer is folded to the rows in flight (analysis/folding.py), else it
 spans the whole loop.
 
+*Scaled reads* (``f[x / 2]``, ``f[2 * x + 1]``, Span.num/den): the tile is bounds inference's interval, its start
+computed per iteration and clamped into the producer's region, its extent the largest any start gives. Such a
+producer is computed (a tile of its own: the consumer gathers from it, codegen/divided_gathers.py, or reads it
+through a strided slice). Stages computed at a loop of a computed producer that read such tiles (camera_pipe's
+demosaiced at curved's x) are computed at that producer's level too (tile_plan).
+
 Where a producer is read by a Func outside the payload loops or not through slices, it falls back to plain
 fusion (one copy per tap). Tiles use Halide's ShiftInwards: the last tile of a dimension is shifted back
 inside the region rather than made smaller, so every tile has a static shape (pure Funcs give the same
@@ -40,7 +46,7 @@ from typing import TYPE_CHECKING
 from dataclasses import dataclass, field, replace
 
 from ..lang.traversal import walk
-from .affine import slice_forms
+from .affine import scaled_forms, slice_forms
 from .folding import fold_windows
 from .pyramid import plan_pyramids, windows as pyramid_windows
 from ..error import InternalError
@@ -65,11 +71,25 @@ class Level:
 @dataclass(frozen=True)
 class Span:
     """What one dimension of a producer's tile covers: the consumer tile's dimension ``dim`` from its start
-    + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``."""
+    + ``lo`` to its end + ``hi``; or, when ``dim`` is None, the fixed coordinates ``lo`` to ``hi``. A scaled span
+    (``num``/``den`` not 1, reads like ``f[2 * x]`` or ``f[x / 2]``) covers ``(num * start + lo) / den`` to
+    ``(num * end + hi) / den`` (flooring), start and end the consumer tile's absolute coordinates: bounds
+    inference's interval; its tiles have the largest extent any start gives (``extent``), each start clamped
+    into the producer's region (codegen/tiled.py)."""
 
     dim: int | None
     lo: int
     hi: int
+    num: int = 1
+    den: int = 1
+
+    @property
+    def scaled(self) -> bool:
+        return self.dim is not None and (self.num, self.den) != (1, 1)
+
+    def extent(self, size: int) -> int:
+        """Its elements for a consumer tile of ``size`` (the most over every alignment of the start)."""
+        return -(-(self.num * (size - 1) + self.hi - self.lo) // self.den) + 1
 
 
 @dataclass(frozen=True)
@@ -101,6 +121,7 @@ class TilePlan:
     loops: list  # all the consumer's loops (nested parallel loops collapsed or serial)
     slides: dict  # Func -> Slide, for the computed producers with a sliding window
     pyramids: dict = field(default_factory=dict)  # Func -> Pyramid (analysis/pyramid.py), computed row by row
+    bounds: dict = None  # Func -> (mins, extents) of its whole region, for producers with scaled spans
     gpu: object = None  # analysis/gpu.py's GpuTiling when the loops are a GPU kernel's blocks and threads
     spelled: int = 0  # how many of the stage's loops the levels stand for (a fused parallel loop is one)
 
@@ -123,10 +144,22 @@ class TilePlan:
             if s.dim is None:
                 mins.append(s.lo)
                 extents.append(s.hi - s.lo + 1)
+            elif s.scaled:  # the start is computed per iteration (scaled_start); its extent is static
+                mins.append(0)
+                extents.append(min(s.extent(sizes[s.dim]), self.bounds[func][1][len(extents)]))
             else:
                 mins.append(self.region.mins[s.dim] + s.lo)
                 extents.append(sizes[s.dim] + s.hi - s.lo)
         return tuple(mins), tuple(extents)
+
+    def scaled_start(self, func: Func, j: int) -> tuple:
+        """How dim ``j`` of a scaled span's tile starts: (num, lo + num * the consumer region's min, den, lowest,
+        highest): ``clamp((num * offset + that) / den, lowest, highest)``, offset the consumer tile's start
+        relative to its region; clamped so the tile lies inside the producer's region, as ShiftInwards does."""
+        s = self.spans[func][j]
+        _, extents = self.producer_tile(func)
+        (pmins, pextents) = self.bounds[func]
+        return s.num, s.lo + s.num * self.region.mins[s.dim], s.den, pmins[j], pmins[j] + pextents[j] - extents[j]
 
     def computed_tile(self, func: Func) -> tuple[tuple, tuple]:
         """(mins, extents) of what one iteration computes: the tile, or a sliding window's new rows (a pyramid
@@ -157,6 +190,33 @@ def slice_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
     return reads
 
 
+def scaled_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
+    """Every read of ``func`` in ``stage``'s pure definition as (Var or None, a, c, d): ``(a * var + c) / d``;
+    None if some read is not of that form."""
+    reads = []
+    for n in (m for v in bounded.bodies[stage.func] for m in walk(v)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        forms = scaled_forms(n)
+        if forms is None:
+            return None
+        reads.append(forms)
+    return reads
+
+
+def _read_span(r: Span, a: int, c: int, d: int) -> Span | None:
+    """The span of coordinates ``(a * u + c) / d`` for ``u`` in reader span ``r``."""
+    if r.dim is None:
+        return Span(None, (a * r.lo + c) // d, (a * r.hi + c) // d)
+    if r.den == 1:
+        return Span(r.dim, a * r.lo + c, a * r.hi + c, a * r.num, d)
+    if a == 1:  # (q / den + c) / d is (q + c * den) / (den * d) exactly (interpolate's pyramid)
+        return Span(r.dim, r.lo + c * r.den, r.hi + c * r.den, r.num, r.den * d)
+    # a * (q / den) + c lies in [(a * q - a * (den - 1)) / den + c, a * q / den + c]: a span at most a - 1 wider
+    # (camera_pipe's denoised[2 * x], x in deinterleaved's tile, itself read at x / 2)
+    return Span(r.dim, a * r.lo - a * (r.den - 1) + c * r.den, a * r.hi + c * r.den, a * r.num, r.den * d)
+
+
 def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list | None:
     """Grow a producer's spans by a reader's slice reads (None when a dimension would follow two consumer
     dimensions, or a tiled consumer dimension and fixed coordinates: no static tile shape). ``fixed`` maps the
@@ -164,18 +224,19 @@ def _union_spans(spans: list | None, reader, reader_spans, reads, fixed) -> list
     too, so it can merge with constant reads (nl_means reads ``f[x, y, c]`` and ``f[x, y, 3]``: one tile)."""
     for forms in reads:
         spans = spans or [None] * len(forms)
-        for j, (v, c) in enumerate(forms):
+        for j, (v, k, c, d) in enumerate(forms):
             if v is None:
-                s = Span(None, c, c)
+                s = Span(None, c // d, c // d)
             else:
-                r = reader_spans[reader.vars.index(v)]
-                s = Span(r.dim, r.lo + c, r.hi + c)
+                s = _read_span(reader_spans[reader.vars.index(v)], k, c, d)
+                if s is None:
+                    return None
             a = spans[j]
-            if a is not None and a.dim != s.dim:
+            if a is not None and (a.dim != s.dim or (a.num, a.den) != (s.num, s.den)):
                 a, s = _fixed_span(a, fixed), _fixed_span(s, fixed)
                 if a.dim is not None or s.dim is not None:
-                    return None
-            spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi))
+                    return None  # two consumer dims, or two scales of one (a tile growing with the loop)
+            spans[j] = s if a is None else Span(s.dim, min(a.lo, s.lo), max(a.hi, s.hi), s.num, s.den)
     return spans
 
 
@@ -184,16 +245,47 @@ def _fixed_span(s: Span, fixed: dict) -> Span:
     if s.dim is None or s.dim not in fixed:
         return s
     lo, hi = fixed[s.dim]
-    return Span(None, lo + s.lo, hi + s.hi)
+    return Span(None, (s.num * lo + s.lo) // s.den, (s.num * hi + s.hi) // s.den)
 
 
 def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
+    """The payload loops of ``stage`` and how its producers are computed in them (module docstring). Stages
+    computed at a loop of a producer computed here (camera_pipe's demosaiced at curved's x, curved at the strip
+    loop) are computed by the payload at that producer's level too, before it (the script then fuses them into
+    its loop), where one of them reads a producer of these loops: else it could only read that producer's
+    tile through plain fusion. Only if that makes them and the producers they are computed in ``computed``."""
     p = bounded.pipeline
     if stage.updates:
         return None
     if stage.func is not p.output and stage.compute.at_loop():
         return None  # a consumer that is itself fused somewhere stays one generic
-    producers = [s for s in p.stages if s.compute.at_loop() and s.func is not p.output and s.compute.func is stage.func]
+    level_var = {
+        s.func: s.compute.var
+        for s in p.stages
+        if s.compute.at_loop() and s.func is not p.output and s.compute.func is stage.func
+    }
+    nested = {}
+    for s in reversed(p.stages):  # consumers first: a stage's loop is placed before its producers
+        if s.compute.at_loop() and s.func not in level_var and s.compute.func in (level_var.keys() | nested.keys()):
+            nested[s.func] = s.compute.func
+            level_var[s.func] = level_var[s.compute.func]
+    reads_direct = any(
+        n.kind == "call" and n.value in level_var and n.value not in nested
+        for f in nested
+        for v in bounded.bodies[f]
+        for n in walk(v)
+    )
+    if reads_direct:
+        plan = _tile_plan(bounded, stage, level_var)
+        if plan is not None and all(f in plan.computed and c in plan.computed for f, c in nested.items()):
+            return plan
+    return _tile_plan(bounded, stage, {f: v for f, v in level_var.items() if f not in nested})
+
+
+def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | None:
+    """tile_plan with the producers ``level_var`` names, each computed at the consumer's loop it maps to."""
+    p = bounded.pipeline
+    producers = [s for s in p.stages if s.func in level_var]
     if not producers:
         return None
     if len(bounded.bodies[stage.func]) > 1 or any(len(bounded.bodies[prod.func]) > 1 for prod in producers):
@@ -216,11 +308,11 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         stage_loops(stage.name, stage.vars, region.extents, stage.directives), False, at_loops
     )
     names = [l.name for l in loops]
-    depth = max(names.index(prod.compute.var) for prod in producers)
+    depth = max(names.index(level_var[prod.func]) for prod in producers)
     spelled = depth + 1  # the stage's loops the payload spells out (a fused parallel loop is one of them)
     loops = _unfuse_parallel(loops[:spelled]) + loops[spelled:]
     names = [l.name for l in loops]
-    depth = max(names.index(prod.compute.var) for prod in producers)
+    depth = max(names.index(level_var[prod.func]) for prod in producers)
     vec = [l for l in loops if l.kind == LoopKind.VECTORIZED]
     if any(
         len(l.parts) > 1
@@ -245,9 +337,10 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
     computed, viewed = set(), set()
     at_funcs = {prod.func for prod in producers}
     for prod in reversed(producers):  # consumers before producers
-        s = []
+        s, gathered = [], False
         for c in (c for c in prod.consumers if c.func in readers):
-            reads = slice_reads(bounded, c, prod.func)
+            reads = scaled_reads(bounded, c, prod.func)
+            gathered = gathered or any(a > 1 or d > 1 for forms in reads or [] for _, a, _, d in forms)
             s = None if reads is None else _union_spans(s, c, spans[c.func], reads, fixed)
             if s is None:
                 break
@@ -259,16 +352,24 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
             for v in bounded.bodies[prod.func]
             for n in walk(v)
         )
-        if reads_at_loops and not bounded.updates[prod.func] and all(c.func in readers for c in prod.consumers):
+        # a tile read through gathers is computed by the payload into a tensor of its own: the vectorizer
+        # linearizes a gather over the tensor's static shape, wrong for a slice of the whole producer; and
+        # fuse_into_containing_op can't fuse a producer into a strided slice
+        if (
+            (reads_at_loops or gathered)
+            and not bounded.updates[prod.func]
+            and all(c.func in readers for c in prod.consumers)
+        ):
             computed.add(prod.func)
             readers[prod.func] = prod
         else:
             viewed.add(prod.func)
     at = {}
     for prod in producers:
-        at.setdefault(names.index(prod.compute.var), []).append(prod)
+        at.setdefault(names.index(level_var[prod.func]), []).append(prod)
     slides = {}
-    for prod in producers:  # producers first: a window may be computed from other windows of the same loop
+    for prod in (s for s in producers if s.compute.func is stage.func):  # producers first: a window may be
+        # computed from other windows of the same loop
         slide = _slide(bounded, stage, prod, levels, names, spans.get(prod.func), readers)
         if slide is None:
             continue
@@ -296,6 +397,11 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         loops,
         slides,
         pyramids,
+        bounds={
+            k: (bounded.region(k).mins, bounded.region(k).extents)
+            for k, v in spans.items()
+            if k in computed | viewed and any(s.scaled for s in v)
+        },
         spelled=spelled,
     )
 
@@ -351,7 +457,7 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     translation of the loop's offset, the new rows of a reader need exactly up to the last (new) rows of the
     windows it reads, and its warm-up exactly their warm-ups (tile_plan checks that)."""
     store = prod.func.schedule().store
-    if store is None or spans is None or bounded.updates[prod.func]:
+    if store is None or spans is None or bounded.updates[prod.func] or any(s.scaled for s in spans):
         return None
     li = names.index(prod.compute.var)
     if store.at_loop() and store.func is stage.func and names.index(store.var) >= li:

@@ -93,7 +93,7 @@ def emit_gpu_tiled_stage(pb, stage_plan: StagePlan) -> str:
 def _producer_tile(pb, prod, plan, dyn, views, space: str) -> View:
     """The producer's generic over its tile (Halide's bounds for this block or thread) into a new tensor in
     ``space`` (workgroup: shared memory; private: registers)."""
-    mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
+    mins, extents, dynamic = _tile_region(plan, prod.func, dyn, pb)
     index = pb.plan.of(prod.func).index
     shape = tuple(reversed(extents))
     init = pb.fresh("init")

@@ -199,6 +199,8 @@ class PayloadBuilder:
         body_lines: list[str] = []
         index_cache: dict[int, str] = {}
         tile_start = {d: f"{self.index_to_i32(dyn, loc)}" for d, dyn in enumerate(tile.dynamic) if dyn}
+        gathered = {node.value for node, a in access_of.items() if a == "extract" and node.value in views}
+        view_mins = {f: self.view_mins(views[f], loc) for f in gathered}  # i32 starts for emit_extract
 
         def leaf(e) -> str:
             if e.kind == "param":
@@ -208,13 +210,10 @@ class PayloadBuilder:
             acc = access_of[e]
             if acc != "extract":
                 value = em.from_storage(block_args[acc], e.type)
-            elif e.value in views:
+            elif e.value in views:  # a producer's tile read at divided coordinates (analysis/tiling.py Span), or a
+                # pyramid window's folded rows (analysis/pyramid.py)
                 view = views[e.value]
-                if any(view.dynamic):
-                    raise InternalError(
-                        f"Func '{func.name()}' gathers from a tile of {e.value.name()}", stage="payload"
-                    )
-                value = self.emit_extract(em, e, view.tensor, view.mins, view.shape, view.fold)
+                value = self.emit_extract(em, e, view.tensor, view_mins[e.value], view.shape, view.fold)
             else:
                 value = self.emit_extract(em, e)
             return trace.load(self, em, e, value)
@@ -278,6 +277,19 @@ class PayloadBuilder:
         self.lines.append(f"}} -> {ttypes[0] if len(ttypes) == 1 else '(' + ', '.join(ttypes) + ')'} {loc}")
         return [name] if len(outs) == 1 else [f"{name}#{k}" for k in range(len(outs))]
 
+    def view_mins(self, view, loc: str) -> list:
+        """A view's start per Halide dim as i32 values (constants too: a view's min is not the holder's, which
+        relocatable pipelines pass as arguments)."""
+        out = []
+        for lo, dyn in zip(view.mins, view.dynamic):
+            if dyn is None:
+                c = self.fresh("c")
+                self.lines.append(f"{c} = arith.constant {lo} : i32 {loc}")
+                out.append(c)
+            else:
+                out.append(self.index_to_i32(self.index_sum([(1, dyn)], lo, loc), loc))
+        return out
+
     def index_to_i32(self, value: str, loc: str) -> str:
         v = self.fresh("x")
         self.lines.append(f"{v} = arith.index_cast {value} : index to i32 {loc}")
@@ -338,8 +350,8 @@ class PayloadBuilder:
         forms = strided_forms(call)
         if view is not None and view.gather:
             return None
-        if forms is None or (view is not None and any(a > 1 for _, a, _ in forms)):
-            return None  # a producer's tile is only ever read at unit stride (analysis/tiling.py)
+        if forms is None or (view is not None and view.fold is not None and any(a > 1 for _, a, _ in forms)):
+            return None  # a folded buffer is only ever read at unit stride (analysis/folding.py)
         mins = self.min_of[call.value] if view is None else view.mins
         vdyn = [None] * len(call.args) if view is None else view.dynamic
         m = len(call.args)

@@ -271,16 +271,42 @@ def _dims(values) -> str:
     return "[" + ", ".join(str(v) for v in reversed(values)) + "]"
 
 
-def _tile_region(plan, func, dyn) -> tuple:
-    """A producer's tile at its level: static (mins, extents) and the SSA offsets added to the mins."""
+def _tile_region(plan, func, dyn, pb) -> tuple:
+    """A producer's tile at its level: static (mins, extents) and the SSA offsets added to the mins (a scaled
+    span's whole start, clamped into the producer's region: TilePlan.scaled_start)."""
     mins, extents = plan.producer_tile(func)
-    return mins, extents, tuple(None if s.dim is None else dyn[s.dim] for s in plan.spans[func])
+    mins, dynamic = list(mins), []
+    for j, s in enumerate(plan.spans[func]):
+        if s.dim is None or not s.scaled:
+            dynamic.append(None if s.dim is None else dyn[s.dim])
+            continue
+        num, const, den, lowest, highest = plan.scaled_start(func, j)
+        start = pb.index_sum([(num, dyn[s.dim])] if dyn[s.dim] else [], const, "loc(unknown)")
+        if isinstance(start, int):
+            mins[j], start = min(max(start // den, lowest), highest), None
+        else:
+            start = _clamped_div(pb, start, den, lowest, highest)
+        dynamic.append(start)
+    return tuple(mins), extents, tuple(dynamic)
+
+
+def _clamped_div(pb, value: str, den: int, lowest: int, highest: int) -> str:
+    """``clamp(value / den, lowest, highest)`` (flooring) as an index value."""
+    out = value
+    if den != 1:
+        out = pb.fresh("o")
+        pb.lines.append(f"{out} = arith.floordivsi {value}, {pb.index_const(den, 'loc(unknown)')} : index")
+    for op, bound in (("maxsi", lowest), ("minsi", highest)):
+        r = pb.fresh("o")
+        pb.lines.append(f"{r} = arith.{op} {out}, {pb.index_const(bound, 'loc(unknown)')} : index")
+        out = r
+    return out
 
 
 def _producer_tile(pb, prod, plan, dyn, views):
     """The producer's generic over its tile (exactly Halide's bounds for this iteration), reading the
     producers already in place through their views."""
-    mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
+    mins, extents, dynamic = _tile_region(plan, prod.func, dyn, pb)
     index = pb.plan.of(prod.func).index
     tensor = pb.emit_generic(index, prod, Tile(mins, extents, dynamic), None, views)[0]
     return View(tensor, tuple(reversed(extents)), mins, dynamic)
@@ -289,7 +315,7 @@ def _producer_tile(pb, prod, plan, dyn, views):
 def _union_view(pb, prod, plan, dyn, loc):
     """One slice of ``prod`` holding every point its readers inside the current level read."""
     func = prod.func
-    mins, extents, dynamic = _tile_region(plan, func, dyn)
+    mins, extents, dynamic = _tile_region(plan, func, dyn, pb)
     pmins = pb.min_of[func]
     starts = [pb.index_sum([(1, dy)] if dy else [], lo - plo, loc) for lo, dy, plo in zip(mins, dynamic, pmins)]
     np_shape = tuple(reversed(extents))
@@ -307,7 +333,7 @@ def _slide_buffer(pb, prod, plan, dyn):
     """A sliding window's buffer (every window of the loop, or the fold's rows), its type, and the static mins
     and SSA offsets of its first row."""
     slide = plan.slides[prod.func]
-    mins, extents, dynamic = _tile_region(plan, prod.func, dyn)
+    mins, extents, dynamic = _tile_region(plan, prod.func, dyn, pb)
     lev = plan.levels[slide.level]
     extents = list(extents)
     if slide.fold:
@@ -346,7 +372,7 @@ def _slide_step(pb, prod, plan, dyn, buf, btype, off, views, loc, buffer_view):
     slide = plan.slides[prod.func]
     cmins, cextents = plan.computed_tile(prod.func)
     _, wextents = plan.producer_tile(prod.func)
-    wmins, _, wdynamic = _tile_region(plan, prod.func, dyn)
+    wmins, _, wdynamic = _tile_region(plan, prod.func, dyn, pb)
     n = len(cextents)
     at = [0] * n
     at[slide.dim] = pb.index_sum([(1, off)], slide.warm_up, loc)
