@@ -125,6 +125,17 @@ def _splat(value):
     return ir.IntegerAttr(attr.get_splat_value()).value
 
 
+def gather_parts(op) -> tuple:
+    """A ``vector.gather``'s base memref, its indices, the index vector, mask, pass-through, result and lanes."""
+    from mlir import ir
+
+    base = op.operands[0]
+    rank = ir.ShapedType(base.type).rank
+    idx, mask, passthru = op.operands[1 + rank : 4 + rank]
+    result = op.results[0]
+    return base, list(op.operands[1 : 1 + rank]), idx, mask, passthru, result, _lanes(result.type)
+
+
 def contiguous_gathers(module) -> int:
     """Rewrite every ``vector.gather`` whose index vector has lane stride 1 as a ``vector.maskedload`` (call
     inside the module's context). Returns how many changed."""
@@ -139,11 +150,7 @@ def contiguous_gathers(module) -> int:
     count = 0
     index = ir.IndexType.get()
     for op in gathers:
-        base = op.operands[0]
-        rank = ir.ShapedType(base.type).rank
-        idx, mask, passthru = op.operands[1 + rank : 4 + rank]
-        result = op.results[0]
-        n = _lanes(result.type)
+        base, base_indices, idx, mask, passthru, result, n = gather_parts(op)
         if n is None or n < 2 or _lanes(idx.type) != n or strides.of(idx) != 1:
             continue
         with ir.InsertionPoint(op), op.location:
@@ -151,7 +158,7 @@ def contiguous_gathers(module) -> int:
             first = vector.ExtractOp(idx, [], [0] * len(ir.VectorType(idx.type).shape)).result
             if not isinstance(first.type, ir.IndexType):
                 first = arith.index_cast(index, first)
-            indices = list(op.operands[1 : 1 + rank])
+            indices = list(base_indices)
             indices[-1] = arith.addi(indices[-1], first)
             flat_mask = vector.shape_cast(ir.VectorType.get([n], ir.IntegerType.get_signless(1)), mask)
             flat_pass = vector.shape_cast(flat, passthru)

@@ -12,7 +12,8 @@ what lanes < b read, and keep the pass-through value in the others."""
 
 from __future__ import annotations
 
-from .contiguous_gathers import _SAME_LANES, _lanes, _splat, _Strides
+from .contiguous_gathers import _SAME_LANES, _lanes, _splat, _Strides, gather_parts
+from .ir_walk import ops_where
 
 MAX_DIVISOR = 4  # a select among d shuffles: beyond, the gather stays
 
@@ -96,14 +97,7 @@ def divided_gathers(module) -> int:
     many changed."""
     from mlir import ir
 
-    gathers = []
-
-    def visit(op):
-        if op.name == "vector.gather":
-            gathers.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    gathers = ops_where(module, lambda op: op.name == "vector.gather")
     if not gathers:
         return 0
     from mlir.dialects import arith, vector
@@ -112,11 +106,7 @@ def divided_gathers(module) -> int:
     index = ir.IndexType.get()
     count = 0
     for op in gathers:
-        base = op.operands[0]
-        rank = ir.ShapedType(base.type).rank
-        idx, mask, passthru = op.operands[1 + rank : 4 + rank]
-        result = op.results[0]
-        n = _lanes(result.type)
+        base, base_indices, idx, mask, passthru, result, n = gather_parts(op)
         if n is None or n < 4 or _lanes(idx.type) != n:
             continue
         lanes_on = _lanes_on(mask, n)  # the gather reads lanes < lanes_on (None: another mask)
@@ -146,7 +136,7 @@ def divided_gathers(module) -> int:
             needed = arith.addi(arith.floordivsi(arith.addi(r, arith.subi(b, const(1))), const(d)), const(1))
             needed = arith.select(arith.cmpi(arith.CmpIPredicate.eq, b, const(0)), const(0), needed)
             dense_mask = vector.create_mask(ir.VectorType.get([n], ir.IntegerType.get_signless(1)), [needed])
-            indices = list(op.operands[1 : 1 + rank])
+            indices = list(base_indices)
             indices[-1] = arith.addi(indices[-1], first)
             loaded = vector.maskedload(flat, base, indices, dense_mask, vector.shape_cast(flat, passthru))
             picked = None
