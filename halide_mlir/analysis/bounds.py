@@ -17,8 +17,8 @@ from ..lang.func import Func
 from ..lang.param import ImageParam
 from ..lang.traversal import walk
 from .interval import Interval, bounds
-from ..lang.schedule import DirectiveKind, LevelKind
-from .loop_nest import covered_extents, loop_position, stage_loops
+from ..lang.schedule import DirectiveKind, LevelKind, LoopKind
+from .loop_nest import covered_extents, lanes_moved_in, loop_position, stage_loops
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
 from .small_directives import scheduled_extent
@@ -345,6 +345,11 @@ def computed_region(bounded: Bounded, func: Func) -> Region:
     names = [l.name for l in loops]
     if level.var not in names:
         return bounded.region(func)  # an update's loop: computed before the consumer (placement.py hoist_from_loops)
+    moved = lanes_moved_in(loops)
+    at = loops[names.index(level.var)]
+    if at.kind != LoopKind.VECTORIZED and names.index(level.var) > moved.index(at):
+        # a finer loop outside level.var runs inside it as lanes of the vector: one iteration covers its elements
+        loops, names = moved, [l.name for l in moved]
     pos = loop_position(consumer, level.var)
     tile = Region(outer.mins, tuple(covered_extents(loops[: names.index(level.var) + 1], outer.extents)))
     # bounds inference over the stages inside that loop, consumers first, from the consumer's tile

@@ -210,3 +210,37 @@ def _unfusable(child, parent, levels) -> str | None:
         if a.loop.kind == LoopKind.UNROLLED:
             return f"loop '{name}' is unrolled"
     return None
+
+
+def adjacent_partners(stages: list) -> list:
+    """The realization order with each compute_with group's stages next to each other, as Halide orders a fused
+    group as one node: the fused loop runs where the later of the two was, so a stage between them that reads
+    the earlier one (the parent's in_() wrapper) would read it before it is computed. Producers stay before
+    consumers; an order where the groups are already together comes back unchanged."""
+    group = {s.func: s.func for s in stages}
+
+    def root(f):
+        while group[f] is not f:
+            f = group[f]
+        return f
+
+    for s in stages:
+        cw = s.func._schedule.compute_with
+        if cw is not None and cw.parent in group:
+            group[root(s.func)] = root(cw.parent)
+    if all(root(f) is f for f in group):
+        return stages
+    index = {s.func: i for i, s in enumerate(stages)}
+    members: dict = {}
+    for s in stages:
+        members.setdefault(root(s.func), []).append(s)
+    needs = {g: {root(p.func) for s in ms for p in stages if s in p.consumers} - {g} for g, ms in members.items()}
+    done, out = set(), []
+    while len(done) < len(members):
+        ready = [g for g in members if g not in done and needs[g] <= done]
+        if not ready:  # the partners depend on each other: check_compute_with says so
+            return stages
+        g = min(ready, key=lambda g: index[members[g][0].func])
+        done.add(g)
+        out += members[g]
+    return out

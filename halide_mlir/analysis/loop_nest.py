@@ -292,6 +292,23 @@ def covered_extents(loops: list[Loop], extents: Sequence[int]) -> list[int]:
     return covered
 
 
+def lanes_moved_in(loops: list[Loop]) -> list[Loop]:
+    """``loops`` (outermost first) as they run: the finer loops of a vectorized loop's dimension that are outside
+    it become its lanes (vector_block), so they run inside it and inside every loop between; an iteration of
+    such a loop between covers their elements too (bounds.py computed_region)."""
+    vec = [i for i, l in enumerate(loops) if l.kind == LoopKind.VECTORIZED]
+    if not vec:
+        return loops
+    v = vec[0]
+    _, lanes, blockers = vector_block(loops, v)
+    finer = [l for l in lanes if l in loops[:v]]
+    if blockers or not finer:
+        return loops
+    rest = [l for l in loops if l not in finer]
+    at = rest.index(loops[v]) + 1
+    return rest[:at] + finer + rest[at:]
+
+
 MAX_VECTOR_LANES = 1024  # elements of one vector block made of several loops (1 KiB of u8, 64 zmm of f32)
 
 

@@ -17,6 +17,7 @@ from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
+from .compute_with import adjacent_partners
 from .memoize import redirect as redirect_memoized
 from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
 from .wrappers import Wrapping
@@ -246,6 +247,7 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
                     for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
+    stages = adjacent_partners(stages)  # compute_with groups run together (analysis/compute_with.py)
     pipeline = Pipeline(output, stages, inputs, params, index_params, specialized_schedules(stages))
     resolve_specializations(pipeline)  # each stage's directives: those of the specialization the values choose
     return pipeline
