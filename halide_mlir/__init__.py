@@ -61,30 +61,8 @@ from .lang.operators import (
 )
 from .lang.boundary import BoundaryConditions
 from .analysis.autodiff import Derivative, propagate_adjoints
-from .lang.functions import (
-    absd,
-    acosh,
-    asinh,
-    atanh,
-    div_round_to_zero,
-    erf,
-    evaluate,
-    fract,
-    funcs,
-    hypot,
-    is_finite,
-    is_inf,
-    is_nan,
-    lerp,
-    likely,
-    likely_if_innermost,
-    logical_not,
-    mod_round_to_zero,
-    mux,
-    reinterpret,
-    saturating_cast,
-    vars,
-)
+from .lang.functions import *  # noqa: F401,F403  (mux, lerp, hypot, is_nan ...: Halide's everyday ops)
+from .lang.functions import __all__ as _functions_all
 from .lang.intrinsics import *  # noqa: F401,F403  (widening/saturating/halving ops, hl.u8_sat ...)
 from .lang.intrinsics import __all__ as _intrinsics_all
 from .lang.api_extras import *  # noqa: F401,F403  (LoopLevel, VarOrRVar, refusals: docs/api-parity.md)
@@ -238,28 +216,7 @@ __all__ = [
     "u16",
     "u32",
     "u64",
-    "absd",
-    "acosh",
-    "asinh",
-    "atanh",
-    "div_round_to_zero",
-    "erf",
-    "evaluate",
-    "fract",
-    "funcs",
-    "hypot",
-    "is_finite",
-    "is_inf",
-    "is_nan",
-    "lerp",
-    "likely",
-    "likely_if_innermost",
-    "logical_not",
-    "mod_round_to_zero",
-    "mux",
-    "reinterpret",
-    "saturating_cast",
-    "vars",
+    *_functions_all,
     "HalideTypeError",
     "evaluate_may_gpu",
     "Argument",
