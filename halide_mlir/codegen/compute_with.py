@@ -39,6 +39,7 @@ def fuse_tagged_loops(module) -> int:
             if pa.parent != ca.parent or pa.operation.block != ca.operation.block:
                 raise InternalError(f"compute_with {k}: the loops of level {level} are not siblings", stage="bufferize")
             first, second = (pa, ca) if pa.operation.is_before_in_block(ca.operation) else (ca, pa)
+            _check_nothing_between(first, second, f"compute_with {k}")
             shift = {id(pa): po, id(ca): co}
             with second.location:
                 _merge(first, second, shift[id(first)], shift[id(second)], pg or cg, f"compute_with {k}")
@@ -51,6 +52,75 @@ def fuse_tagged_loops(module) -> int:
             # the next level's bounds were computed in two loops; now in one body, CSE makes them one value
             passmanager.PassManager.parse("builtin.module(func.func(cse))").run(module.operation)
     return count
+
+
+# ops that make a view of a buffer without touching its elements
+_VIEWS = {
+    "memref.subview",
+    "memref.cast",
+    "memref.reinterpret_cast",
+    "memref.collapse_shape",
+    "memref.expand_shape",
+    "memref.dim",
+    "memref.extract_strided_metadata",
+}
+# ops that write their memref operand at this position
+_WRITES = {
+    "memref.store": 1,
+    "vector.store": 1,
+    "vector.maskedstore": 1,
+    "vector.transfer_write": 1,
+    "vector.scatter": 1,
+    "memref.copy": 1,
+    "memref.atomic_rmw": 1,
+    "memref.generic_atomic_rmw": 0,
+}
+
+
+def _buffer_root(value):
+    """The buffer ``value`` is a view of (followed back through view ops)."""
+    from mlir import ir
+
+    while not isinstance(value.owner, ir.Block) and value.owner.name in _VIEWS:
+        value = value.owner.operands[0]
+    return value
+
+
+def _check_nothing_between(first, second, what: str) -> None:
+    """Merging moves ``first``'s body to ``second``'s place: an op between the two that uses a buffer ``first``
+    writes would then run before the values it reads (or writes) are there. analysis/compute_with.py orders a
+    fused group adjacently so this cannot happen; the check turns a future ordering bug into an InternalError
+    instead of wrong values."""
+    from mlir import ir
+
+    written = set()
+
+    def collect(op):
+        position = _WRITES.get(op.name)
+        if position is not None and len(op.operands) > position:
+            written.add(_buffer_root(op.operands[position]))
+        return ir.WalkResult.ADVANCE
+
+    first.operation.walk(collect, ir.WalkOrder.PRE_ORDER)
+    if not written:
+        return
+    clashes = []
+
+    def check(op):
+        if op.name not in _VIEWS and any(_buffer_root(v) in written for v in op.operands):
+            clashes.append(op.name)
+        return ir.WalkResult.ADVANCE
+
+    block_ops = list(first.operation.block.operations)
+    start = next(i for i, o in enumerate(block_ops) if o.operation == first.operation)
+    end = next(i for i, o in enumerate(block_ops) if o.operation == second.operation)
+    for op in block_ops[start + 1 : end]:
+        op.operation.walk(check, ir.WalkOrder.PRE_ORDER)
+    if clashes:
+        raise InternalError(
+            f"{what}: {', '.join(sorted(set(clashes)))} between the fused loops uses what the first one writes",
+            stage="bufferize",
+        )
 
 
 def _named(op) -> list:
