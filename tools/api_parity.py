@@ -43,7 +43,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "ExternFuncArgument": (NOT_YET, "define_extern (C functions as stages) is not implemented; refuses"),
     "gather": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "scatter": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
-    "undef": (NOT_YET, "undefined update values (Tuple elements left unchanged); refuses with HalideError"),
     "user_context_value": (NOT_YET, "the JIT passes no user_context; refuses with HalideError"),
     "compile_standalone_runtime": (NOT_YET, "AOT objects link halide_mlir's own small runtime; refuses"),
     "Func.compile_to_c": (NOT_YET, "no C backend (MLIR lowers to LLVM); refuses with HalideError"),

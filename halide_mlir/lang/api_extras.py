@@ -14,6 +14,7 @@ import os
 from ..error import HalideError, HalideTypeError
 from .expr import Expr, binary, to_expr
 from .source import user_site
+from .undef import undef
 
 
 # --- values ----------------------------------------------------------------------------------------------------
@@ -200,7 +201,6 @@ def _refused_class(name: str, why: str):
     return type(name, (), {"__init__": __init__, "__doc__": f"Halide's ``{name}``: {why}; raises HalideError."})
 
 
-undef = _refusal("undef", "undefined values in update definitions are not implemented yet")
 user_context_value = _refusal("user_context_value", "the JIT passes no user_context")
 gather = _refusal("gather", "vector gather/scatter in update definitions is not implemented yet")
 scatter = _refusal("scatter", "vector gather/scatter in update definitions is not implemented yet")

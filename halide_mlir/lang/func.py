@@ -11,6 +11,7 @@ import numpy as np
 from ..error import HalideError, StorageWarning
 from .gpu_schedule import GpuScheduleMixin
 from .expr import Expr, ExprOps, binary, cast, const, to_expr
+from .undef import UNDEF, resolve_undef
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, StorageFold, TailStrategy, touch
 from .random import lower_random, next_tag
@@ -302,7 +303,7 @@ class Func(GpuScheduleMixin):
             value = to_expr(value)
         if self._pure is None:
             return self._define(tuple(args), value)
-        if isinstance(value, tuple) or len(self._pure.values) > 1:
+        if isinstance(value, tuple) or len(self._pure.values) > 1 or any(n.kind == UNDEF for n in walk(value)):
             return self._define_update(tuple(args), value)
         same_args = len(args) == len(self._pure.args) and all(
             isinstance(a, Var) and a.same_as(b) for a, b in zip(args, self._pure.args)
@@ -332,6 +333,7 @@ class Func(GpuScheduleMixin):
         self._define_update(args, binary(upd.op, self[args], upd.e))
 
     def _define_update(self, args: tuple, value) -> None:
+        value = resolve_undef(self, args, value, update=True)
         site = capture_site()
         i = len(self._updates)
         where = f'{site}: In update definition {i} of Func "{self._name}"'
@@ -379,6 +381,7 @@ class Func(GpuScheduleMixin):
         touch()
 
     def _define(self, args: tuple, value, implicit: bool = False) -> None:
+        value = resolve_undef(self, args, value, update=False)
         site = capture_site()
         values = value if isinstance(value, tuple) else (value,)
         vars_ = []
