@@ -42,6 +42,7 @@ from .lang.source import user_site
 from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_environment
 from .runtime import jit, memo
 from .runtime.call import CallPlan
+from .aot.requirements import check_all as check_requirements
 from .lang.constraints import check_inputs as check_constraints
 from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
@@ -370,6 +371,8 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
     check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    if p.requirements:  # hl.require's conditions (of Params)
+        check_requirements(p.requirements)
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         memoize.warn_uncached(func, "a GPU pipeline", _memoizing)
@@ -399,7 +402,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
-    if repeat_key is not None and not p.specializations and not memoized:
+    if repeat_key is not None and not p.specializations and not memoized and not p.requirements:
         if len(_repeats) >= MAX_REPEATS:  # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
@@ -411,7 +414,7 @@ def compiled_for(func, outs: list):
     now: hl.Callable's fast path calls it again with other arguments (aot/callable.py). None where a call must
     take the full path each time (GPU schedules, memoized Funcs, specializations) or nothing was compiled."""
     p = front_end(func)
-    if p.specializations or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
+    if p.specializations or p.requirements or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
         return None
     _, region = output_buffers(func, outs if len(outs) > 1 else outs[0])
     ref = _compiled.get((id(func), generation[0], False, region, input_signature(p), *compile_settings()))

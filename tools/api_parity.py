@@ -58,7 +58,7 @@ REASONS: dict[str, tuple[str, str]] = {
     "Func.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Pipeline.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Stage.dump_argument_list": (NOT_YET, "Halide's debug listing of a stage's dims; refuses with HalideError"),
-    "require": (NOT_YET, "only a constant condition (no run-time errors in compiled code); others refuse"),
+    "require": (NOT_YET, "conditions of Params and constants (checked before each run); of Vars or Funcs refuse"),
     "Func.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "Stage.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "ImageParam.store_in": (GPU, "GPU memory types; MemoryType.Auto/Heap accepted, others refuse"),

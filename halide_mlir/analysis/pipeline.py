@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..error import HalideError
 from ..lang.buffer import Buffer
-from ..lang.expr import Expr, cast, const
+from ..lang.expr import REQUIRE, Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import DirectiveKind, LevelKind, LoopKind, LoopLevel
@@ -75,6 +75,7 @@ class Pipeline:
     params: list[Param]  # scalar Params read by the pipeline
     index_params: list[Param]  # Params that appear in coordinates: their values shape the code
     specializations: list = field(default_factory=list)  # (where, schedule) with specialize()s: analysis/specialize.py
+    requirements: list = field(default_factory=list)  # hl.require conditions, checked before each run
 
     def stage(self, func: Func) -> Stage:
         return next(s for s in self.stages if s.func is func)
@@ -124,6 +125,21 @@ def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
     return r
 
 
+def _strip_requirements(e: Expr, found: list, memo: dict) -> Expr:
+    """``e`` with each ``hl.require(c, v)`` replaced by ``v``, its condition added to ``found``: conditions are of
+    Params only, checked before the pipeline runs (driver.realize, aot/requirements.py), so the analyses and
+    codegen never see them."""
+
+    def leaf(n, args):
+        if n.kind != REQUIRE:
+            return None
+        if n.value not in found:
+            found.append(n.value)
+        return args[0]
+
+    return _rewrite(e, leaf, memo)
+
+
 def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     """Replace Vars by Exprs."""
     return _rewrite(
@@ -162,8 +178,11 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
     memo: dict = {}
     wrapping = Wrapping()
 
+    requirements: list = []
+    strip_memo: dict = {}
+
     def inline(f, e):
-        e = _inline(wrapping.wrap(f, e), output, memo, wrapping)
+        e = _strip_requirements(_inline(wrapping.wrap(f, e), output, memo, wrapping), requirements, strip_memo)
         return redirect_memoized(f, e, output) if memoized else e
 
     work = [output]
@@ -248,7 +267,9 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
     stages = adjacent_partners(stages)  # compute_with groups run together (analysis/compute_with.py)
-    pipeline = Pipeline(output, stages, inputs, params, index_params, specialized_schedules(stages))
+    pipeline = Pipeline(
+        output, stages, inputs, params, index_params, specialized_schedules(stages), requirements=requirements
+    )
     resolve_specializations(pipeline)  # each stage's directives: those of the specialization the values choose
     return pipeline
 

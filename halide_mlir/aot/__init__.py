@@ -110,17 +110,17 @@ def compile_kernel(f, args, fn_name: str, target=None, _schedule_part=None):
     multi.MultiKernel for a Pipeline of several outputs."""
     from . import build
     from ..lang.pipeline import Pipeline
-    from .requirements import requirements_of
+    from .requirements import in_definitions, requirements_of
 
     funcs = f.outputs() if isinstance(f, Pipeline) else [f]
     if len(funcs) > 1:  # several outputs: one part per output Func (aot/multi.py)
         from .multi import compile_multi
 
         kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
-        kernel.parts[0].spec.requirements = requirements_of(f)
+        kernel.parts[0].spec.requirements = requirements_of(f) + in_definitions(funcs)
     else:
         kernel = build.compile_kernel(_output_func(f), list(args), fn_name, target)
-        kernel.spec.requirements = requirements_of(f)
+        kernel.spec.requirements = requirements_of(f) + in_definitions(funcs)
     return kernel
 
 

@@ -9,8 +9,9 @@ anything else (a buffer, a Func) is refused when the Generator is built.
 from __future__ import annotations
 
 from ..error import HalideError
-from ..lang.expr import to_expr
+from ..lang.expr import REQUIRE, to_expr
 from ..lang.param import Param
+from ..lang.source import user_site
 from ..lang.traversal import walk
 
 REQUIREMENT_FAILED = -27
@@ -67,7 +68,37 @@ class Requirement:
         return bool(_eval(self.condition))
 
     def text(self) -> str:
-        return " ".join(str(m.get() if isinstance(m, Param) else m) for m in self.message)
+        return " ".join(str(_message_value(m)) for m in self.message)
+
+
+def _message_value(m):
+    """An error argument as Halide prints it: a Param's or a Param expression's value, else the argument."""
+    if isinstance(m, Param):
+        return m.get()
+    if hasattr(m, "kind") and all(n.kind in _KINDS for n in walk(m)):
+        return _eval(m)
+    return m
+
+
+def in_definitions(funcs) -> list:
+    """The ``hl.require`` conditions in the definitions of ``funcs`` and every Func they call."""
+    from ..lang.pipeline_funcs import topological_funcs
+
+    found = []
+    for f in topological_funcs(list(funcs)):
+        d = f._definition()
+        for e in [*d.values, *(x for u in f.updates() for x in (*u.args, *u.values))]:
+            found += [n.value for n in walk(e) if n.kind == REQUIRE and n.value not in found]
+    return found
+
+
+def check_all(requirements) -> None:
+    """Halide's error for the first requirement that fails (before a realize runs)."""
+    for r in requirements:
+        if not r.holds():
+            c = str(r.condition)
+            c = c if c.startswith("(") and c.endswith(")") else f"({c})"
+            raise HalideError(f"{user_site()}: Error: Requirement Failed: {c} {r.text()}".rstrip())
 
 
 def add_requirements(pipeline, reqs) -> None:

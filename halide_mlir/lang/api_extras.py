@@ -12,7 +12,7 @@ import enum
 import os
 
 from ..error import HalideError, HalideTypeError
-from .expr import Expr, binary, to_expr
+from .expr import REQUIRE, Expr, binary, to_expr
 from .source import user_site
 from .undef import undef
 
@@ -211,18 +211,26 @@ ExternFuncArgument = _refused_class("ExternFuncArgument", "define_extern is not 
 
 
 def require(condition, value, *error_args) -> Expr:
-    """``value`` when ``condition`` holds, else an error at realize. halide_mlir has no run-time error path in
-    compiled code yet, so a condition must be a constant: True gives ``value``, False raises at once."""
-    c = to_expr(condition)
-    if c.kind != "const":
+    """``value`` when ``condition`` holds, else Halide's "Requirement Failed" error (a HalideError at realize, a
+    Callable call or an AOT call, with ``error_args`` printed). The condition is checked before the pipeline runs,
+    so it must be made of Params and constants (analysis/pipeline.py collects it; aot/requirements.py evaluates
+    it); one reading a Var or a Func would need errors raised from compiled code, which halide_mlir has not."""
+    from ..aot.requirements import Requirement
+
+    c, v = to_expr(condition), to_expr(value)
+    if c.kind == "const":
+        if not c.value:
+            msg = " ".join(str(a) for a in error_args)
+            raise HalideError(f"{user_site()}: Requirement Failed: ({condition}) {msg}")
+        return v
+    try:
+        req = Requirement(c, list(error_args))
+    except HalideError as e:
         raise HalideError(
-            f"{user_site()}: require() with a condition that is not a constant is not supported by halide_mlir yet "
-            f"(no run-time errors in compiled code)"
-        )
-    if not c.value:
-        msg = " ".join(str(a) for a in error_args)
-        raise HalideError(f"{user_site()}: Requirement Failed: ({condition}) {msg}")
-    return to_expr(value)
+            f"{user_site()}: require() with a condition of Vars or Funcs is not supported by halide_mlir yet (no "
+            f"run-time errors in compiled code): {e}"
+        ) from None
+    return Expr(REQUIRE, v.type, (v,), req)
 
 
 FUNC_REFUSALS = {

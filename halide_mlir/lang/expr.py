@@ -175,6 +175,7 @@ class ExprOps:
 
 
 UNDEFINED = "undefined"  # the kind of hl.Expr()
+REQUIRE = "require"  # hl.require(condition, value, ...): args (value,), value the Requirement (aot/requirements.py)
 
 
 class Expr(ExprOps):
