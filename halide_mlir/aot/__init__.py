@@ -190,9 +190,14 @@ def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None)
 
 
 def compile_to_file(f, filename_prefix, args, fn_name="", target=None) -> None:
+    from .cross import object_suffix
+
     compile_to(
         f,
-        {OutputFileType.object: f"{filename_prefix}.o", OutputFileType.c_header: f"{filename_prefix}.h"},
+        {
+            OutputFileType.object: f"{filename_prefix}{object_suffix(target)}",
+            OutputFileType.c_header: f"{filename_prefix}.h",
+        },
         args,
         fn_name,
         target,
