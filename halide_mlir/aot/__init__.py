@@ -180,9 +180,14 @@ def _html(fn_name: str, text: str) -> str:
 
 
 def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None) -> None:
+    from .cross import library_suffix
+
     compile_to(
         f,
-        {OutputFileType.static_library: f"{filename_prefix}.a", OutputFileType.c_header: f"{filename_prefix}.h"},
+        {
+            OutputFileType.static_library: f"{filename_prefix}{library_suffix(target)}",
+            OutputFileType.c_header: f"{filename_prefix}.h",
+        },
         args,
         fn_name,
         target,

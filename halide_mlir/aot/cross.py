@@ -263,11 +263,20 @@ def assembly(kernel, d: str) -> str:
     return _run([llvm_tool("llc"), "-O3", "-filetype=asm", *kernel.target.llc, "-o", "-", linked], "llc")
 
 
-def object_suffix(target) -> str:
-    """Halide's compile_to_file names a Windows target's object ``.obj``."""
+def _windows(target) -> bool:
     from ..lang.target import Target, TargetOS
 
-    if target is None:
-        return ".o"
-    t = target if isinstance(target, Target) else Target(str(target)) if str(target) else None
-    return ".obj" if t is not None and t.os == TargetOS.Windows else ".o"
+    if target is None or not str(target):
+        return False
+    t = target if isinstance(target, Target) else Target(str(target))
+    return t.os == TargetOS.Windows
+
+
+def object_suffix(target) -> str:
+    """Halide's compile_to_file names a Windows target's object ``.obj``."""
+    return ".obj" if _windows(target) else ".o"
+
+
+def library_suffix(target) -> str:
+    """... and compile_to_static_library its library ``.lib``."""
+    return ".lib" if _windows(target) else ".a"
