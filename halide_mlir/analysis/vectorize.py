@@ -53,6 +53,24 @@ def target_registers(bits: int):
         REGISTER_BITS = old
 
 
+SCALAR_CODE = False  # aot/c_source.py: vectorize() directives dropped (EmitC has no vectors)
+
+
+@contextlib.contextmanager
+def scalar_code():
+    global SCALAR_CODE
+    old, SCALAR_CODE = SCALAR_CODE, True
+    try:
+        yield
+    finally:
+        SCALAR_CODE = old
+
+
+def kept(directives) -> list:
+    """A stage's directives as planned: all of them, or without vectorize() inside ``scalar_code()``."""
+    return [d for d in directives if not (SCALAR_CODE and d.kind == DirectiveKind.VECTORIZE)]
+
+
 def mode() -> str:
     """ "auto", "off" or "llvm" (settings.py auto_vectorize_mode)."""
     return auto_vectorize_mode()

@@ -78,6 +78,7 @@ SUPPORTED = (
     OutputFileType.conceptual_stmt,
     OutputFileType.conceptual_stmt_html,
     OutputFileType.python_extension,
+    OutputFileType.c_source,
 )
 
 
@@ -150,6 +151,10 @@ def write_outputs(kernel, kinds: dict, fn_name: str) -> None:
             from .pyext import python_extension_source
 
             _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec, build.runtime_header()))
+        if OutputFileType.c_source in kinds:
+            from .c_source import c_source
+
+            _write(kinds[OutputFileType.c_source], c_source(kernel))
         if OutputFileType.assembly in kinds:
             _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
         if OutputFileType.llvm_assembly in kinds:
@@ -221,6 +226,7 @@ compile_to_header = compile_to_one(OutputFileType.c_header)
 compile_to_assembly = compile_to_one(OutputFileType.assembly)
 compile_to_llvm_assembly = compile_to_one(OutputFileType.llvm_assembly)
 compile_to_bitcode = compile_to_one(OutputFileType.bitcode)
+compile_to_c = compile_to_one(OutputFileType.c_source)
 
 
 def compile_to_lowered_stmt(f, filename, args, fmt=StmtOutputFormat.text, target=None) -> None:
