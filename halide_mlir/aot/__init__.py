@@ -9,7 +9,6 @@ order (the arguments as given, then the outputs), and returns 0 or a Halide erro
 from __future__ import annotations
 
 import enum
-import html
 import os
 import re
 import shutil
@@ -166,19 +165,14 @@ def write_outputs(kernel, kinds: dict, fn_name: str) -> None:
                 _write(kinds[kind], kernel.stmt())
         for kind in (OutputFileType.stmt_html, OutputFileType.conceptual_stmt_html):
             if kind in kinds:
-                _write(kinds[kind], _html(fn_name, kernel.stmt()))
+                from .stmt_html import page
+
+                _write(kinds[kind], page(kernel, fn_name))
 
 
 def _write(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
-
-
-def _html(fn_name: str, text: str) -> str:
-    return (
-        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(fn_name)}</title></head>\n"
-        f"<body><pre>{html.escape(text)}</pre></body></html>\n"
-    )
 
 
 # Halide's compile_to_* conveniences, with Halide's file names
