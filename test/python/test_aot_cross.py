@@ -187,3 +187,20 @@ def test_refused_targets(tmp_path):
         f.compile_to_object(str(tmp_path / "f.o"), args, "f", "arm-64-linux-sve2")
     with pytest.raises(hl.HalideError, match="hvx"):
         f.compile_to_object(str(tmp_path / "f.o"), args, "f", "arm-64-android-hvx")
+
+
+@needs_zig
+def test_generator_main_for_windows_names_obj_and_lib(tmp_path):
+    """hl.main with target=x86-64-windows: Halide's file names (.obj, .lib), COFF inside; c_source too."""
+    from test_generator import GENERATOR, ROOT
+
+    (tmp_path / "brighten_generator.py").write_text(GENERATOR)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, str(tmp_path / "brighten_generator.py"), "-g", "brighten", "-o",
+                        str(tmp_path / "out"), "-e", "object,static_library,c_header,c_source",
+                        "target=x86-64-windows-avx2"], cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = tmp_path / "out"
+    assert sorted(os.listdir(out)) == ["brighten.h", "brighten.halide_generated.cpp", "brighten.lib", "brighten.obj"]
+    assert (out / "brighten.obj").read_bytes()[:2] == b"\x64\x86"
+    assert (out / "brighten.lib").read_bytes()[:8] == b"!<arch>\n"
