@@ -198,9 +198,39 @@ def test_generator_main_for_windows_names_obj_and_lib(tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
     r = subprocess.run([sys.executable, str(tmp_path / "brighten_generator.py"), "-g", "brighten", "-o",
                         str(tmp_path / "out"), "-e", "object,static_library,c_header,c_source",
-                        "target=x86-64-windows-avx2"], cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+                        "target=x86-64-windows-avx2"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     out = tmp_path / "out"
     assert sorted(os.listdir(out)) == ["brighten.h", "brighten.halide_generated.cpp", "brighten.lib", "brighten.obj"]
     assert (out / "brighten.obj").read_bytes()[:2] == b"\x64\x86"
     assert (out / "brighten.lib").read_bytes()[:8] == b"!<arch>\n"
+
+
+@needs_zig
+@pytest.mark.parametrize(
+    "text, qemu, zig_target",
+    [("arm-32-linux", "qemu-arm", "arm-linux-musleabihf"), ("arm-32-android", "qemu-arm", "arm-linux-musleabi"),
+     ("arm-64-android", "qemu-aarch64", "aarch64-linux-musl")],
+)
+def test_float_param_under_qemu(tmp_path, text, qemu, zig_target):
+    """A float Param and a float buffer across the wrapper/kernel boundary, for the hard- and soft-float ABIs."""
+    if shutil.which(qemu) is None:
+        pytest.skip(f"{qemu} is not installed")
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    s = hl.Param(hl.Float(32), "s")
+    f = hl.Func("f")
+    f[x, y] = hl.sqrt(inp[x, y]) * s + hl.f32(x)
+    f.parallel(y)
+    f.set_estimates([(0, 40), (0, 8)])
+    inp.set_estimates([(0, 40), (0, 8)])
+    f.compile_to_file(str(tmp_path / "ff"), [inp, s], "ff", hl.Target(text))
+    exe = str(tmp_path / "prog")
+    r = subprocess.run(
+        [sys.executable, "-m", "ziglang", "cc", "-target", zig_target, "-static", "-O1", "-include",
+         str(tmp_path / "ff.h"), os.path.join(C_DIR, "aot_cross_float.c"), str(tmp_path / "ff.o"), "-o", exe, "-lm"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([qemu, exe], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
