@@ -98,6 +98,7 @@ def _kernel_module(kernel):
             f"{user_site()}: the C source of '{spec.fn_name}' can't be written: MLIR's EmitC has no conversion for "
             f"{', '.join(left)}"
         )
+    _math_to_libm_calls(ctx, module)
     try:
         jit.run_passes(ctx, module, _TO_EMITC, "converting to EmitC failed", "c_source")
     except Exception as e:
@@ -109,6 +110,46 @@ def _kernel_module(kernel):
             f"{', '.join(left)}"
         )
     return ctx, module, scratch
+
+
+# math ops -> C99's <math.h> (the float version is the name + "f"); convert-math-to-emitc has only some of them
+_LIBM = {
+    "absf": "fabs", "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh", "atan": "atan",
+    "atan2": "atan2", "atanh": "atanh", "cbrt": "cbrt", "ceil": "ceil", "copysign": "copysign", "cos": "cos",
+    "cosh": "cosh", "erf": "erf", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "floor": "floor", "fma": "fma",
+    "log": "log", "log10": "log10", "log1p": "log1p", "log2": "log2", "powf": "pow", "round": "round",
+    "roundeven": "nearbyint", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
+    "trunc": "trunc",
+}  # fmt: skip
+
+
+def _math_to_libm_calls(ctx, module) -> None:
+    """Scalar float math ops become calls of <math.h> (``logf``, ``pow``), ``math.rsqrt`` ``1 / sqrtf``."""
+    from mlir import ir
+    from mlir.dialects import arith, emitc
+
+    ops = []
+
+    def visit(op):
+        if op.name.startswith("math.") and (op.name[5:] in _LIBM or op.name == "math.rsqrt"):
+            ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    with ctx:
+        for op in ops:
+            t = op.results[0].type
+            if str(t) not in ("f32", "f64"):
+                continue  # (vectors can't reach here; f16 has no libm function: EmitC's error names the op)
+            f = "f" if str(t) == "f32" else ""
+            with ir.InsertionPoint(op), op.location:
+                if op.name == "math.rsqrt":
+                    root = emitc.CallOpaqueOp([t], f"sqrt{f}", list(op.operands)).result
+                    new = arith.DivFOp(arith.ConstantOp(t, 1.0).result, root).result
+                else:
+                    new = emitc.CallOpaqueOp([t], _LIBM[op.name[5:]] + f, list(op.operands)).result
+            op.results[0].replace_all_uses_with(new)
+            op.erase()
 
 
 def _bind(spec) -> list:
@@ -260,6 +301,7 @@ def c_source(kernel) -> str:
             'extern "C" {',
             "#endif",
             "/* --- the kernel (mlir-translate --mlir-to-cpp) --- */",
+            "#include <math.h>",
             body,
             _adapter(kernel, name, scratch, casts),
             "/* --- the function (Halide's C ABI) --- */",

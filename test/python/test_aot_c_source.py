@@ -77,3 +77,78 @@ def test_c_source_is_scalar_emitc_code(sources):
     assert re.search(r"static void __hl_blur_scalar\(float v\d+\[48\]\[64\], float v\d+\[48\]\[64\]", kernel)
     assert "for (size_t" in kernel and "__m" not in kernel and "__kmpc" not in kernel
     assert "int blur(struct halide_buffer_t *_input_buffer, struct halide_buffer_t *_by_buffer)" in text
+
+
+SW, SH = 37, 11  # odd sizes: no loop divides them evenly
+
+
+def sweep_case(name):
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    p = hl.Param(hl.Int(32), "p")
+    f = hl.Func(name)
+    iw = SW
+    if name == "math":  # libm calls (logf, tanhf, atan2f, sqrt of a double ...)
+        v = inp[x, y]
+        f[x, y] = (hl.exp(v * 0.1) + hl.log(v + 1) + hl.sin(v) + hl.pow(v, 1.5) + hl.floor(v / 3) + hl.sqrt(v)
+                   + hl.tanh(v * 0.1) + hl.atan2(v, 3.0) + hl.f32(hl.sqrt(hl.f64(v))))
+    elif name == "intdiv":  # Halide's floor division and modulo
+        f[x, y] = hl.f32((hl.i32(inp[x, y]) - 20) / 3 + (hl.i32(inp[x, y]) - 20) % 7 + p)
+    elif name == "reduce":
+        r = hl.RDom([(0, 5)])
+        g = hl.Func("g")
+        g[x, y] = 0.0
+        g[x, y] += inp[x + r.x, y]
+        f[x, y] = g[x, y]
+        iw = SW + 4
+    elif name == "boundary":
+        c = hl.BoundaryConditions.mirror_image(inp)
+        f[x, y] = c[x - 2, y] + c[x + 2, y + 1] + hl.select(x > 10, 1.0, 2.0)
+    elif name == "histogram":
+        r = hl.RDom([(0, SW), (0, SH)])
+        h = hl.Func("h")
+        h[x] = 0
+        h[hl.clamp(hl.i32(inp[r.x, r.y]) % 8, 0, 7)] += 1
+        f[x, y] = hl.f32(h[x % 8] + y)
+    elif name == "saturate":
+        f[x, y] = (hl.f32(hl.saturating_cast(hl.UInt(8), inp[x, y] * 20 - 100)) + hl.f32(hl.absd(x, 7))
+                   + hl.f32(hl.max(x, y) - hl.min(x, p)))
+    elif name == "tiled":  # a producer per tile, vectorized and parallel loops (run scalar and serial in C)
+        g = hl.Func("g")
+        g[x, y] = inp[x, y] * 2
+        f[x, y] = g[x, y] * 3
+        xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+        f.tile(x, y, xo, yo, xi, yi, 8, 4).vectorize(xi, 4).parallel(yo)
+        g.compute_at(f, xo)
+    inp.set_estimates([(0, iw), (0, SH)])
+    f.set_estimates([(0, SW), (0, SH)])
+    return f, inp, p, iw
+
+
+@pytest.mark.parametrize("name", ["math", "intdiv", "reduce", "boundary", "histogram", "saturate", "tiled"])
+def test_c_source_pipelines(tmp_path, name):
+    import ctypes
+    import warnings
+
+    from test_aot import halide_buffer
+
+    f, inp, p, iw = sweep_case(name)
+    src = str(tmp_path / f"{name}.c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hl.CSourceWarning)
+        f.compile_to_c(src, [inp, p], name)
+    so = str(tmp_path / f"{name}.so")
+    r = subprocess.run(["cc", "-shared", "-fPIC", "-O1", src, "-o", so, "-lm", "-lpthread"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    lib = ctypes.CDLL(so)
+    a = ((np.arange(iw * SH).reshape(SH, iw) * 7) % 23).astype(np.float32)
+    out = np.zeros((SH, SW), np.float32)
+    assert getattr(lib, name)(ctypes.byref(halide_buffer(a)), ctypes.c_int32(5), ctypes.byref(halide_buffer(out))) == 0
+    inp.set(hl.Buffer(a))
+    p.set(5)
+    want = np.asarray(f.realize([SW, SH]))
+    if name == "math":  # libm against the JIT's polynomial exp/log/pow (codegen/math_approx.py)
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(out, want)
