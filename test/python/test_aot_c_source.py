@@ -90,8 +90,8 @@ def sweep_case(name):
     iw = SW
     if name == "math":  # libm calls (logf, tanhf, atan2f, sqrt of a double ...)
         v = inp[x, y]
-        f[x, y] = (hl.exp(v * 0.1) + hl.log(v + 1) + hl.sin(v) + hl.pow(v, 1.5) + hl.floor(v / 3) + hl.sqrt(v)
-                   + hl.tanh(v * 0.1) + hl.atan2(v, 3.0) + hl.f32(hl.sqrt(hl.f64(v))))
+        f[x, y] = (hl.exp(v * 0.125) + hl.log(v + 1) + hl.sin(v) + hl.pow(v, 1.5) + hl.floor(v / 3) + hl.sqrt(v)
+                   + hl.tanh(v * 0.125) + hl.atan2(v, 3.0) + hl.f32(hl.sqrt(hl.f64(v))))
     elif name == "intdiv":  # Halide's floor division and modulo
         f[x, y] = hl.f32((hl.i32(inp[x, y]) - 20) / 3 + (hl.i32(inp[x, y]) - 20) % 7 + p)
     elif name == "reduce":
