@@ -234,3 +234,31 @@ def test_float_param_under_qemu(tmp_path, text, qemu, zig_target):
     assert r.returncode == 0, r.stderr
     r = subprocess.run([qemu, exe], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+@needs_zig
+@pytest.mark.parametrize(
+    "text, zig_target, magic",
+    [("x86-64-windows-avx-sse41", "x86_64-windows-gnu", b"MZ"), ("x86-64-osx", "x86_64-macos", b"\xcf\xfa\xed\xfe"),
+     ("arm-64-osx", "aarch64-macos", b"\xcf\xfa\xed\xfe")],
+)
+def test_links_into_an_executable(tmp_path, text, zig_target, magic):
+    """Machines the tests can't run: the object links into a program of that OS (zig's linker with mingw-w64's
+    or Darwin's libraries), so every symbol it needs resolves. _fltused is MSVC's CRT's (an object for
+    x86_64-pc-windows-msvc refers to it); mingw has none, so the test program defines it."""
+    f, args = brighter()
+    fn = "brighter_" + text.replace("-", "_")
+    f.compile_to_file(str(tmp_path / fn), args, fn, text)
+    obj = str(tmp_path / (fn + (".obj" if "windows" in text else ".o")))
+    extra = []
+    if "windows" in text:
+        (tmp_path / "fltused.c").write_text("int _fltused = 0x9875;\n")
+        extra = [str(tmp_path / "fltused.c")]
+    exe = str(tmp_path / "prog.exe")
+    r = subprocess.run(
+        [sys.executable, "-m", "ziglang", "cc", "-target", zig_target, "-O1", f"-DFN={fn}", "-include",
+         str(tmp_path / f"{fn}.h"), os.path.join(C_DIR, "aot_cross_brighten.c"), *extra, obj, "-o", exe],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert open(exe, "rb").read(len(magic)) == magic
