@@ -15,6 +15,7 @@ modules are joined by ``llvm-link`` and compiled by the venv's ``llc`` into ONE 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -202,6 +203,43 @@ def compile_c(cross: Cross, source: str, out: str, include_dir: str) -> str:
     return out
 
 
+def runtime_bitcode(cross: Cross, source: str, d: str) -> str:
+    """runtime.c compiled for ``cross``: the same for every pipeline, so kept in the compiled-code cache's directory
+    (private, runtime/disk_cache.py) under a hash of the source and the command (Windows' headers alone cost ~1 s)."""
+    import hashlib
+    import shutil
+    import tempfile
+
+    from ..runtime import disk_cache
+
+    out = os.path.join(d, "halide_mlir_runtime.bc")
+    if not disk_cache.enabled():
+        return compile_c(cross, source, out, d)
+    with open(source, "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update("\0".join(_zig(cross) + [_zig_lib()]).encode())
+    cached = os.path.join(disk_cache.cache_dir(), "cross", h.hexdigest() + ".bc")
+    if os.path.exists(cached):
+        shutil.copyfile(cached, out)
+        return out
+    compile_c(cross, source, out, d)
+    tmp = None
+    try:  # atomically (a temp file, then rename): another process may be storing the same entry
+        os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(cached), prefix=".tmp-", suffix=".bc")
+        with os.fdopen(fd, "wb") as f, open(out, "rb") as src:
+            f.write(src.read())
+        os.replace(tmp, cached)
+        tmp = None
+    except OSError:
+        pass  # (only the cache is lost)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return out
+
+
 def build_object(kernel, d: str) -> str:
     """kernel + wrapper (+ runtime) as one object of the target's format in ``d``: the C parts compiled to
     bitcode, every module joined by ``llvm-link``, then one ``llc``. ``kernel``: a build.Kernel or a
@@ -234,7 +272,7 @@ def build_object(kernel, d: str) -> str:
             f.write(top_wrapper(kernel))
         modules.append(compile_c(cross, os.path.join(d, f"{fn}_wrapper.c"), os.path.join(d, f"{fn}_w.bc"), d))
     if tgt.runtime:
-        modules.append(compile_c(cross, RUNTIME_C, os.path.join(d, "halide_mlir_runtime.bc"), d))
+        modules.append(runtime_bitcode(cross, RUNTIME_C, d))
     linked = os.path.join(d, f"{fn}_linked.bc")
     # (the C parts carry zig's spelling of the triple; llc's -mtriple is Halide's for the whole module)
     _run([llvm_tool("llvm-link"), "--suppress-warnings", "-o", linked, *modules], "llvm-link")
