@@ -203,6 +203,11 @@ def compile_c(cross: Cross, source: str, out: str, include_dir: str) -> str:
     return out
 
 
+# zig's CPU and features on the C parts' functions: removed, so llc's -mcpu/-mattr (Halide's, e.g. -neon for
+# no_neon) apply to every function of the object
+_CPU_ATTRS = re.compile(r' "target-(?:cpu|features)"="[^"]*"')
+
+
 def runtime_bitcode(cross: Cross, source: str, d: str) -> str:
     """runtime.c compiled for ``cross``: the same for every pipeline, so kept in the compiled-code cache's directory
     (private, runtime/disk_cache.py) under a hash of the source and the command (Windows' headers alone cost ~1 s)."""
@@ -273,9 +278,11 @@ def build_object(kernel, d: str) -> str:
         modules.append(compile_c(cross, os.path.join(d, f"{fn}_wrapper.c"), os.path.join(d, f"{fn}_w.bc"), d))
     if tgt.runtime:
         modules.append(runtime_bitcode(cross, RUNTIME_C, d))
-    linked = os.path.join(d, f"{fn}_linked.bc")
+    linked = os.path.join(d, f"{fn}_linked.ll")
     # (the C parts carry zig's spelling of the triple; llc's -mtriple is Halide's for the whole module)
-    _run([llvm_tool("llvm-link"), "--suppress-warnings", "-o", linked, *modules], "llvm-link")
+    text = _run([llvm_tool("llvm-link"), "--suppress-warnings", "-S", *modules], "llvm-link")
+    with open(linked, "w") as f:
+        f.write(_CPU_ATTRS.sub("", text))
     out = os.path.join(d, f"{fn}{cross.obj_ext}")
     _run([llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *tgt.llc, "-o", out, linked], "llc")
     return out
@@ -297,7 +304,7 @@ def assembly(kernel, d: str) -> str:
     from .build import _run
 
     build_object(kernel, d)
-    linked = os.path.join(d, f"{kernel.spec.fn_name}_linked.bc")
+    linked = os.path.join(d, f"{kernel.spec.fn_name}_linked.ll")
     return _run([llvm_tool("llc"), "-O3", "-filetype=asm", *kernel.target.llc, "-o", "-", linked], "llc")
 
 
