@@ -262,3 +262,17 @@ def test_links_into_an_executable(tmp_path, text, zig_target, magic):
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert open(exe, "rb").read(len(magic)) == magic
+
+
+@needs_zig
+def test_no_neon_object_has_no_neon(tmp_path):
+    """no_neon (Halide's -neon) holds for the whole object: the kernel and the C parts (zig's own CPU features are
+    dropped from them, llc's apply)."""
+    f, args = brighter()
+    counts = {}
+    for text in ("arm-32-android", "arm-32-android-no_neon"):
+        obj = str(tmp_path / f"{text}.o")
+        f.compile_to_object(obj, args, "b", text)
+        r = subprocess.run([llvm_tool("llvm-objdump"), "-d", obj], capture_output=True, text=True, check=True)
+        counts[text] = len(re.findall(r"\tv\w+(?:\.\w+)*\s+\{?[qd]\d+", r.stdout))  # NEON ops on d/q registers
+    assert counts["arm-32-android"] > 0 and counts["arm-32-android-no_neon"] == 0, counts
