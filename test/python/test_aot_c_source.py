@@ -9,7 +9,48 @@ import numpy as np
 import pytest
 
 import halide_mlir as hl
-from test_aot import C_DIR, H, W, blur, brighten, inputs, jit, two_outputs
+from test_aot import C_DIR, H, W, inputs, jit
+
+
+# test_aot.py's three pipelines, with other Func names: names are unique per process, and test_aot.py's messages
+# expect its Funcs to be the first "brighten" & co
+def brighten():
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    offset = hl.Param(hl.UInt(8), "offset")
+    f = hl.Func("c_brighten")
+    f[x, y] = inp[x, y] + offset
+    f.vectorize(x, 16)
+    f.set_estimates([(0, W), (0, H)])
+    inp.set_estimates([(0, W), (0, H)])
+    return f, [inp, offset]
+
+
+def blur():
+    x, y, yo, yi = hl.Var("x"), hl.Var("y"), hl.Var("yo"), hl.Var("yi")
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    clamped = hl.BoundaryConditions.repeat_edge(inp)
+    bx, by = hl.Func("c_bx"), hl.Func("c_by")
+    bx[x, y] = clamped[x - 1, y] + clamped[x, y] + clamped[x + 1, y]
+    by[x, y] = (bx[x, y - 1] + bx[x, y] + bx[x, y + 1]) / 9
+    by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8)
+    bx.compute_at(by, yo).vectorize(x, 8)
+    by.set_estimates([(0, W), (0, H)])
+    inp.set_estimates([(0, W), (0, H)])
+    return by, [inp]
+
+
+def two_outputs():
+    x, y = hl.Var("x"), hl.Var("y")
+    a = hl.ImageParam(hl.UInt(8), 2, "a")
+    b = hl.ImageParam(hl.Float(32), 2, "b")
+    k = hl.Param(hl.Int(32), "k")
+    f = hl.Func("c_two")
+    f[x, y] = (hl.i32(a[x, y]) * k, b[x, y] + 1)
+    f.set_estimates([(0, W), (0, H)])
+    a.set_estimates([(0, W), (0, H)])
+    b.set_estimates([(0, W), (0, H)])
+    return f, [a, b, k]
 
 pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="needs a C compiler")
 
@@ -76,7 +117,7 @@ def test_c_source_is_scalar_emitc_code(sources):
     kernel = text[text.index("/* --- the kernel"):text.index("/* --- the function")]
     assert re.search(r"static void __hl_blur_scalar\(float v\d+\[48\]\[64\], float v\d+\[48\]\[64\]", kernel)
     assert "for (size_t" in kernel and "__m" not in kernel and "__kmpc" not in kernel
-    assert "int blur(struct halide_buffer_t *_input_buffer, struct halide_buffer_t *_by_buffer)" in text
+    assert "int blur(struct halide_buffer_t *_input_buffer, struct halide_buffer_t *_c_by_buffer)" in text
 
 
 SW, SH = 37, 11  # odd sizes: no loop divides them evenly

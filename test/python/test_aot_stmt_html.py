@@ -3,7 +3,21 @@ well-formed page whose sections hold each compile stage's text, escaped; parsed 
 import html.parser
 
 import halide_mlir as hl
-from test_aot import W, H, brighten
+W, H = 64, 48
+
+
+def brighten():
+    """test_aot.py's brighten, under another Func name (names are unique per process: a second "brighten" would
+    be "brighten$1" in test_aot.py's messages)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    offset = hl.Param(hl.UInt(8), "offset")
+    f = hl.Func("shown")
+    f[x, y] = inp[x, y] + offset
+    f.vectorize(x, 16)
+    f.set_estimates([(0, W), (0, H)])
+    inp.set_estimates([(0, W), (0, H)])
+    return f, [inp, offset]
 
 VOID = {"meta", "br", "hr", "img", "link", "input"}
 
@@ -74,6 +88,6 @@ def test_compile_to_lowered_stmt_html(tmp_path):
     for fmt in (hl.StmtOutputFormat.HTML, hl.StmtOutputFormat.html):
         path = tmp_path / f"{fmt.name}.html"
         f.compile_to_lowered_stmt(str(path), args, fmt)
-        assert "brighten-lowered" in parse(path.read_text()).sections
+        assert "shown-lowered" in parse(path.read_text()).sections
     f.compile_to_lowered_stmt(str(tmp_path / "s.txt"), args, hl.StmtOutputFormat.Text)
     assert not (tmp_path / "s.txt").read_text().startswith("<")
