@@ -2,6 +2,7 @@
 
 from .error import (
     AutoVectorizeWarning,
+    CSourceWarning,
     HalideError,
     HalideTypeError,
     InternalError,
@@ -134,6 +135,7 @@ __all__ = [
     "InternalError",
     "SlowPathWarning",
     "AutoVectorizeWarning",
+    "CSourceWarning",
     "UnrollWarning",
     "ParallelAsLanesWarning",
     "SerialUpdateWarning",

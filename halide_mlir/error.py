@@ -48,6 +48,11 @@ class SlowPathWarning(RuntimeWarning):
     """The compiled code is slower than the schedule asks for (same values): a directive only partly honored."""
 
 
+class CSourceWarning(SlowPathWarning):
+    """The C source output (aot/c_source.py) runs vectorized and parallel loops as serial scalar loops: EmitC's
+    C has no vector types and no threads."""
+
+
 class UnrollWarning(SlowPathWarning):
     """A loop the schedule unrolls was not (fully) unrolled in the compiled code: same values, slower."""
 

@@ -754,10 +754,13 @@ def main(argv: list | None = None) -> None:
     fn_name = fn_name.split("::")[-1]  # a C++ namespace qualifier: the C function is the last component
     base = os.path.join(flags["-o"], flags["-n"] or fn_name)
     os.makedirs(flags["-o"], exist_ok=True)
-    compile_generator(gen, {k: base + _SUFFIX[k] for k in kinds}, fn_name, targets[0])
+    from .aot.cross import library_suffix, object_suffix
+
+    suffix = {**_SUFFIX, "object": object_suffix(target), "static_library": library_suffix(target)}  # .obj/.lib
+    compile_generator(gen, {k: base + suffix[k] for k in kinds}, fn_name, targets[0])
     if flags["-v"] == "1":
         for k in kinds:
-            print(f"Generated file: {base + _SUFFIX[k]}")
+            print(f"Generated file: {base + suffix[k]}")
 
 
 def compile_generator(gen: Generator, outputs: dict, fn_name: str, target) -> None:

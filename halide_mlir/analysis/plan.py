@@ -193,7 +193,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
-    directives = read_prefetches(name, list(stage.directives), stage.values)  # (Halide drops the others)
+    directives = read_prefetches(name, vectorize.kept(stage.directives), stage.values)  # (Halide drops the others)
     prints = tracing.prints_in_stage(bounded, stage)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_lanes(name, stage.vars, extents, directives)
@@ -289,15 +289,15 @@ def _plan_update(
     uname = f"{name}.update({u.index})"
     if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
-        loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
-        up = UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
+        loops = serialize_nested_parallel(update_loops(stage, u, uext, vectorize.kept(u.schedule.directives)), inside)
+        up = UpdatePlan(u, uname, False, uext, vectorize.kept(u.schedule.directives), loops, {}, False)
         nest, span, over = update_nest(stage, loops, bounded.region(stage.func), bounded.rvar_range, u)
         up.lanes, up.sliced = scan_lanes(stage, u, nest, span), parallel_slice(u, nest, span, over)
         return up
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
     uext = rvar_extents + list(extents)
     uext_one = rvar_extents + list(per_computation)
-    directives = read_prefetches(uname, list(u.schedule.directives), u.exprs())
+    directives = read_prefetches(uname, vectorize.kept(u.schedule.directives), u.exprs())
     prints = tracing.prints_in_update(bounded, stage, u)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
         directives, trace_lanes = tracing.scalar_update_lanes(stage, u, uext, directives)

@@ -27,6 +27,7 @@ vectorizers (what a plain MLIR scalar lowering at -O3 gets), to measure the diff
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from ..lang.schedule import Directive, DirectiveKind, LoopKind
@@ -34,10 +35,40 @@ from ..settings import auto_vectorize_mode
 from ..lang.traversal import free_vars, walk
 from .loop_nest import Loop
 
-REGISTER_BITS = 512  # AVX-512
+REGISTER_BITS = 512  # AVX-512 (the JIT's hosts); an ahead-of-time target sets its own with target_registers
 MAX_REGISTERS_PER_VALUE = 4  # a virtual vector of the widest varying type spans at most this many registers
 MIN_LANES, MAX_LANES = 4, 64
 AUTO_SUFFIX = "_vec"  # the inner loop auto-vectorization splits off: x -> x, x_vec
+
+
+@contextlib.contextmanager
+def target_registers(bits: int):
+    """Auto-vectorization widths for another target's SIMD registers (aot/cross.py: 128 for NEON or SSE, 256 for
+    AVX2) while a pipeline is planned for it; the transform text differs, so the JIT's caches keep apart."""
+    global REGISTER_BITS
+    old, REGISTER_BITS = REGISTER_BITS, bits
+    try:
+        yield
+    finally:
+        REGISTER_BITS = old
+
+
+SCALAR_CODE = False  # aot/c_source.py: vectorize() directives dropped (EmitC has no vectors)
+
+
+@contextlib.contextmanager
+def scalar_code():
+    global SCALAR_CODE
+    old, SCALAR_CODE = SCALAR_CODE, True
+    try:
+        yield
+    finally:
+        SCALAR_CODE = old
+
+
+def kept(directives) -> list:
+    """A stage's directives as planned: all of them, or without vectorize() inside ``scalar_code()``."""
+    return [d for d in directives if not (SCALAR_CODE and d.kind == DirectiveKind.VECTORIZE)]
 
 
 def mode() -> str:

@@ -9,7 +9,6 @@ order (the arguments as given, then the outputs), and returns 0 or a Halide erro
 from __future__ import annotations
 
 import enum
-import html
 import os
 import re
 import shutil
@@ -78,6 +77,7 @@ SUPPORTED = (
     OutputFileType.conceptual_stmt,
     OutputFileType.conceptual_stmt_html,
     OutputFileType.python_extension,
+    OutputFileType.c_source,
 )
 
 
@@ -150,6 +150,10 @@ def write_outputs(kernel, kinds: dict, fn_name: str) -> None:
             from .pyext import python_extension_source
 
             _write(kinds[OutputFileType.python_extension], python_extension_source(kernel.spec, build.runtime_header()))
+        if OutputFileType.c_source in kinds:
+            from .c_source import c_source
+
+            _write(kinds[OutputFileType.c_source], c_source(kernel))
         if OutputFileType.assembly in kinds:
             _write(kinds[OutputFileType.assembly], build.assembly(kernel, d))
         if OutputFileType.llvm_assembly in kinds:
@@ -161,7 +165,9 @@ def write_outputs(kernel, kinds: dict, fn_name: str) -> None:
                 _write(kinds[kind], kernel.stmt())
         for kind in (OutputFileType.stmt_html, OutputFileType.conceptual_stmt_html):
             if kind in kinds:
-                _write(kinds[kind], _html(fn_name, kernel.stmt()))
+                from .stmt_html import page
+
+                _write(kinds[kind], page(kernel, fn_name))
 
 
 def _write(path: str, text: str) -> None:
@@ -169,20 +175,18 @@ def _write(path: str, text: str) -> None:
         f.write(text)
 
 
-def _html(fn_name: str, text: str) -> str:
-    return (
-        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(fn_name)}</title></head>\n"
-        f"<body><pre>{html.escape(text)}</pre></body></html>\n"
-    )
-
-
 # Halide's compile_to_* conveniences, with Halide's file names
 
 
 def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None) -> None:
+    from .cross import library_suffix
+
     compile_to(
         f,
-        {OutputFileType.static_library: f"{filename_prefix}.a", OutputFileType.c_header: f"{filename_prefix}.h"},
+        {
+            OutputFileType.static_library: f"{filename_prefix}{library_suffix(target)}",
+            OutputFileType.c_header: f"{filename_prefix}.h",
+        },
         args,
         fn_name,
         target,
@@ -190,9 +194,14 @@ def compile_to_static_library(f, filename_prefix, args, fn_name="", target=None)
 
 
 def compile_to_file(f, filename_prefix, args, fn_name="", target=None) -> None:
+    from .cross import object_suffix
+
     compile_to(
         f,
-        {OutputFileType.object: f"{filename_prefix}.o", OutputFileType.c_header: f"{filename_prefix}.h"},
+        {
+            OutputFileType.object: f"{filename_prefix}{object_suffix(target)}",
+            OutputFileType.c_header: f"{filename_prefix}.h",
+        },
         args,
         fn_name,
         target,
@@ -211,6 +220,7 @@ compile_to_header = compile_to_one(OutputFileType.c_header)
 compile_to_assembly = compile_to_one(OutputFileType.assembly)
 compile_to_llvm_assembly = compile_to_one(OutputFileType.llvm_assembly)
 compile_to_bitcode = compile_to_one(OutputFileType.bitcode)
+compile_to_c = compile_to_one(OutputFileType.c_source)
 
 
 def compile_to_lowered_stmt(f, filename, args, fmt=StmtOutputFormat.text, target=None) -> None:

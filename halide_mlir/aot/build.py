@@ -47,6 +47,8 @@ _NO_OP = {"no_asserts", "no_bounds_query", "large_buffers", "strict_float", "no_
 class Target:
     llc: list  # -mtriple/-mcpu/-mattr
     runtime: bool  # include the runtime (Halide's -no_runtime leaves it out)
+    register_bits: int = 512  # SIMD width auto-vectorization fills (analysis/vectorize.py)
+    cross: object = None  # aot/cross.Cross for another machine's target, else None (built by the host's cc)
 
 
 def parse_target(target) -> Target:
@@ -57,9 +59,11 @@ def parse_target(target) -> Target:
         rest = parts[1:]
     else:
         if parts[:3] != ["x86", "64", "linux"]:
-            raise HalideError(
-                f"{user_site()}: target '{text}': halide_mlir compiles ahead of time for x86-64-linux (or host) only"
-            )
+            from ..lang.target import Target as HlTarget
+            from .cross import cross_target
+
+            cross, llc, bits, runtime = cross_target(text, HlTarget(text))
+            return Target(llc, runtime, bits, cross)
         rest = parts[3:]
     attrs, runtime = [], True
     for f in rest:
@@ -75,7 +79,19 @@ def parse_target(target) -> Target:
     llc = ["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=native" if host else "-mcpu=x86-64"]
     if attrs:
         llc.append("-mattr=" + ",".join(attrs))
-    return Target(llc, runtime)
+    return Target(llc, runtime, _register_bits(rest if not host else _host_tokens()))
+
+
+def _register_bits(tokens) -> int:
+    if any(t.startswith("avx512") for t in tokens):
+        return 512
+    return 256 if {"avx", "avx2"} & set(tokens) else 128
+
+
+def _host_tokens() -> list:
+    from ..lang.target import _FEATURE_TOKENS, get_host_target
+
+    return [tok for f in get_host_target()._features for tok in _FEATURE_TOKENS[f]]
 
 
 def _cc() -> str:
@@ -214,7 +230,9 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
             f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
             f"static libraries carry their own OpenMP entry points)"
         )
-    with _bound(bind):
+    from ..analysis.vectorize import target_registers
+
+    with _bound(bind), target_registers(tgt.register_bits):
         compilation = driver.compile_pipeline(func, spec.region)
         try:
             module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
@@ -225,6 +243,10 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
     symbol = f"__hl_{fn_name}_kernel_ciface"
     ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
     ir = re.sub(r"@pipeline(?=[\W])", f"@__hl_{fn_name}_kernel", ir)
+    if tgt.cross is not None:
+        from .cross import retarget_ir
+
+        ir = retarget_ir(ir)
     ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
     return Kernel(spec, tgt, compilation, threads, ir, symbol)
 
@@ -258,6 +280,10 @@ def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
 def build_object(kernel, d: str) -> str:
     """kernel + wrapper (+ runtime) as one relocatable object in directory ``d``; returns its path. ``kernel``
     is a Kernel, or a multi.MultiKernel (one part per output, and the function calling them)."""
+    if kernel.target.cross is not None:
+        from . import cross
+
+        return cross.build_object(kernel, d)
     cc = _cc()
     fn = kernel.spec.fn_name
     parts = getattr(kernel, "parts", None)
@@ -286,6 +312,10 @@ def build_object(kernel, d: str) -> str:
 def build_library(kernel: Kernel, d: str) -> str:
     from ..runtime.tools import llvm_tool
 
+    if kernel.target.cross is not None:
+        from . import cross
+
+        return cross.build_library(kernel, d)
     obj = build_object(kernel, d)
     lib = os.path.join(d, f"{kernel.spec.fn_name}.a")
     _run([llvm_tool("llvm-ar"), "rcs", lib, obj], "llvm-ar")
@@ -316,6 +346,10 @@ def check_link(lib: str, fn_name: str, d: str) -> None:
 def assembly(kernel: Kernel, d: str) -> str:
     from ..runtime.tools import llvm_tool
 
+    if kernel.target.cross is not None:
+        from . import cross
+
+        return cross.assembly(kernel, d)
     asm = _run([llvm_tool("llc"), "-O3", "-filetype=asm", *kernel.target.llc], "llc", kernel.llvm_ir)
     build_object(kernel, d)  # writes the wrapper's source next to it
     wrapper_asm = _run(

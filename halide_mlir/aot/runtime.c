@@ -10,13 +10,42 @@
  * Every symbol is weak, as in Halide's runtime: several pipelines' libraries link into one program, and a program
  * may define its own halide_error (or link the real libomp, whose __kmpc_* then win).
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+/* Windows (cross-compiled, aot/cross.py): the few pthread calls of the pool on Win32 primitives, so the object
+ * needs only the C runtime and kernel32, as with MSVC */
+#include <malloc.h>
+#include <windows.h>
+typedef SRWLOCK pthread_mutex_t;
+typedef CONDITION_VARIABLE pthread_cond_t;
+typedef HANDLE pthread_t;
+#define PTHREAD_MUTEX_INITIALIZER SRWLOCK_INIT
+#define PTHREAD_COND_INITIALIZER CONDITION_VARIABLE_INIT
+#define pthread_mutex_init(m, a) (InitializeSRWLock(m), 0)
+#define pthread_mutex_destroy(m) ((void)(m), 0)
+#define pthread_mutex_lock(m) AcquireSRWLockExclusive(m)
+#define pthread_mutex_trylock(m) (TryAcquireSRWLockExclusive(m) ? 0 : 1)
+#define pthread_mutex_unlock(m) ReleaseSRWLockExclusive(m)
+#define pthread_cond_init(c, a) (InitializeConditionVariable(c), 0)
+#define pthread_cond_destroy(c) ((void)(c), 0)
+#define pthread_cond_wait(c, m) SleepConditionVariableSRW(c, m, INFINITE, 0)
+#define pthread_cond_broadcast(c) WakeAllConditionVariable(c)
+static void *hl_worker_main(void *arg);
+static DWORD WINAPI hl_win_worker(LPVOID arg) { hl_worker_main(arg); return 0; }
+/* (the pool's only thread function is hl_worker_main) */
+#define pthread_create(t, attr, fn, arg) ((*(t) = CreateThread(NULL, 0, hl_win_worker, (arg), 0, NULL)) == NULL)
+#define pthread_join(t, r) (WaitForSingleObject(t, INFINITE), CloseHandle(t))
+static long hl_cpu_count(void) { SYSTEM_INFO si; GetSystemInfo(&si); return (long)si.dwNumberOfProcessors; }
+#else
+#include <pthread.h>
 #include <unistd.h>
+static long hl_cpu_count(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
+#endif
 
 #define WEAK __attribute__((weak))
 
@@ -77,14 +106,22 @@ WEAK int __hl_aot_fail(int code, const char *fmt, ...) {
 
 WEAK void *halide_default_malloc(void *user_context, size_t x) {
     (void)user_context;
+    /* Halide aligns host allocations to 128 bytes */
+#ifdef _WIN32
+    return _aligned_malloc(x ? x : 1, 128);
+#else
     void *p = NULL;
-    /* Halide aligns host allocations to 128 bytes; a whole number of alignments for aligned_alloc */
     return posix_memalign(&p, 128, x ? x : 1) == 0 ? p : NULL;
+#endif
 }
 
 WEAK void halide_default_free(void *user_context, void *ptr) {
     (void)user_context;
+#ifdef _WIN32
+    _aligned_free(ptr);
+#else
     free(ptr);
+#endif
 }
 
 static halide_malloc_t hl_custom_malloc = halide_default_malloc;
@@ -214,7 +251,7 @@ static void *hl_worker_main(void *arg) {
 static int hl_default_threads(void) {
     const char *env = getenv("HL_NUM_THREADS");
     if (env && atoi(env) > 0) return atoi(env);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = hl_cpu_count();
     return n > 0 ? (int)n : 1;
 }
 
@@ -405,11 +442,14 @@ WEAK int __hl_aot_view(void *buffer, const int32_t *mins, const int32_t *extents
         *temp = t;
         p = t;
     }
-    desc[0] = desc[1] = (int64_t)(intptr_t)p;
-    desc[2] = 0;
+    /* {ptr allocated, ptr aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}: the pointers are 4 bytes
+     * each on a 32-bit target, so the i64 fields start after 2 * sizeof(void *) */
+    ((void **)desc)[0] = ((void **)desc)[1] = p;
+    int64_t *rest = (int64_t *)((char *)desc + 2 * sizeof(void *));
+    rest[0] = 0;
     for (int k = 0; k < rank; k++) {   /* memref dimensions are outermost first */
-        desc[3 + k] = extents[rank - 1 - k];
-        desc[3 + rank + k] = dense[rank - 1 - k];
+        rest[1 + k] = extents[rank - 1 - k];
+        rest[1 + rank + k] = dense[rank - 1 - k];
     }
     return 0;
 }

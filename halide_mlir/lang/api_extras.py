@@ -234,7 +234,6 @@ def require(condition, value, *error_args) -> Expr:
 
 
 FUNC_REFUSALS = {
-    "compile_to_c": "there is no C backend (MLIR lowers to LLVM)",
     "compile_to_conceptual_stmt": "halide_mlir has no Halide IR Stmt to print (see compile_to_lowered_stmt)",
     "compile_to_multitarget_object_files": "one target per compile (compile once per target)",
     "compile_to_multitarget_static_library": "one target per compile (compile once per target)",
@@ -246,7 +245,6 @@ FUNC_REFUSALS = {
 }
 STAGE_REFUSALS = ("rename", "dump_argument_list")
 PIPELINE_REFUSALS = (
-    "compile_to_c",
     "compile_to_conceptual_stmt",
     "compile_to_multitarget_object_files",
     "compile_to_multitarget_static_library",

@@ -862,6 +862,9 @@ class Func(GpuScheduleMixin):
     def compile_to_bitcode(self, filename, arguments, fn_name="", target=None) -> None:
         _aot().compile_to_bitcode(self, filename, arguments, fn_name, target)
 
+    def compile_to_c(self, filename, arguments, fn_name="", target=None) -> None:
+        _aot().compile_to_c(self, filename, arguments, fn_name, target)
+
     def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None) -> None:
         _aot().compile_to_lowered_stmt(self, filename, arguments, fmt or "text", target)
 

@@ -175,6 +175,9 @@ class Pipeline:
     def compile_to_bitcode(self, filename, arguments, fn_name="", target=None) -> None:
         self._output().compile_to_bitcode(filename, arguments, fn_name, target)
 
+    def compile_to_c(self, filename, arguments, fn_name="", target=None) -> None:
+        self._output().compile_to_c(filename, arguments, fn_name, target)
+
     def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None) -> None:
         self._output().compile_to_lowered_stmt(filename, arguments, fmt, target)
 

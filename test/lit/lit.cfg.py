@@ -95,6 +95,9 @@ config.substitutions.append(("%mlir_lib_dir", mlir_lib_dir))
 config.substitutions.append((r"(?<![\w/.-])mlir-opt(?![\w-])", mlir_opt))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w-])", filecheck))
 config.substitutions.append((r"(?<![\w/.-])llvm-nm(?![\w-])", _find_tool("llvm-nm", "llvm", "LLVM_NM")))
+config.substitutions.append((r"(?<![\w/.-])llvm-readobj(?![\w-])", _find_tool("llvm-readobj", "llvm", "LLVM_READOBJ")))
+if importlib.util.find_spec("ziglang") is not None:  # the cross compiler of aot/cross.py
+    config.available_features.add("ziglang")
 
 # Environment: make `import halide_mlir` work without installation, the tests' shared
 # helpers (Inputs/hl_stage.py) importable, keep the venv's tools reachable, and pass

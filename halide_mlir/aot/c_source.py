@@ -1,0 +1,314 @@
+"""``OutputFileType.c_source`` / ``compile_to_c``: the pipeline as C source, through upstream MLIR's EmitC.
+
+The pipeline is planned as for the JIT but without vectors (EmitC has no vector types: ``vectorize()`` directives
+are dropped, auto-vectorization is off, with a CSourceWarning), bufferized by the same steps, then lowered to
+scalar C: the foralls become serial ``scf.for``s (EmitC has no threads: parallel loops run serially, also
+warned), allocations are hoisted out of the loops (small ones on the stack, as the JIT does), linalg becomes
+loops, subviews are folded into the loads' indices, and ``convert-to-emitc`` (arith, func, memref, scf, math) plus
+``mlir-translate --mlir-to-cpp`` print C. The heap buffers left at the top of the function become parameters
+that the adapter allocates with ``halide_malloc``.
+
+The file is self-contained: the header (halide_buffer_t & co), the runtime (aot/runtime.c: error handler,
+malloc hooks; its symbols weak), the EmitC kernel, an adapter taking the wrapper's memref descriptors, and the
+wrapper of aot/wrapper.py with Halide's C ABI. ``cc main.c f.c -lpthread -lm`` builds a program (it also
+compiles as C++: a ``.cpp`` name, as in Halide's compile_to.py, works with ``c++``).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from ..codegen.lowering import STACK_LIMIT
+from ..error import CSourceWarning, HalideError
+from ..lang.source import user_site
+
+# bufferized module -> scalar loops on memrefs EmitC can express
+_TO_LOOPS = ",".join(
+    [
+        "scf-forall-to-parallel",
+        "func.func(scf-parallel-for-to-nested-fors)",
+        "func.func(buffer-loop-hoisting)",
+        "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=%d max-rank-of-allocated-memref=16})",
+        "convert-linalg-to-loops",
+        "fold-memref-alias-ops",
+        "lower-affine",
+        "canonicalize",
+        "cse",
+    ]
+)
+_COPY = re.compile(r"memref\.copy (%[\w.]+), (%[\w.]+) : (memref<[^>]*(?:<[^>]*>[^>]*)*>) to (memref<.*>)$", re.M)
+_TO_EMITC = "arith-expand,convert-to-emitc,canonicalize,cse,form-expressions"
+
+
+def _warn_schedule(func) -> None:
+    """EmitC's C has no vectors and no threads: say so for the directives that asked for them."""
+    from ..lang.schedule import DirectiveKind
+
+    kinds = set()
+    for stage in _stages(func):
+        for d in stage.directives:
+            kinds.add(d.kind)
+        for u in stage.updates:
+            kinds |= {d.kind for d in u.schedule.directives}
+    lost = [w for k, w in ((DirectiveKind.VECTORIZE, "vectorize"), (DirectiveKind.PARALLEL, "parallel")) if k in kinds]
+    if lost:
+        warnings.warn(
+            CSourceWarning(
+                f"{user_site()}: the C source of Func '{func.name()}' runs {' and '.join(lost)} loops as serial "
+                f"scalar loops (MLIR's EmitC has no vector types and no threads); the object and static library "
+                f"outputs keep them"
+            ),
+            stacklevel=4,
+        )
+
+
+def _stages(func):
+    from .. import driver
+
+    return driver.front_end(func).stages
+
+
+def _kernel_module(kernel):
+    """The scalar bufferized module of ``kernel``'s Func at its compiled region, lowered to the EmitC dialect."""
+    from .. import driver
+    from ..analysis.vectorize import scalar_code
+    from ..runtime import jit
+    from .build import _bound
+
+    spec = kernel.spec
+    with _bound(_bind(spec)), scalar_code():
+        compilation = driver.compile_pipeline(spec.func, spec.region, auto_vector=False)
+    module = driver.lower_to_llvm(
+        jit.new_context(), compilation.payload, compilation.transform, kernel.threads, until="bufferized"
+    )
+    # memref.copy (a boundary condition's pieces, copies into a tile) has no EmitC conversion: as linalg.copy it
+    # becomes loops of loads and stores with the rest
+    text = _COPY.sub(r"linalg.copy ins(\1 : \3) outs(\2 : \4)", str(module))
+    ctx = jit.new_context()
+    from mlir import ir
+
+    with ctx:
+        module = ir.Module.parse(text)
+    jit.run_passes(ctx, module, _TO_LOOPS % STACK_LIMIT, "lowering to scalar loops failed", "c_source")
+    scratch = _heap_to_parameters(ctx, module)
+    left = sorted({op for op in _op_names(module) if op.split(".")[0] in ("vector", "omp", "async", "linalg")})
+    if left:
+        raise HalideError(
+            f"{user_site()}: the C source of '{spec.fn_name}' can't be written: MLIR's EmitC has no conversion for "
+            f"{', '.join(left)}"
+        )
+    _math_to_libm_calls(ctx, module)
+    try:
+        jit.run_passes(ctx, module, _TO_EMITC, "converting to EmitC failed", "c_source")
+    except Exception as e:
+        raise HalideError(f"{user_site()}: the C source of '{spec.fn_name}' can't be written (EmitC): {e}") from None
+    left = sorted(op for op in _op_names(module) if op.split(".")[0] not in ("emitc", "builtin"))
+    if left:
+        raise HalideError(
+            f"{user_site()}: the C source of '{spec.fn_name}' can't be written: MLIR's EmitC has no conversion for "
+            f"{', '.join(left)}"
+        )
+    return ctx, module, scratch
+
+
+# math ops -> C99's <math.h> (the float version is the name + "f"); convert-math-to-emitc has only some of them
+_LIBM = {
+    "absf": "fabs", "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh", "atan": "atan",
+    "atan2": "atan2", "atanh": "atanh", "cbrt": "cbrt", "ceil": "ceil", "copysign": "copysign", "cos": "cos",
+    "cosh": "cosh", "erf": "erf", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "floor": "floor", "fma": "fma",
+    "log": "log", "log10": "log10", "log1p": "log1p", "log2": "log2", "powf": "pow", "round": "round",
+    "roundeven": "nearbyint", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
+    "trunc": "trunc",
+}  # fmt: skip
+
+
+def _math_to_libm_calls(ctx, module) -> None:
+    """Scalar float math ops become calls of <math.h> (``logf``, ``pow``), ``math.rsqrt`` ``1 / sqrtf``."""
+    from mlir import ir
+    from mlir.dialects import arith, emitc
+
+    ops = []
+
+    def visit(op):
+        if op.name.startswith("math.") and (op.name[5:] in _LIBM or op.name == "math.rsqrt"):
+            ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    with ctx:
+        for op in ops:
+            t = op.results[0].type
+            if str(t) not in ("f32", "f64"):
+                continue  # (vectors can't reach here; f16 has no libm function: EmitC's error names the op)
+            f = "f" if str(t) == "f32" else ""
+            with ir.InsertionPoint(op), op.location:
+                if op.name == "math.rsqrt":
+                    root = emitc.CallOpaqueOp([t], f"sqrt{f}", list(op.operands)).result
+                    new = arith.DivFOp(arith.ConstantOp(t, 1.0).result, root).result
+                else:
+                    new = emitc.CallOpaqueOp([t], _LIBM[op.name[5:]] + f, list(op.operands)).result
+            op.results[0].replace_all_uses_with(new)
+            op.erase()
+
+
+def _bind(spec) -> list:
+    """Buffers of the compiled regions for the ImageParams, as build.compile_kernel binds them."""
+    import numpy as np
+
+    from ..lang.buffer import Buffer
+    from .arguments import BufferArg
+
+    bind = []
+    for a in spec.kernel_inputs:
+        if isinstance(a, BufferArg) and a.source is not None:
+            b = Buffer(np.zeros(tuple(reversed(a.extents)), a.type.numpy), name=a.name)
+            b.set_min(*a.mins)
+            bind.append((a.source, b))
+    return bind
+
+
+def _op_names(module) -> set:
+    from mlir import ir
+
+    names = set()
+
+    def visit(op):
+        names.add(op.name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return names
+
+
+def _heap_to_parameters(ctx, module) -> list:
+    """Each ``memref.alloc`` left (top of the function: the serial loops were hoisted out of) becomes a parameter
+    of the kernel, allocated by the adapter; returns their (element bytes, element count)."""
+    from mlir import ir
+
+    scratch = []
+    with ctx, ir.Location.unknown():
+        for fn in module.body.operations:
+            if fn.operation.name != "func.func":
+                continue
+            entry = fn.regions[0].blocks[0]
+            allocs = [op for op in entry.operations if op.operation.name == "memref.alloc"]
+            deallocs = []
+
+            def visit(op):
+                if op.name == "memref.alloc" and op.parent.name != "func.func":
+                    raise HalideError(f"{user_site()}: the C source: a heap allocation inside a loop ({op})")
+                if op.name == "memref.dealloc":
+                    deallocs.append(op)
+                if op.name == "memref.alloca" and "alignment" in op.attributes:
+                    del op.attributes["alignment"]  # (EmitC's conversion refuses it; scalar code needs none)
+                return ir.WalkResult.ADVANCE
+
+            fn.operation.walk(visit)
+            for op in deallocs:
+                op.erase()
+            inputs = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+            for op in allocs:
+                t = ir.MemRefType(op.result.type)
+                if not t.has_static_shape:
+                    raise HalideError(f"{user_site()}: the C source: an allocation of run-time size ({op})")
+                arg = entry.add_argument(t, ir.Location.unknown())
+                op.result.replace_all_uses_with(arg)
+                op.operation.erase()
+                inputs.append(t)
+                count = 1
+                for n in t.shape:
+                    count *= n
+                scratch.append(((t.element_type.width + 7) // 8, count))
+            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, []))
+    return scratch
+
+
+def c_kernel(kernel) -> tuple:
+    """(C text of the kernel function ``static void __hl_<fn>_scalar(...)``, its scratch buffers)."""
+    from ..runtime.tools import mlir_tool, run_tool
+
+    _warn_schedule(kernel.spec.func)
+    _, module, scratch = _kernel_module(kernel)
+    text = run_tool([mlir_tool("mlir-translate"), "--mlir-to-cpp"], str(module))
+    name = f"__hl_{kernel.spec.fn_name}_scalar"
+    text = re.sub(r"^#include <stdlib.h>\n", "", text, flags=re.M)
+    text = re.sub(r"^void pipeline\(", f"static void {name}(", text, flags=re.M)
+    signature = re.search(rf"static void {name}\((.*)\) {{", text).group(1)
+    return text, scratch, name, [_pointer_cast(p) for p in signature.split(", ")] if signature else []
+
+
+def _pointer_cast(param: str) -> str:
+    """The cast from ``void *`` to a parameter's type (``int8_t v1[32][65]`` -> ``(int8_t (*)[65])``), which C++
+    needs; empty for a scalar."""
+    m = re.fullmatch(r"(.+) v\d+((?:\[\d+\])+)", param)
+    if m is None:
+        return ""
+    dims = re.findall(r"\[\d+\]", m.group(2))
+    return f"({m.group(1)} (*){''.join(dims[1:])})" if len(dims) > 1 else f"({m.group(1)} *)"
+
+
+def _adapter(kernel, name: str, scratch: list, casts: list) -> str:
+    """``__hl_<fn>_kernel_ciface``, as the wrapper calls the JIT's kernel (memref descriptors; the aligned pointer
+    is the second field), calling the EmitC function with plain pointers and its scratch buffers."""
+    from .wrapper import c_scalar
+
+    spec = kernel.spec
+    params, call = [], []
+    for k in range(len(spec.kernel_inputs)):
+        params.append(f"void *in{k}")
+        call.append(f"((void **)in{k})[1]")
+    for k, q in enumerate(spec.kernel_params):
+        params.append(f"{c_scalar(q.type)} p{k}")
+        call.append(f"p{k}")
+    for k in range(len(spec.outputs)):
+        params.append(f"void *out{k}")
+        call.append(f"((void **)out{k})[1]")
+    lines = [f"void {kernel.symbol}({', '.join(params)}) {{"]
+    for k, (size, count) in enumerate(scratch):
+        lines.append(f"    void *s{k} = halide_malloc(NULL, (size_t){size * count});")
+        call.append(f"s{k}")
+    if scratch:  # (out of memory: nothing to run on; the wrapper has no error path after its checks)
+        lines.append(f"    if ({' || '.join(f's{k} == NULL' for k in range(len(scratch)))}) abort();")
+    call = [c + a for c, a in zip(casts, call)] if len(casts) == len(call) else call
+    lines.append(f"    {name}({', '.join(call)});")
+    lines += [f"    halide_free(NULL, s{k});" for k in range(len(scratch))]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def c_source(kernel) -> str:
+    """The whole ``.c`` of a build.Kernel (one output Func)."""
+    from .build import RUNTIME_C, runtime_header
+    from .wrapper import header, wrapper
+
+    if getattr(kernel, "parts", None):
+        raise HalideError(f"{user_site()}: c_source of a pipeline with several outputs is not supported yet")
+    fn = kernel.spec.fn_name
+    body, scratch, name, casts = c_kernel(kernel)
+    with open(RUNTIME_C) as f:
+        runtime = f.read()
+    wrap = wrapper(kernel.spec, kernel.symbol).replace(f'#include "{fn}.h"\n', "")
+    # the runtime above defines these (with void * buffers): the wrapper's declarations would conflict
+    wrap = re.sub(r"extern [\w *]+ \*?(__hl_aot_\w+|__hl_\w+_kernel_ciface)\([^;]*\);\n", "", wrap)
+    return "\n".join(
+        [
+            f"/* Generated by halide_mlir: the C source of '{fn}' (MLIR's EmitC; scalar, serial loops). */",
+            header(kernel.spec, runtime_header()),
+            "/* --- the runtime (halide_mlir/aot/runtime.c) --- */",
+            runtime,
+            "#ifdef __cplusplus",
+            'extern "C" {',
+            "#endif",
+            "/* --- the kernel (mlir-translate --mlir-to-cpp) --- */",
+            "#include <math.h>",
+            body,
+            _adapter(kernel, name, scratch, casts),
+            "/* --- the function (Halide's C ABI) --- */",
+            wrap,
+            "#ifdef __cplusplus",
+            "}",
+            "#endif",
+            "",
+        ]
+    )
