@@ -191,29 +191,54 @@ def _bound(bind):
             h._buffer = b
 
 
-def compile_kernel(func, args, fn_name: str, target) -> Kernel:
-    from .. import driver
-    from ..runtime import jit
-    from ..runtime.tools import llvm_tool
+def _check_runtime() -> None:
     from ..settings import parallel_runtime
 
-    if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
-        raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
-    tgt = parse_target(target)
-    spec, bind = specialize(func, args, fn_name)
-    if func.dimensions() == 0:
-        raise HalideError(
-            f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
-        )
-    from ..analysis.memoize import warn_uncached
-
-    warn_uncached(func, "ahead-of-time code")  # (Halide's AOT runtime has a memoization cache; ours has none)
-    threads = _threads()
-    if parallel_runtime(threads) != "openmp":
+    if parallel_runtime(_threads()) != "openmp":
         raise HalideError(
             f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
             f"static libraries carry their own OpenMP entry points)"
         )
+
+
+def _has_sizes(func) -> bool:
+    """Does the output have estimates for every dimension and every ImageParam estimates or a Buffer? (Then the
+    function is compiled for that fixed size, arguments.py.)"""
+    from .. import driver
+    from ..lang.param import ImageParam
+
+    if any(func._estimates.get(v.name()) is None for v in func.args()):
+        return False
+    for h in driver.front_end(func).inputs:
+        est = getattr(h, "_estimates", None)
+        if isinstance(h, ImageParam) and (not est or any(e is None for e in est)) and h.get() is None:
+            return False
+    return True
+
+
+def compile_kernel(func, args, fn_name: str, target) -> Kernel:
+    from .. import driver
+    from ..runtime import jit
+    from ..runtime.tools import llvm_tool
+
+    if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
+        raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
+    tgt = parse_target(target)
+    if func.dimensions() == 0:
+        raise HalideError(
+            f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
+        )
+    if not _has_sizes(func):  # no estimates: a function for any size (aot/anysize.py), or a HalideError
+        from .anysize import compile_any_size
+
+        _check_runtime()
+        return compile_any_size(func, args, fn_name, tgt)
+    spec, bind = specialize(func, args, fn_name)
+    from ..analysis.memoize import warn_uncached
+
+    warn_uncached(func, "ahead-of-time code")  # (Halide's AOT runtime has a memoization cache; ours has none)
+    threads = _threads()
+    _check_runtime()
     with _bound(bind):
         compilation = driver.compile_pipeline(func, spec.region)
         try:
@@ -243,7 +268,7 @@ def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
     with open(os.path.join(d, f"{fn}.h"), "w") as f:
         f.write(header(kernel.spec, runtime_header()))
     with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
-        f.write(wrapper(kernel.spec, kernel.symbol))
+        f.write(kernel.wrapper_c() if hasattr(kernel, "wrapper_c") else wrapper(kernel.spec, kernel.symbol))
     k_obj = os.path.join(d, f"{fn}_kernel.o")
     _run(
         [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],

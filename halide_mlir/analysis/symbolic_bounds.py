@@ -1,0 +1,264 @@
+"""Bounds and loops of a pipeline compiled for any size (ahead-of-time functions called with buffers of sizes known
+only at run time).
+
+The class of pipelines handled (anything else is refused with a HalideError, see ``refuse``): pure definitions
+(no updates, no Tuples), every Func inlined or computed at the root (``compute_at`` is computed at the root, same
+values, with a SlowPathWarning), Funcs of the output's rank read at ``var + constant`` in each of their own dims,
+inputs ImageParams and Params, ImageParams read at ``var + constant`` or at coordinates clamped to the buffer's own
+bounds (``BoundaryConditions``), schedules ``split``/``tile``/``reorder``/``vectorize``/``parallel``/``unroll``.
+
+Regions are Halide's Box of Exprs in the only form this class needs: dimension ``d`` of every stage (and of what
+an input must cover) is ``[out.min_d + lo, out.max_d + hi]`` for integers lo <= 0 <= hi, so each region is an
+affine function of the output's runtime min/extent. The payload computes them with index arithmetic
+(codegen/dynamic_payload.py) and the wrapper checks the inputs against them (aot/anysize.py).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+from ..error import HalideError, SlowPathWarning
+from ..lang.param import ImageParam
+from ..lang.schedule import DirectiveKind, LevelKind
+from ..lang.source import user_site
+from ..lang.traversal import walk
+from .affine import linear_form, slice_forms
+
+
+class AnySizeComputeAtWarning(SlowPathWarning):
+    """A compute_at Func in an any-size AOT function is computed at the root (same values, more memory traffic)."""
+
+
+def refuse(what: str) -> HalideError:
+    return HalideError(
+        f"{user_site()}: {what}: halide_mlir can't compile this pipeline for sizes known only at run time; give the "
+        f"output (and the ImageParams) estimates (set_estimates) to get a function compiled for that fixed size"
+    )
+
+
+@dataclass
+class Loop:
+    """One loop of a stage's nest: over Halide dim ``dim`` in steps of ``stride``; ``extent`` is its trip count
+    when constant (the inner loop of a split), None when it depends on the runtime size."""
+
+    name: str
+    dim: int
+    stride: int
+    extent: int | None
+    kind: str = "serial"  # serial, parallel, vectorized, unrolled
+
+
+@dataclass
+class Gather:
+    """A read of an ImageParam at coordinates clamped to its own bounds (or ``var + c`` in some dims)."""
+
+    holder: object
+    call: object
+
+
+@dataclass
+class DynStage:
+    func: object
+    name: str
+    vars: list
+    value: object  # the (inlined) Expr
+    lo: list  # region: [out.min_d + lo[d], out.max_d + hi[d]]
+    hi: list
+    slices: list = field(default_factory=list)  # (source Func or ImageParam, offsets per Halide dim), distinct
+    loops: list = field(default_factory=list)  # Loop, innermost first
+
+
+@dataclass
+class InputNeed:
+    """What an ImageParam must cover: per dim (lo, hi) relative to the output's [min, max], None where it is
+    only read at clamped coordinates (then any nonempty buffer will do)."""
+
+    holder: object
+    span: list
+    clamped: bool = False
+
+
+@dataclass
+class DynPlan:
+    pipeline: object
+    output: object
+    stages: list  # DynStage in realization order, the output last
+    inputs: list  # ImageParams in the pipeline's order
+    needs: dict  # id(ImageParam) -> InputNeed
+
+
+def _clamped(e, holder, d: int) -> bool:
+    """Is ``e`` clamped to [holder.min(d), holder.max(d)] (``max(min(v, min + extent - 1), min)`` as
+    BoundaryConditions write it, or ``min(max(v, min), max)``)?"""
+
+    def is_min(x):
+        return x.kind == "buffer_dim" and x.value[0] is holder and x.value[1] == d and x.value[2] == "min"
+
+    def is_max(x):
+        if x.kind != "sub" or x.args[1].kind != "const" or x.args[1].value != 1 or x.args[0].kind != "add":
+            return False
+        a, b = x.args[0].args
+        ext = b.kind == "buffer_dim" and b.value[0] is holder and b.value[1] == d and b.value[2] == "extent"
+        return is_min(a) and ext
+
+    if e.kind == "max" and is_min(e.args[1]) and e.args[0].kind == "min":
+        return is_max(e.args[0].args[1])
+    if e.kind == "min" and is_max(e.args[1]) and e.args[0].kind == "max":
+        return is_min(e.args[0].args[1])
+    return False
+
+
+def _loops(stage, rank: int, auto_lanes: int | None) -> list:
+    """The stage's loop nest (innermost first) from its directives, in the form the transform script needs."""
+    loops = [Loop(v, d, 1, None) for d, v in enumerate(stage.vars)]
+
+    def find(name: str) -> int:
+        for i, lp in enumerate(loops):
+            if lp.name == name:
+                return i
+        raise refuse(f"loop '{name}' of Func '{stage.func.name()}' is not one the any-size path models")
+
+    vectorized = False
+    for dv in stage.directives:
+        k, a = dv.kind, dv.args
+        if k == DirectiveKind.SPLIT:
+            old, outer, inner, factor = a[0], a[1], a[2], a[3]
+            if not isinstance(factor, int) or factor < 1:
+                raise refuse(f"split of '{old}' in Func '{stage.func.name()}' by a non-constant factor")
+            i = find(old)
+            lp = loops[i]
+            if lp.extent is not None and lp.extent % factor:
+                raise refuse(f"split of the constant-extent loop '{old}' by {factor}, which does not divide it")
+            loops[i : i + 1] = [
+                Loop(inner, lp.dim, lp.stride, factor),
+                Loop(outer, lp.dim, lp.stride * factor, None if lp.extent is None else lp.extent // factor),
+            ]
+        elif k == DirectiveKind.REORDER:
+            idx = [find(n) for n in a]
+            picked = [loops[i] for i in idx]
+            for i, lp in zip(sorted(idx), picked):
+                loops[i] = lp
+        elif k in (DirectiveKind.VECTORIZE, DirectiveKind.PARALLEL, DirectiveKind.UNROLL, DirectiveKind.SERIAL):
+            lp = loops[find(a[0])]
+            if k in (DirectiveKind.VECTORIZE, DirectiveKind.UNROLL) and lp.extent is None:
+                raise refuse(
+                    f"{k.value}({a[0]}) of Func '{stage.func.name()}' needs a constant extent (split it first)"
+                )
+            lp.kind = {"vectorize": "vectorized", "parallel": "parallel", "unroll": "unrolled"}.get(k.value, "serial")
+            vectorized |= k == DirectiveKind.VECTORIZE
+        else:
+            raise refuse(f"the directive {k.value}() on Func '{stage.func.name()}'")
+    if not vectorized and auto_lanes and loops[0].extent is None and loops[0].dim == 0:
+        # auto-vectorization (analysis/vectorize.py): the innermost loop over x split by the natural lanes
+        lp = loops[0]
+        loops[0:1] = [Loop(lp.name + "_vec", 0, 1, auto_lanes, "vectorized"), Loop(lp.name, 0, auto_lanes, None)]
+        loops[1].kind = lp.kind
+    for i, lp in enumerate(loops):
+        if lp.kind == "vectorized" and i != 0:
+            raise refuse(f"vectorized loop '{lp.name}' of Func '{stage.func.name()}' is not the innermost loop")
+        for inner in loops[:i]:
+            if inner.dim == lp.dim and inner.stride > lp.stride:
+                raise refuse(f"loop '{inner.name}' inside the finer loop '{lp.name}' of Func '{stage.func.name()}'")
+    return loops
+
+
+def plan_any_size(pipeline, output) -> DynPlan:
+    """The any-size plan of ``pipeline`` (analysis/pipeline.py, after placement), or a HalideError naming what is
+    outside the class."""
+    from . import vectorize
+
+    if pipeline.specializations:
+        raise refuse("specialize()")
+    if pipeline.index_params:
+        raise refuse(f"Param '{pipeline.index_params[0].name()}' used in coordinates or RDom bounds")
+    for h in pipeline.inputs:
+        if not isinstance(h, ImageParam):
+            raise refuse(f"Buffer '{h.name()}' read by the pipeline (compiled in at its fixed size)")
+    rank = output.dimensions()
+    stages = []
+    by_func = {}
+    for s in pipeline.stages:
+        name = s.func.name()
+        if s.updates:
+            raise refuse(f"update definitions of Func '{name}'")
+        if len(s.values) != 1:
+            raise refuse(f"Tuple-valued Func '{name}'")
+        if len(s.vars) != rank:
+            raise refuse(f"Func '{name}' has {len(s.vars)} dimensions and the output {rank}")
+        if s.func is not output and s.compute.kind == LevelKind.AT:
+            warnings.warn(
+                AnySizeComputeAtWarning(
+                    f"Func '{name}' is compute_at a loop of its consumer; the any-size function computes it at the "
+                    f"root (same values)"
+                ),
+                stacklevel=2,
+            )
+        for n in walk(s.values[0]):
+            if n.kind in ("rvar",) or (n.kind == "call" and n.value is not None and not hasattr(n.value, "name")):
+                raise refuse(f"'{n}' in Func '{name}'")
+        lanes = None
+        if vectorize.enabled():
+            lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
+        st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
+        st.loops = _loops(s, rank, lanes)
+        stages.append(st)
+        by_func[id(s.func)] = st
+    out = by_func[id(output)]
+    out.lo, out.hi = [0] * rank, [0] * rank
+    needs = {id(h): InputNeed(h, [None] * h.dimensions()) for h in pipeline.inputs}
+
+    def widen(span, d, lo, hi):
+        span[d] = (lo, hi) if span[d] is None else (min(span[d][0], lo), max(span[d][1], hi))
+
+    for st in reversed(stages):
+        if st.lo[0] is None:
+            raise refuse(f"Func '{st.name}' is not read by the output")
+        seen = set()
+        for n in walk(st.value):
+            if n.kind != "call":
+                continue
+            if any(m.kind == "call" for a in n.args for m in walk(a)):
+                raise refuse(f"a data-dependent coordinate in '{n}' (Func '{st.name}')")
+            src = n.value
+            forms = slice_forms(n)
+            if isinstance(src, ImageParam):
+                need = needs[id(src)]
+                if forms is not None and len(n.args) == rank and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                    key = (id(src), tuple(c for _, c in forms))
+                    if key not in seen:
+                        seen.add(key)
+                        st.slices.append((src, [c for _, c in forms]))
+                    for d, (_, c) in enumerate(forms):
+                        widen(need.span, d, st.lo[d] + c, st.hi[d] + c)
+                    continue
+                for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
+                    if _clamped(a, src, d):
+                        need.clamped = True
+                        continue
+                    form = linear_form(a)
+                    if d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1:
+                        widen(need.span, d, st.lo[d] + form[2], st.hi[d] + form[2])
+                        continue
+                    raise refuse(
+                        f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only var + constant or "
+                        f"coordinates clamped to its bounds are supported)"
+                    )
+                continue
+            p = by_func.get(id(src))
+            if p is None:
+                raise refuse(f"a call of '{n}' in Func '{st.name}'")
+            if forms is None or any(v != st.vars[d] for d, (v, _) in enumerate(forms)):
+                raise refuse(f"Func '{p.name}' read at '{n}' in Func '{st.name}' (only var + constant per dimension)")
+            key = (id(src), tuple(c for _, c in forms))
+            if key not in seen:
+                seen.add(key)
+                st.slices.append((src, [c for _, c in forms]))
+            for d, (_, c) in enumerate(forms):
+                lo, hi = st.lo[d] + c, st.hi[d] + c
+                p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
+                p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
+    for need in needs.values():
+        if any(s is None for s in need.span):
+            need.clamped = True
+    return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
