@@ -84,7 +84,7 @@ def any_size_spec(func, args, fn_name: str, pipeline) -> Spec:
             arguments.append(b)
         else:
             arguments.append(ScalarArg(a.name, a.type))
-    kernel_inputs = [buffers[id(h)] for h in pipeline.inputs]
+    kernel_inputs = [buffers[id(h)] for h in pipeline.inputs if not isinstance(h, Buffer)]  # (Buffers: refused)
     scalars = {id(a._source): s for a, s in zip(given, arguments) if isinstance(s, ScalarArg)}
     kernel_params = [scalars[id(q)] for q in pipeline.params]
     types = func.output_types()
