@@ -258,3 +258,52 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
         ]
         lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
     return "\n".join(lines)
+
+
+def fallback_kernel(func, args, fn_name: str, tgt):
+    """The any-size kernel a fixed-size function falls back to for other sizes, or None outside the class."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the fixed-size kernel is the one the user asked about)
+            return compile_any_size(func, args, fn_name, tgt)
+    except HalideError:
+        return None
+
+
+def dispatch_wrapper(fixed, anysize: AnySizeKernel) -> str:
+    """The function the header declares for a fixed-size kernel with an any-size fallback: the fixed-size one
+    when the outputs (and the inputs whose size the algorithm reads) are the region it was compiled for, else the
+    any-size one (instead of Halide's constraint_violated)."""
+    from .wrapper import wrapper as fixed_wrapper
+
+    spec = fixed.spec
+    fn = spec.fn_name
+    lines = [
+        fixed_wrapper(spec, fixed.symbol, f"__hl_{fn}_fixed"),
+        wrapper(anysize, f"__hl_{fn}_any"),
+        f"{prototype(spec)} {{",
+    ]
+    conds = []
+    for a in spec.outputs + [b for b in spec.kernel_inputs if isinstance(b, BufferArg) and b.exact]:
+        v = f"_{c_name(a.name)}_buffer"
+        conds.append(f"{v} != NULL && {v}->dimensions == {len(a.mins)}")
+        conds += [
+            f"{v}->dim[{d}].min == {m} && {v}->dim[{d}].extent == {e}"
+            for d, (m, e) in enumerate(zip(a.mins, a.extents))
+        ]
+    names = [f"_{c_name(a.name)}" + ("_buffer" if isinstance(a, BufferArg) else "") for a in spec.arguments]
+    lines += [
+        f"    if ({' && '.join(conds) or '1'})",
+        f"        return __hl_{fn}_fixed({', '.join(names)});",
+        f"    return __hl_{fn}_any({', '.join(names)});",
+        "}",
+        "",
+    ]
+    unpack = [
+        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
+        for i, a in enumerate(spec.arguments)
+    ]
+    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+    return "\n".join(lines)

@@ -251,7 +251,12 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
     ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
     ir = re.sub(r"@pipeline(?=[\W])", f"@__hl_{fn_name}_kernel", ir)
     ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
-    return Kernel(spec, tgt, compilation, threads, ir, symbol)
+    kernel = Kernel(spec, tgt, compilation, threads, ir, symbol)
+    if len(spec.outputs) == 1:  # other sizes: the any-size kernel, where the pipeline is in its class
+        from .anysize import fallback_kernel
+
+        kernel.fallback = fallback_kernel(func, args, fn_name, tgt)
+    return kernel
 
 
 def _runtime_object(d: str, cc: str) -> str:
@@ -268,16 +273,31 @@ def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
     with open(os.path.join(d, f"{fn}.h"), "w") as f:
         f.write(header(kernel.spec, runtime_header()))
     with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
-        f.write(kernel.wrapper_c() if hasattr(kernel, "wrapper_c") else wrapper(kernel.spec, kernel.symbol))
+        if hasattr(kernel, "wrapper_c"):
+            f.write(kernel.wrapper_c())
+        elif getattr(kernel, "fallback", None) is not None:
+            from .anysize import dispatch_wrapper
+
+            f.write(dispatch_wrapper(kernel, kernel.fallback))
+        else:
+            f.write(wrapper(kernel.spec, kernel.symbol))
     k_obj = os.path.join(d, f"{fn}_kernel.o")
     _run(
         [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],
         "llc",
         kernel.llvm_ir,
     )
+    objects = [k_obj]
+    if getattr(kernel, "fallback", None) is not None:
+        objects.append(os.path.join(d, f"{fn}_any_kernel.o"))
+        _run(
+            [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", objects[-1]],
+            "llc",
+            kernel.fallback.llvm_ir,
+        )
     w_obj = os.path.join(d, f"{fn}_wrapper.o")
     _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")], "compiling the wrapper")
-    return [k_obj, w_obj]
+    return [*objects, w_obj]
 
 
 def build_object(kernel, d: str) -> str:

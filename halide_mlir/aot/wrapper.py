@@ -162,8 +162,9 @@ def buffer_checks(buffers: list) -> list:
     return lines
 
 
-def wrapper(spec: Spec, kernel_symbol: str) -> str:
-    """The C source of the function the header declares."""
+def wrapper(spec: Spec, kernel_symbol: str, name: str | None = None) -> str:
+    """The C source of the function the header declares (or, with ``name``, of a function of that name and the
+    same arguments, without the _argv form: aot/anysize.py's dispatch)."""
     fn = spec.fn_name
     used = spec.kernel_inputs + spec.outputs
     buffers = [a for a in spec.arguments if isinstance(a, BufferArg)]
@@ -186,7 +187,8 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
     kernel_params += [c_scalar(q.type) for q in spec.kernel_params]
     kernel_params += ["void *"] * len(spec.outputs)
     lines.append(f"extern void {kernel_symbol}({', '.join(kernel_params)});")
-    lines += ["", f"{prototype(spec)} {{"]
+    proto = prototype(spec) if name is None else f"static int {name}{prototype(spec)[4 + len(fn) :]}"
+    lines += ["", f"{proto} {{"]
     lines += buffer_checks(buffers)
     # bounds query: a null host (and no device allocation) asks for the region the function needs
     lines.append("    int query = 0;")
@@ -280,6 +282,8 @@ def wrapper(spec: Spec, kernel_symbol: str) -> str:
     for k, a in enumerate(views):
         lines.append(f"    __hl_aot_finish(_{c_name(a.name)}_buffer, mins{k}, extents{k}, {int(a.output)}, temp[{k}]);")
     lines += ["    return 0;", "}", ""]
+    if name is not None:
+        return "\n".join(lines)
     # the _argv form: one pointer per argument (a buffer's halide_buffer_t *, a scalar's address)
     unpack = [
         f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"

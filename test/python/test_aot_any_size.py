@@ -387,3 +387,18 @@ class _nothing:
 
     def __exit__(self, *a):
         return False
+
+
+def test_estimates_keep_the_fixed_kernel_and_fall_back_for_other_sizes(tmp_path):
+    f, args = blur3(hl)
+    f.set_estimates([(0, 64), (0, 48)])
+    args[0].set_estimates([(0, 64), (0, 48)])
+    fn = library(tmp_path, f, args, "disp")
+    symbols = subprocess.run(["nm", str(tmp_path / "disp.so")], capture_output=True, text=True).stdout
+    assert "__hl_disp_kernel_ciface" in symbols and "__hl_disp_any_kernel_ciface" in symbols
+    rng = np.random.default_rng(4)
+    for h, w in [(48, 64), (30, 100), (1, 1)]:  # the compiled region, then others (Halide's -8 before)
+        a = rng.integers(0, 60000, (h, w)).astype(np.uint16)
+        out = np.zeros((h, w), np.uint16)
+        assert fn(ctypes.byref(hbuf(a)), ctypes.byref(hbuf(out))) == 0
+        np.testing.assert_array_equal(out, reference(blur3, [a], [], (h, w), (0, 0), [(0, 0)], np.uint16))
