@@ -67,6 +67,15 @@ class DynStage:
     hi: list
     slices: list = field(default_factory=list)  # (source Func or ImageParam, offsets per Halide dim), distinct
     loops: list = field(default_factory=list)  # Loop, innermost first
+    # boundary conditions (Halide's loop partitioning): per dim, the (id(ImageParam), c) of reads at
+    # clamp(var + c) in it; per gather call (by id), its coordinates' offsets inside the clamps, or None
+    clamps: dict = field(default_factory=dict)
+    gathers: dict = field(default_factory=dict)
+
+    def partitioned(self) -> bool:
+        """Computed in pieces: an interior where no clamp changes a coordinate (the gathers are slices there)
+        and the borders around it (gathers)."""
+        return bool(self.gathers) and all(v is not None for v in self.gathers.values())
 
 
 @dataclass
@@ -232,18 +241,26 @@ def plan_any_size(pipeline, output) -> DynPlan:
                     for d, (_, c) in enumerate(forms):
                         widen(need.span, d, st.lo[d] + c, st.hi[d] + c)
                     continue
+                offs = []  # the coordinates' var + c inside the clamps (None: not of that form)
                 for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
                     if _clamped(a, src, d):
                         need.clamped = True
+                        form = linear_form(a.args[0].args[0])
+                        ok = d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1
+                        offs.append(form[2] if ok else None)
+                        if ok:
+                            st.clamps.setdefault(d, set()).add((id(src), form[2]))
                         continue
                     form = linear_form(a)
                     if d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1:
                         widen(need.span, d, st.lo[d] + form[2], st.hi[d] + form[2])
+                        offs.append(form[2])
                         continue
                     raise refuse(
                         f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only var + constant or "
                         f"coordinates clamped to its bounds are supported)"
                     )
+                st.gathers[id(n)] = None if None in offs or len(offs) != rank else tuple(offs)
                 continue
             p = by_func.get(id(src))
             if p is None:

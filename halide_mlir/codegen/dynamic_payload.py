@@ -13,7 +13,9 @@ stride, and vectorizes the innermost op with explicit vector sizes: the tails of
 
 from __future__ import annotations
 
+from ..analysis.affine import slice_forms
 from ..analysis.symbolic_bounds import DynPlan
+from ..error import InternalError
 from ..lang.param import ImageParam
 from ..lang.types import Int
 from .body import BodyEmitter
@@ -63,6 +65,59 @@ class _Printer:
         return a if k == 0 else self.op(f"arith.addi {a}, {self.const(k)} : index", "i")
 
 
+def _gather_calls(st) -> list:
+    """(call, offsets inside its clamps) of each gather of a partitioned stage."""
+    from ..lang.traversal import walk
+
+    seen, out = set(), []
+    for n in walk(st.value):
+        if n.kind == "call" and id(n) in st.gathers and id(n) not in seen:
+            seen.add(id(n))
+            out.append((n, st.gathers[id(n)]))
+    return out
+
+
+def _pieces(p, st, mins, exts, inputs) -> list:
+    """The boxes of a partitioned stage (Halide's loop partitioning of its clamps): per dim, outermost first, the
+    rows before and after the interior (where every clamp(var + c) is var + c) are border pieces (gathers),
+    then the interior itself. Each box is (mins, extents, kind); empty boxes are fine (no iterations). The
+    pieces before and after the interior in x ("edge": a few columns per row) are computed scalar (a vector of
+    one active lane per row costs more than the row's scalar loads); the rows above and below ("border") as the
+    schedule says."""
+    rank = len(mins)
+    lo, hi = [], []  # the interior, [lo, hi) per dim, inside the region
+    for d in range(rank):
+        end = p.op(f"arith.addi {mins[d]}, {exts[d]} : index", "i")
+        a, b = mins[d], end
+        for hid, c in sorted(st.clamps.get(d, ())):
+            _, hmins, memref, _ = inputs[hid]
+            hext = p.op(f"memref.dim {memref}, {p.const(len(hmins) - 1 - d)} : {inputs[hid][3]}", "i")
+            first = p.op(f"arith.subi {hmins[d]}, {p.const(c)} : index", "i")  # the first x with min <= x + c
+            last = p.op(f"arith.addi {first}, {hext} : index", "i")  # one past the last x with x + c <= max
+            a = p.op(f"arith.maxsi {a}, {first} : index", "i")
+            b = p.op(f"arith.minsi {b}, {last} : index", "i")
+        a = p.op(f"arith.minsi {a}, {end} : index", "i")
+        b = p.op(f"arith.maxsi {b}, {a} : index", "i")
+        lo.append(a)
+        hi.append(b)
+    pieces = []
+    box_min, box_ext = list(mins), list(exts)
+    for d in reversed(range(rank)):
+        end = p.op(f"arith.addi {box_min[d]}, {box_ext[d]} : index", "i")
+        before = list(box_ext)
+        before[d] = p.op(f"arith.subi {lo[d]}, {box_min[d]} : index", "i")
+        kind = "edge" if d == 0 else "border"
+        pieces.append((list(box_min), before, kind))
+        after_min, after = list(box_min), list(box_ext)
+        after_min[d] = hi[d]
+        after[d] = p.op(f"arith.subi {end}, {hi[d]} : index", "i")
+        pieces.append((after_min, after, kind))
+        box_min[d] = lo[d]
+        box_ext[d] = p.op(f"arith.subi {hi[d]}, {lo[d]} : index", "i")
+    pieces.append((box_min, box_ext, "interior"))
+    return pieces
+
+
 def build_payload(plan: DynPlan) -> str:
     p = _Printer(plan)
     pipe = plan.pipeline
@@ -84,7 +139,7 @@ def build_payload(plan: DynPlan) -> str:
             f"bufferization.to_tensor %in{k} restrict : {memref_type(r, h.type())} to {tensor_type(r, h.type())}",
             "input",
         )
-        inputs[id(h)] = (t, [f"%in{k}_min{d}" for d in range(r)], f"%in{k}")
+        inputs[id(h)] = (t, [f"%in{k}_min{d}" for d in range(r)], f"%in{k}", memref_type(r, h.type()))
     dims32 = {}  # id(ImageParam) -> {"min": [i32 per dim], "extent": [...]}
     for k, h in enumerate(plan.inputs):
         r = h.dimensions()
@@ -101,71 +156,73 @@ def build_payload(plan: DynPlan) -> str:
         oext.append(p.op(f"memref.dim %out, {p.const(rank - 1 - d)} : {memref_type(rank, ot)}", "oext"))
     computed = {}  # id(Func) -> (tensor, mins)
     result = None
-    for st in plan.stages:
-        mins = [p.add(f"%out_min{d}", st.lo[d]) for d in range(rank)]
-        exts = [p.add(oext[d], st.hi[d] - st.lo[d]) for d in range(rank)]
+
+    def generic(st, mins, exts, outs, kind: str = "all") -> str:
+        """One linalg.generic of stage ``st`` over the box (mins, exts) (index values, Halide dim order) into
+        ``outs``; ``interior``: no clamp changes a coordinate there, so clamped reads are slices too."""
         t = st.func.output_types()[0]
-        init = p.op(f"tensor.empty({', '.join(reversed(exts))}) : {tensor_type(rank, t)}", "init")
+        interior = kind == "interior"
         operands, block_args, by_key = [], [], {}
-        for src, offs in st.slices:
+        reads = list(st.slices)
+        if interior:
+            reads += [(n.value, list(offs)) for n, offs in _gather_calls(st)]
+        for src, offs in reads:
+            key = (id(src), tuple(offs))
+            if key in by_key:
+                continue
             base, bmins = inputs[id(src)][:2] if isinstance(src, ImageParam) else computed[id(src)]
             st_t = src.type() if isinstance(src, ImageParam) else src.output_types()[0]
-            offsets = []
-            for d in range(rank):
-                o = p.op(f"arith.subi {p.add(mins[d], offs[d])}, {bmins[d]} : index", "off")
-                offsets.append(o)
+            offsets = [p.op(f"arith.subi {p.add(mins[d], offs[d])}, {bmins[d]} : index", "off") for d in range(rank)]
             sl = p.op(
                 f"tensor.extract_slice {base}[{', '.join(reversed(offsets))}] [{', '.join(reversed(exts))}] "
                 f"[{', '.join(['1'] * rank)}] : {tensor_type(rank, st_t)} to {tensor_type(rank, st_t)}",
                 "slice",
             )
-            by_key[(id(src), tuple(offs))] = f"%a{len(operands)}"
+            by_key[key] = f"%a{len(operands)}"
             block_args.append(f"%a{len(operands)}: {storage(st_t)}")
             operands.append((sl, tensor_type(rank, st_t)))
         body: list[str] = []
         index_cache: dict = {}
 
-        def bfresh(prefix: str = "v") -> str:
-            return p.fresh(prefix)
-
-        def leaf(e, st=st, mins=mins, by_key=by_key, index_cache=index_cache):
+        def leaf(e):
             if e.kind == "param":
                 i = next(i for i, q in enumerate(pipe.params) if q is e.value)
                 return em.from_storage(f"%p{i}", e.type)
             if e.kind == "var":
-                return coord(st.vars.index(e.value.name()), mins, index_cache)
+                return coord(st.vars.index(e.value.name()))
             if e.kind == "buffer_dim":  # (i32 values computed before the generic: the vectorizer keeps them scalar)
                 h, d, what = e.value
                 return dims32[id(h)][what][d]
             if e.kind == "call":
-                from ..analysis.affine import slice_forms
-
-                forms = slice_forms(e)
-                key = (id(e.value), tuple(c for _, c in forms)) if forms is not None else None
-                if key in by_key and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                offs = st.gathers.get(id(e)) if interior else None
+                if offs is None:
+                    forms = slice_forms(e)
+                    if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                        offs = tuple(c for _, c in forms)
+                key = (id(e.value), tuple(offs)) if offs is not None else None
+                if key in by_key:
                     return em.from_storage(by_key[key], e.type)
                 # a gather of an ImageParam (clamped coordinates, analysis/symbolic_bounds.py)
-                tensor, hmins, _ = inputs[id(e.value)]
+                tensor = inputs[id(e.value)][0]
                 idx = []
                 for d, a in enumerate(e.args):
-                    c = em.emit(a)
-                    rel = em.op(f"arith.subi {c}, {dims32[id(e.value)]['min'][d]} : i32", "x")
+                    rel = em.op(f"arith.subi {em.emit(a)}, {dims32[id(e.value)]['min'][d]} : i32", "x")
                     idx.append(em.op(f"arith.index_cast {rel} : i32 to index", "i"))
                 v = em.op(
                     f"tensor.extract {tensor}[{', '.join(reversed(idx))}] : {tensor_type(len(e.args), e.value.type())}",
                     "g",
                 )
                 return em.from_storage(v, e.type)
-            raise NotImplementedError(e.kind)
+            raise InternalError(f"any-size payload: no leaf for '{e}'", stage="payload")
 
-        def coord(d: int, mins, cache) -> str:
-            if d not in cache:
+        def coord(d: int) -> str:
+            if d not in index_cache:
                 i = em.op(f"linalg.index {rank - 1 - d} : index", "i")
                 i = em.op(f"arith.addi {i}, {mins[d]} : index", "i")
-                cache[d] = em.op(f"arith.index_cast {i} : index to i32", "x")
-            return cache[d]
+                index_cache[d] = em.op(f"arith.index_cast {i} : index to i32", "x")
+            return index_cache[d]
 
-        em = _Emitter(body, bfresh, "", leaf)
+        em = _Emitter(body, p.fresh, "", leaf)
         r = em.to_storage(em.emit(st.value), t)
         maps = [affine_map(rank, [f"d{i}" for i in range(rank)])] * (len(operands) + 1)
         ins = ""
@@ -175,13 +232,30 @@ def build_payload(plan: DynPlan) -> str:
         iterators = ", ".join(['"parallel"'] * rank)
         p.lines.append(
             f"    {res} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-            f"[{iterators}]}} {ins}outs({init} : {tensor_type(rank, t)}) "
-            f"attrs = {{hl.func = {mlir_string(st.name)}, hl.any_size}} {{"
+            f"[{iterators}]}} {ins}outs({outs} : {tensor_type(rank, t)}) "
+            f"attrs = {{hl.{'func_edge' if kind == 'edge' else 'func'} = {mlir_string(st.name)}, hl.any_size}} {{"
         )
         p.lines.append(f"    ^bb0({', '.join(block_args + [f'%o: {storage(t)}'])}):")
         p.lines += ["      " + b.strip() for b in body]
         p.lines.append(f"      linalg.yield {r} : {storage(t)}")
         p.lines.append(f"    }} -> {tensor_type(rank, t)}")
+        return res
+
+    for st in plan.stages:
+        mins = [p.add(f"%out_min{d}", st.lo[d]) for d in range(rank)]
+        exts = [p.add(oext[d], st.hi[d] - st.lo[d]) for d in range(rank)]
+        tt = tensor_type(rank, st.func.output_types()[0])
+        init = p.op(f"tensor.empty({', '.join(reversed(exts))}) : {tt}", "init")
+        if not st.partitioned():
+            res = generic(st, mins, exts, init)
+        else:
+            res = init
+            for pmins, pexts, kind in _pieces(p, st, mins, exts, inputs):
+                offs = [p.op(f"arith.subi {pmins[d]}, {mins[d]} : index", "off") for d in range(rank)]
+                box = f"[{', '.join(reversed(offs))}] [{', '.join(reversed(pexts))}] [{', '.join(['1'] * rank)}]"
+                dst = p.op(f"tensor.extract_slice {res}{box} : {tt} to {tt}", "dst")
+                piece = generic(st, pmins, pexts, dst, kind)
+                res = p.op(f"tensor.insert_slice {piece} into {res}{box} : {tt} into {tt}", "acc")
         computed[id(st.func)] = (res, mins)
         result = res
     p.lines.append(
@@ -209,14 +283,36 @@ def build_transform(plan: DynPlan) -> str:
             sizes = [0] * rank
             sizes[rank - 1 - lp.dim] = lp.stride
             op, handle = sb.tile(op, sizes, lp.kind == "parallel")
+            tiled_handle = handle
             if lp.kind == "unrolled":
                 unrolls.append((handle, lp))
         if vec is not None:
             sizes = [1] * rank
             sizes[rank - 1 - vec.dim] = vec.extent
+            if tiled and tiled[-1].dim == vec.dim and tiled[-1].kind == "serial":
+                # the loop of vectors peeled: full vectors unmasked, the runtime tail one masked vector
+                loop = tiled_handle
+                cast, main, rest = sb.fresh("for"), sb.fresh("main"), sb.fresh("rest")
+                sb.emit(f'{cast} = transform.cast {loop} : !transform.any_op to !transform.op<"scf.for">')
+                sb.emit(
+                    f"{main}, {rest} = transform.loop.peel {cast} : "
+                    f'(!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)'
+                )
+                op = sb.fresh("peeled")
+                sb.emit(
+                    f'{op} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+                    f"{{hl.func = {mlir_string(st.name)}}} in %root : (!transform.any_op) -> !transform.any_op"
+                )
             sb.vectorize(op, sizes)
         for handle, lp in unrolls:
             sb.unroll(handle, lp.extent, f"loop '{lp.name}' of Func '{st.name}'")
+        if st.partitioned():  # the edge columns of the partitioned stage: scalar (see _pieces)
+            edge = sb.fresh("edge")
+            sb.emit(
+                f'{edge} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+                f"{{hl.func_edge = {mlir_string(st.name)}}} in %root : (!transform.any_op) -> !transform.any_op"
+            )
+            sb.tile(edge, [1] * rank, False)
     sb.cleanup()
     sb.flush_unrolls()
     return sb.text()
