@@ -213,6 +213,17 @@ def plan_any_size(pipeline, output) -> DynPlan:
         st.loops = _loops(s, rank, lanes)
         stages.append(st)
         by_func[id(s.func)] = st
+    for s in pipeline.stages:  # a compute_at Func computed at the root keeps its consumer's parallelism
+        consumer = by_func.get(id(s.compute.func)) if s.compute.kind == LevelKind.AT else None
+        st = by_func[id(s.func)]
+        if consumer is None or any(lp.kind == "parallel" for lp in st.loops):
+            continue
+        for lp in reversed(consumer.loops):
+            if lp.kind == "parallel":
+                mine = [m for m in st.loops if m.dim == lp.dim and m.kind == "serial"]
+                if mine:
+                    mine[-1].kind = "parallel"  # its outermost loop over that dim: rows in parallel
+                break
     out = by_func[id(output)]
     out.lo, out.hi = [0] * rank, [0] * rank
     needs = {id(h): InputNeed(h, [None] * h.dimensions()) for h in pipeline.inputs}

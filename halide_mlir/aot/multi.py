@@ -80,8 +80,10 @@ def top_wrapper(multi: MultiKernel) -> str:
     for p in multi.parts:
         lines.append(f"extern int {prototype(p.spec)[4:]};")
     lines += ["", f"{prototype(spec)} {{", "    int query = 0, r;"]
-    # a bounds query (a well-formed buffer with no memory): the static regions, nothing run
-    for a in spec.kernel_inputs + spec.outputs:
+    # a bounds query (a well-formed buffer with no memory): the static regions, nothing run (parts compiled for
+    # any size answer it themselves, aot/anysize.py: an input read by several outputs gets the last one's region)
+    static = not any(getattr(p.spec, "any_size", False) for p in multi.parts)
+    for a in (spec.kernel_inputs + spec.outputs) if static else []:
         v = f"_{c_name(a.name)}_buffer"
         lines.append(
             f"    if ({v} != NULL && {v}->dimensions == {len(a.mins)} && {v}->host == NULL && {v}->device == 0) {{"
