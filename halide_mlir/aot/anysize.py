@@ -1,4 +1,4 @@
-"""Ahead-of-time functions that accept buffers of any size (docs/aot.md, "Sizes known only at run time").
+"""Ahead-of-time functions that accept buffers of any size (docs/aot.md, "Sizes: any size, or the estimates").
 
 For the pipelines analysis/symbolic_bounds.py plans (others: a HalideError saying what is outside the class and
 that estimates give a fixed-size function), the kernel takes dynamically shaped strided memrefs and the mins
