@@ -18,7 +18,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-from ..error import HalideError, SlowPathWarning
+from ..error import ComputeAtWarning, HalideError
 from ..lang.param import ImageParam
 from ..lang.schedule import DirectiveKind, LevelKind
 from ..lang.source import user_site
@@ -26,7 +26,7 @@ from ..lang.traversal import walk
 from .affine import linear_form, slice_forms
 
 
-class AnySizeComputeAtWarning(SlowPathWarning):
+class AnySizeComputeAtWarning(ComputeAtWarning):
     """A compute_at Func in an any-size AOT function is computed at the root (same values, more memory traffic)."""
 
 
@@ -198,7 +198,8 @@ def plan_any_size(pipeline, output) -> DynPlan:
         if s.func is not output and s.compute.kind == LevelKind.AT:
             warnings.warn(
                 AnySizeComputeAtWarning(
-                    f"Func '{name}' is compute_at a loop of its consumer; the any-size function computes it at the "
+                    f"{s.compute.site}: " * (s.compute.site is not None) + f"Func '{name}' is scheduled compute_at("
+                    f"{s.compute.func.name()}, {s.compute.var}) but the function for any size computes it once at the "
                     f"root (same values)"
                 ),
                 stacklevel=2,

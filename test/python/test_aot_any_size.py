@@ -310,8 +310,19 @@ def generators(m):
             self.blur_y.split(y, y, yi, 32).parallel(y).vectorize(x, vs)
             bx.store_at(self.blur_y, y).compute_at(self.blur_y, x).vectorize(x, vs)
 
+    class Simple:
+        offset = m.GeneratorParam(3)
+        buffer_input = m.InputBuffer(m.UInt(8), 2)
+        float_arg = m.InputScalar(float)
+        simple_output = m.OutputBuffer(m.Float(32), 2)
+
+        def generate(self):
+            self.simple_output[x, y] = m.f32(self.offset + self.buffer_input[x, y]) + self.float_arg
+            self.simple_output.compute_root()
+
     out = {}
-    for name, cls in (("any_adder", Adder), ("any_bits", Bits), ("any_ident", Ident), ("any_blur", Blur)):
+    for name, cls in (("any_adder", Adder), ("any_bits", Bits), ("any_ident", Ident), ("any_blur", Blur),
+                      ("any_simple", Simple)):
         try:
             out[name] = m.generator(name=name)(cls)
         except Exception:  # (registered already by an earlier test in this process)
@@ -330,7 +341,7 @@ def test_generators_without_estimates(tmp_path):
     rng = np.random.default_rng(3)
     try:
         mods = {}
-        for name in ("any_adder", "any_bits", "any_ident", "any_blur"):
+        for name in ("any_adder", "any_bits", "any_ident", "any_blur", "any_simple"):
             with pytest.warns(Warning) if name == "any_blur" else _nothing():
                 hl.main(["gen", "-g", name, "-o", str(tmp_path), "-e", "static_library,c_header,python_extension",
                          "target=host"])
@@ -353,6 +364,11 @@ def test_generators_without_estimates(tmp_path):
             mods["any_bits"].any_bits(bi, False, bo)
             ref_callable("any_bits")(bi, False, br)
             np.testing.assert_array_equal(bo, br)
+            si = rng.integers(0, 255, (n + 3, n)).astype(np.uint8)[1:, :]  # (a crop: non-dense rows)
+            so, sr = np.zeros(si.shape, np.float32), np.zeros(si.shape, np.float32)
+            mods["any_simple"].any_simple(si, 0.5, so)
+            ref_callable("any_simple")(si, 0.5, sr)
+            np.testing.assert_array_equal(so, sr)
             io = np.zeros(n, np.int32)
             mods["any_ident"].any_ident(io)
             np.testing.assert_array_equal(io, np.arange(n))
