@@ -71,11 +71,30 @@ class DynStage:
     # clamp(var + c) in it; per gather call (by id), its coordinates' offsets inside the clamps, or None
     clamps: dict = field(default_factory=dict)
     gathers: dict = field(default_factory=dict)
+    updates: list = field(default_factory=list)  # DynUpdate
 
     def partitioned(self) -> bool:
         """Computed in pieces: an interior where no clamp changes a coordinate (the gathers are slices there)
         and the borders around it (gathers)."""
         return bool(self.gathers) and all(v is not None for v in self.gathers.values())
+
+
+# An update's RDom is unrolled into the element body (one generic reading slices, vectorized like a pure stage):
+# up to this many points.
+MAX_RDOM_POINTS = 64
+
+
+@dataclass
+class DynUpdate:
+    """A pure-coordinate update ``f(x, y) op= ...`` over an RDom of constant bounds: one elementwise generic after
+    the pure definition, its body the update applied at each point of the RDom in Halide's loop order (the first
+    RVar innermost), so each point's value is computed in the same order as Halide's loops."""
+
+    index: int
+    value: object
+    rvars: list  # (name, min, extent) per RVar
+    loops: list
+    reads: list = field(default_factory=list)  # (source, per Halide dim (constant, RVar index or None)), distinct
 
 
 @dataclass
@@ -118,9 +137,14 @@ def _clamped(e, holder, d: int) -> bool:
     return False
 
 
-def _loops(stage, rank: int, auto_lanes: int | None) -> list:
-    """The stage's loop nest (innermost first) from its directives, in the form the transform script needs."""
+def _loops(stage, rank: int, auto_lanes: int | None, update=None) -> list:
+    """The stage's loop nest (innermost first) from its directives, in the form the transform script needs; of
+    its update ``update``: the RVars' loops (dims rank, rank + 1, ...) innermost, then the pure Vars'."""
     loops = [Loop(v, d, 1, None) for d, v in enumerate(stage.vars)]
+    directives = stage.directives
+    if update is not None:
+        loops = [Loop(r.name(), rank + j, 1, None) for j, r in enumerate(update.rvars)] + loops
+        directives = update.schedule.directives
 
     def find(name: str) -> int:
         for i, lp in enumerate(loops):
@@ -129,8 +153,11 @@ def _loops(stage, rank: int, auto_lanes: int | None) -> list:
         raise refuse(f"loop '{name}' of Func '{stage.func.name()}' is not one the any-size path models")
 
     vectorized = False
-    for dv in stage.directives:
+    for dv in directives:
         k, a = dv.kind, dv.args
+        if update is not None and any(lp.dim >= rank and lp.name in a[:3] for lp in loops if isinstance(a[0], str)):
+            if k != DirectiveKind.REORDER:
+                raise refuse(f"{k.value}() of an RVar in an update of Func '{stage.func.name()}'")
         if k == DirectiveKind.SPLIT:
             old, outer, inner, factor = a[0], a[1], a[2], a[3]
             if not isinstance(factor, int) or factor < 1:
@@ -158,11 +185,15 @@ def _loops(stage, rank: int, auto_lanes: int | None) -> list:
             vectorized |= k == DirectiveKind.VECTORIZE
         else:
             raise refuse(f"the directive {k.value}() on Func '{stage.func.name()}'")
-    if not vectorized and auto_lanes and loops[0].extent is None and loops[0].dim == 0:
+    if not vectorized and auto_lanes and update is None and loops[0].extent is None and loops[0].dim == 0:
         # auto-vectorization (analysis/vectorize.py): the innermost loop over x split by the natural lanes
         lp = loops[0]
         loops[0:1] = [Loop(lp.name + "_vec", 0, 1, auto_lanes, "vectorized"), Loop(lp.name, 0, auto_lanes, None)]
         loops[1].kind = lp.kind
+    if update is not None:  # RVar loops inside the vector: outside it (each lane sums in the same order)
+        k = next((i for i, lp in enumerate(loops) if lp.kind == "vectorized"), 0)
+        if all(lp.dim >= rank for lp in loops[:k]):
+            loops = [loops[k]] + loops[:k] + loops[k + 1 :]
     for i, lp in enumerate(loops):
         if lp.kind == "vectorized" and i != 0:
             raise refuse(f"vectorized loop '{lp.name}' of Func '{stage.func.name()}' is not the innermost loop")
@@ -189,8 +220,7 @@ def plan_any_size(pipeline, output) -> DynPlan:
     by_func = {}
     for s in pipeline.stages:
         name = s.func.name()
-        if s.updates:
-            raise refuse(f"update definitions of Func '{name}'")
+        ups = [_update(s, u, rank) for u in s.updates]
         if len(s.values) != 1:
             raise refuse(f"Tuple-valued Func '{name}'")
         if len(s.vars) != rank:
@@ -212,6 +242,10 @@ def plan_any_size(pipeline, output) -> DynPlan:
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
         st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
         st.loops = _loops(s, rank, lanes)
+        for up, u in zip(ups, s.updates):
+            # the RVars' loops are unrolled in the element body (codegen/dynamic_payload.py): the pure loops stay
+            up.loops = [lp for lp in _loops(s, rank, None, u) if lp.dim < rank]
+        st.updates = ups
         stages.append(st)
         by_func[id(s.func)] = st
     for s in pipeline.stages:  # a compute_at Func computed at the root keeps its consumer's parallelism
@@ -235,6 +269,22 @@ def plan_any_size(pipeline, output) -> DynPlan:
     for st in reversed(stages):
         if st.lo[0] is None:
             raise refuse(f"Func '{st.name}' is not read by the output")
+        for up in st.updates:
+            for src, dims in up.reads:
+                spans = []
+                for d, (c, j) in enumerate(dims):
+                    rmin, rext = (up.rvars[j][1], up.rvars[j][2]) if j is not None else (0, 1)
+                    spans.append((st.lo[d] + c + rmin, st.hi[d] + c + rmin + rext - 1))
+                if isinstance(src, ImageParam):
+                    for d, (lo, hi) in enumerate(spans):
+                        widen(needs[id(src)].span, d, lo, hi)
+                    continue
+                p = by_func.get(id(src))
+                if p is None:
+                    raise refuse(f"a call of Func '{src.name()}' in an update of Func '{st.name}'")
+                for d, (lo, hi) in enumerate(spans):
+                    p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
+                    p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
         seen = set()
         for n in walk(st.value):
             if n.kind != "call":
@@ -288,6 +338,84 @@ def plan_any_size(pipeline, output) -> DynPlan:
                 p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
                 p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
     for need in needs.values():
-        if any(s is None for s in need.span):
+        if any(sp is None for sp in need.span):
             need.clamped = True
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
+
+
+def _terms(e):
+    """``e`` as ({var or RVar name: coefficient}, constant) if it is a sum of them times integer constants."""
+    k = e.kind
+    if k == "const" and not e.type.is_float():
+        return {}, int(e.value)
+    if k in ("var", "rvar"):
+        return {e.value.name(): 1}, 0
+    if k in ("add", "sub"):
+        a, b = _terms(e.args[0]), _terms(e.args[1])
+        if a is None or b is None:
+            return None
+        sign = 1 if k == "add" else -1
+        t = dict(a[0])
+        for n, c in b[0].items():
+            t[n] = t.get(n, 0) + sign * c
+        return t, a[1] + sign * b[1]
+    if k == "mul":
+        a, b = _terms(e.args[0]), _terms(e.args[1])
+        if a is None or b is None or (a[0] and b[0]):
+            return None
+        (t, c), m = (a, b[1]) if not b[0] else (b, a[1])
+        return {n: v * m for n, v in t.items()}, c * m
+    return None
+
+
+def _update(s, u, rank: int) -> DynUpdate:
+    """An update in the class (pure coordinates on the left, an RDom of constant bounds, reads at var (+ RVar) +
+    constant), or a HalideError."""
+    name = s.func.name()
+    if u.predicates:
+        raise refuse(f"an RDom with a where() predicate in an update of Func '{name}'")
+    if len(u.values) != 1 or [a.kind for a in u.args] != ["var"] * rank or [
+        a.value.name() for a in u.args
+    ] != list(s.vars):
+        raise refuse(f"an update of Func '{name}' at coordinates other than its pure Vars (a scatter)")
+    rvars = []
+    for r in u.rvars:
+        lo, ext = r.min(), r.extent()
+        if lo.kind != "const" or ext.kind != "const":
+            raise refuse(f"RVar '{r.name()}' of Func '{name}' has bounds that are not constants")
+        rvars.append((r.name(), int(lo.value), int(ext.value)))
+    points = 1
+    for r in rvars:
+        points *= max(r[2], 0)
+    if points > MAX_RDOM_POINTS:
+        raise refuse(f"an RDom of {points} points in an update of Func '{name}' (at most {MAX_RDOM_POINTS})")
+    rnames = [r[0] for r in rvars]
+    up = DynUpdate(u.index, u.values[0], rvars, [])
+    seen = set()
+    for n in walk(u.values[0]):
+        if n.kind != "call":
+            continue
+        if n.value is s.func:
+            if [a.kind for a in n.args] == ["var"] * rank and [a.value.name() for a in n.args] == list(s.vars):
+                continue
+            raise refuse(f"Func '{name}' read at '{n}' in its own update (only at its pure Vars)")
+        if not isinstance(n.value, ImageParam) and not hasattr(n.value, "output_types"):
+            raise refuse(f"'{n}' in an update of Func '{name}'")
+        if len(n.args) != rank:
+            raise refuse(f"'{n}' in an update of Func '{name}' (another dimensionality)")
+        dims = []
+        for d, a in enumerate(n.args):
+            t = _terms(a)
+            ok = t is not None and t[0].get(s.vars[d], 0) == 1
+            others = {k: v for k, v in (t[0].items() if t else ()) if k != s.vars[d] and v != 0}
+            rv = [k for k in others if k in rnames]
+            if not ok or len(others) > 1 or (others and (not rv or others[rv[0]] != 1)):
+                raise refuse(
+                    f"'{a}' in an update of Func '{name}' (only var + constant, plus at most one RVar, per dim)"
+                )
+            dims.append((t[1], rnames.index(rv[0]) if rv else None))
+        key = (id(n.value), tuple(dims))
+        if key not in seen:
+            seen.add(key)
+            up.reads.append((n.value, dims))
+    return up

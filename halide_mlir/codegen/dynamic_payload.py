@@ -14,7 +14,7 @@ stride, and vectorizes the innermost op with explicit vector sizes: the tails of
 from __future__ import annotations
 
 from ..analysis.affine import slice_forms
-from ..analysis.symbolic_bounds import DynPlan
+from ..analysis.symbolic_bounds import DynPlan, _terms
 from ..error import InternalError
 from ..lang.param import ImageParam
 from ..lang.types import Int
@@ -241,6 +241,91 @@ def build_payload(plan: DynPlan) -> str:
         p.lines.append(f"    }} -> {tensor_type(rank, t)}")
         return res
 
+    def update_generic(st, up, mins, exts, current) -> str:
+        """Update ``up`` of ``st``: one elementwise generic over the region whose body applies the update at each
+        point of its RDom in Halide's loop order (the first RVar innermost): ``f(x, y)`` on the right is the value so
+        far (the output's block argument at the first point), RVars are constants, and each read is a slice at its
+        offset for that point."""
+        import itertools
+
+        t = st.func.output_types()[0]
+        ranges = [range(lo, lo + ext) for _, lo, ext in up.rvars]
+        points = [tuple(reversed(q)) for q in itertools.product(*reversed(ranges))]  # first RVar fastest
+        operands, block_args, by_key = [], [], {}
+        for point in points:
+            for src, dims in up.reads:
+                offs = tuple(c + (point[j] if j is not None else 0) for c, j in dims)
+                if (id(src), offs) in by_key:
+                    continue
+                base, bmins = inputs[id(src)][:2] if isinstance(src, ImageParam) else computed[id(src)]
+                st_t = src.type() if isinstance(src, ImageParam) else src.output_types()[0]
+                offsets = [
+                    p.op(f"arith.subi {p.add(mins[d], offs[d])}, {bmins[d]} : index", "off") for d in range(rank)
+                ]
+                sl = p.op(
+                    f"tensor.extract_slice {base}[{', '.join(reversed(offsets))}] [{', '.join(reversed(exts))}] "
+                    f"[{', '.join(['1'] * rank)}] : {tensor_type(rank, st_t)} to {tensor_type(rank, st_t)}",
+                    "slice",
+                )
+                by_key[(id(src), offs)] = f"%a{len(operands)}"
+                block_args.append(f"%a{len(operands)}: {storage(st_t)}")
+                operands.append((sl, tensor_type(rank, st_t)))
+        body: list[str] = []
+        index_cache: dict = {}
+        rnames = [r[0] for r in up.rvars]
+        state = {"point": (), "value": None}
+
+        def leaf(e):
+            if e.kind == "param":
+                i = next(i for i, q in enumerate(pipe.params) if q is e.value)
+                return em.from_storage(f"%p{i}", e.type)
+            if e.kind == "var":
+                d = st.vars.index(e.value.name())
+                if d not in index_cache:
+                    i = em.op(f"linalg.index {rank - 1 - d} : index", "i")
+                    i = em.op(f"arith.addi {i}, {mins[d]} : index", "i")
+                    index_cache[d] = em.op(f"arith.index_cast {i} : index to i32", "x")
+                return index_cache[d]
+            if e.kind == "rvar":
+                return em.const(state["point"][rnames.index(e.value.name())], e.type)
+            if e.kind == "buffer_dim":
+                h, d, what = e.value
+                return dims32[id(h)][what][d]
+            if e.kind == "call":
+                if e.value is st.func:
+                    return state["value"]
+                offs = []
+                for a in e.args:
+                    terms, c = _terms(a)
+                    at = state["point"]
+                    offs.append(c + sum(at[rnames.index(k_)] * v for k_, v in terms.items() if k_ in rnames))
+                return em.from_storage(by_key[(id(e.value), tuple(offs))], e.type)
+            raise InternalError(f"any-size payload: no leaf for '{e}'", stage="payload")
+
+        first = _Emitter(body, p.fresh, "", leaf)
+        state["value"] = first.from_storage("%o", t)
+        for point in points or [()]:
+            state["point"] = point
+            em = _Emitter(body, p.fresh, "", leaf)  # (a fresh memo per point: the same Exprs, other values)
+            state["value"] = em.emit(up.value)
+        r = em.to_storage(state["value"], t)
+        maps = [affine_map(rank, [f"d{i}" for i in range(rank)])] * (len(operands) + 1)
+        ins = ""
+        if operands:
+            ins = f"ins({', '.join(o for o, _ in operands)} : {', '.join(ty for _, ty in operands)}) "
+        res = p.fresh("t")
+        iterators = ", ".join(['"parallel"'] * rank)
+        p.lines.append(
+            f"    {res} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
+            f"[{iterators}]}} {ins}outs({current} : {tensor_type(rank, t)}) "
+            f"attrs = {{hl.update_of = {mlir_string(st.name)}, hl.update = {up.index} : i64, hl.any_size}} {{"
+        )
+        p.lines.append(f"    ^bb0({', '.join(block_args + [f'%o: {storage(t)}'])}):")
+        p.lines += ["      " + b.strip() for b in body]
+        p.lines.append(f"      linalg.yield {r} : {storage(t)}")
+        p.lines.append(f"    }} -> {tensor_type(rank, t)}")
+        return res
+
     for st in plan.stages:
         mins = [p.add(f"%out_min{d}", st.lo[d]) for d in range(rank)]
         exts = [p.add(oext[d], st.hi[d] - st.lo[d]) for d in range(rank)]
@@ -256,6 +341,8 @@ def build_payload(plan: DynPlan) -> str:
                 dst = p.op(f"tensor.extract_slice {res}{box} : {tt} to {tt}", "dst")
                 piece = generic(st, pmins, pexts, dst, kind)
                 res = p.op(f"tensor.insert_slice {piece} into {res}{box} : {tt} into {tt}", "acc")
+        for up in st.updates:
+            res = update_generic(st, up, mins, exts, res)
         computed[id(st.func)] = (res, mins)
         result = res
     p.lines.append(
@@ -273,46 +360,56 @@ def build_payload(plan: DynPlan) -> str:
 def build_transform(plan: DynPlan) -> str:
     sb = ScriptBuilder()
     for st in reversed(plan.stages):  # consumers first: a producer's handle stays valid (no fusion here)
-        rank = len(st.vars)
-        op = sb.match_stage(st.name)
-        loops = list(reversed(st.loops))  # outermost first
-        vec = st.loops[0] if st.loops[0].kind == "vectorized" else None
-        tiled = [lp for lp in loops if lp is not vec]
-        unrolls = []
-        for lp in tiled:
-            sizes = [0] * rank
-            sizes[rank - 1 - lp.dim] = lp.stride
-            op, handle = sb.tile(op, sizes, lp.kind == "parallel")
-            tiled_handle = handle
-            if lp.kind == "unrolled":
-                unrolls.append((handle, lp))
-        if vec is not None:
-            sizes = [1] * rank
-            sizes[rank - 1 - vec.dim] = vec.extent
-            if tiled and tiled[-1].dim == vec.dim and tiled[-1].kind == "serial":
-                # the loop of vectors peeled: full vectors unmasked, the runtime tail one masked vector
-                loop = tiled_handle
-                cast, main, rest = sb.fresh("for"), sb.fresh("main"), sb.fresh("rest")
-                sb.emit(f'{cast} = transform.cast {loop} : !transform.any_op to !transform.op<"scf.for">')
-                sb.emit(
-                    f"{main}, {rest} = transform.loop.peel {cast} : "
-                    f'(!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)'
-                )
-                op = sb.fresh("peeled")
-                sb.emit(
-                    f'{op} = transform.structured.match ops{{["linalg.generic"]}} attributes '
-                    f"{{hl.func = {mlir_string(st.name)}}} in %root : (!transform.any_op) -> !transform.any_op"
-                )
-            sb.vectorize(op, sizes)
-        for handle, lp in unrolls:
-            sb.unroll(handle, lp.extent, f"loop '{lp.name}' of Func '{st.name}'")
-        if st.partitioned():  # the edge columns of the partitioned stage: scalar (see _pieces)
-            edge = sb.fresh("edge")
-            sb.emit(
-                f'{edge} = transform.structured.match ops{{["linalg.generic"]}} attributes '
-                f"{{hl.func_edge = {mlir_string(st.name)}}} in %root : (!transform.any_op) -> !transform.any_op"
-            )
-            sb.tile(edge, [1] * rank, False)
+        for up in st.updates:
+            attrs = f"hl.update_of = {mlir_string(st.name)}, hl.update = {up.index} : i64"
+            _schedule(sb, st, up.loops, sb.match_stage(st.name, up.index), attrs, up)
+        _schedule(sb, st, st.loops, sb.match_stage(st.name), f"hl.func = {mlir_string(st.name)}")
     sb.cleanup()
     sb.flush_unrolls()
     return sb.text()
+
+
+def _schedule(sb, st, stage_loops, op, attrs: str, update=None) -> None:
+    """Tile each loop of the nest (outermost first) by its stride, peel the loop of vectors, vectorize; ``attrs``:
+    the generic's attributes (matched again after peeling)."""
+    rank = n = len(st.vars)
+
+    def pos(dim: int) -> int:
+        return rank - 1 - dim if dim < rank else dim
+
+    loops = list(reversed(stage_loops))  # outermost first
+    vec = stage_loops[0] if stage_loops[0].kind == "vectorized" else None
+    tiled = [lp for lp in loops if lp is not vec]
+    unrolls, handle = [], None
+    for lp in tiled:
+        sizes = [0] * n
+        sizes[pos(lp.dim)] = lp.stride
+        op, handle = sb.tile(op, sizes, lp.kind == "parallel")
+        if lp.kind == "unrolled":
+            unrolls.append((handle, lp))
+    if vec is not None:
+        sizes = [1] * n
+        sizes[pos(vec.dim)] = vec.extent
+        if tiled and tiled[-1].dim == vec.dim and tiled[-1].kind == "serial":
+            # the loop of vectors peeled: full vectors unmasked, the runtime tail one masked vector
+            cast, main, rest = sb.fresh("for"), sb.fresh("main"), sb.fresh("rest")
+            sb.emit(f'{cast} = transform.cast {handle} : !transform.any_op to !transform.op<"scf.for">')
+            sb.emit(
+                f"{main}, {rest} = transform.loop.peel {cast} : "
+                f'(!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)'
+            )
+            op = sb.fresh("peeled")
+            sb.emit(
+                f'{op} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+                f"{{{attrs}}} in %root : (!transform.any_op) -> !transform.any_op"
+            )
+        sb.vectorize(op, sizes)
+    for h, lp in unrolls:
+        sb.unroll(h, lp.extent, f"loop '{lp.name}' of Func '{st.name}'")
+    if update is None and st.partitioned():  # the edge columns of the partitioned stage: scalar (see _pieces)
+        edge = sb.fresh("edge")
+        sb.emit(
+            f'{edge} = transform.structured.match ops{{["linalg.generic"]}} attributes '
+            f"{{hl.func_edge = {mlir_string(st.name)}}} in %root : (!transform.any_op) -> !transform.any_op"
+        )
+        sb.tile(edge, [1] * rank, False)

@@ -8,6 +8,7 @@
 # RUN: %python %s brighten | FileCheck %s --check-prefix=BRIGHTEN
 # RUN: %python %s tiled | FileCheck %s --check-prefix=TILED
 # RUN: %python %s clamped | FileCheck %s --check-prefix=CLAMPED
+# RUN: %python %s update | FileCheck %s --check-prefix=UPDATE
 #
 # brighter[x, y] = input[x, y] + offset, vectorize(x, 16).parallel(y) (lesson 10)
 # BRIGHTEN: scf.forall
@@ -39,6 +40,19 @@
 # TILED-DAG: load <8 x float>
 # TILED-DAG: @llvm.masked.load.v8f32
 #
+# f(x, y) += input(x + r.x, y + r.y) * (r.x + 2 r.y) over a 3x2 RDom, update().vectorize(x, 16).parallel(y): the
+# RDom unrolled in the element body (6 slices of the input and f's value so far), vectorized and peeled like a
+# pure stage
+# UPDATE: scf.forall
+# UPDATE: scf.for %{{.*}} step %c16 {
+# UPDATE-COUNT-7: vector.transfer_read {{.*}} : memref<1x16xf32, strided<[?, 1], offset: ?>>, vector<1x16xf32>
+# UPDATE: vector.transfer_write {{.*}} : vector<1x16xf32>, memref<1x16xf32
+# UPDATE: vector.create_mask
+# UPDATE-NOT: memref.load
+# UPDATE-LABEL: define void @__hl_update_any_kernel(
+# UPDATE-DAG: load <16 x float>
+# UPDATE-DAG: @llvm.masked.load.v16f32
+#
 # repeat_edge, inlined: the rows above and below the interior through gathers, the interior plain vector loads
 # (its tail masked), the edge columns scalar
 # CLAMPED-COUNT-2: vector.gather {{.*}} : memref<?x?xi16, strided<[?, 1], offset: ?>>, vector<1x16xindex>, vector<1x16xi1>, vector<1x16xi16> into vector<1x16xi16>
@@ -66,6 +80,14 @@ if case == "brighten":
     f[x, y] = inp[x, y] + off
     f.vectorize(x, 16).parallel(y)
     args = [inp, off]
+elif case == "update":
+    inp = hl.ImageParam(hl.Float(32), 2, "input")
+    r = hl.RDom([(-1, 3), (0, 2)], "r")
+    f = hl.Func("f")
+    f[x, y] = 0.0
+    f[x, y] += inp[x + r.x, y + r.y] * hl.f32(r.x + 2 * r.y)
+    f.update().vectorize(x, 16).parallel(y)
+    args = [inp]
 elif case == "tiled":
     inp = hl.ImageParam(hl.Float(32), 2, "input")
     g, f = hl.Func("g"), hl.Func("f")

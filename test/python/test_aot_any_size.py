@@ -240,13 +240,49 @@ def test_c_program_two_sizes_and_bad_call(tmp_path):
         np.testing.assert_array_equal(got, reference(blur3, [a], [], (h, w), (0, 0), [(0, 0)], np.uint16))
 
 
+def rdom_updates(m, schedule=True):
+    """Updates over an RDom of constant bounds (a 3x2 weighted window of a compute_root Func) and a pure update."""
+    inp, k = m.ImageParam(m.Float(32), 2, "input"), m.Param(m.Float(32), "k")
+    x, y = m.Var("x"), m.Var("y")
+    r = m.RDom([(-1, 3), (0, 2)], "r")
+    g, f = m.Func("g"), m.Func("f")
+    g[x, y] = inp[x, y] * k
+    f[x, y] = 0.5
+    f[x, y] += g[x + r.x, y + r.y] * m.f32(r.x + 2 * r.y)
+    f[x, y] = f[x, y] * 2 + inp[x, y]
+    if schedule:
+        g.compute_root().vectorize(x, 8)
+        f.vectorize(x, 16).parallel(y)
+        f.update(0).vectorize(x, 16).parallel(y)
+        f.update(1).vectorize(x, 8)
+    return f, [inp, k]
+
+
+def test_updates_over_constant_rdoms(tmp_path):
+    f, args = rdom_updates(hl)
+    fn = library(tmp_path, f, args, "upd")
+    rng = np.random.default_rng(5)
+    for h, w, crop in [(1, 1, False), (13, 17, False), (40, 70, True)]:
+        big = rng.standard_normal((h + 4, w + 6)).astype(np.float32)
+        a = big[1:h + 2, 3:w + 5] if crop else big[:h + 1, :w + 2]  # x in [-1, w], y in [0, h]
+        out = np.zeros((h, w), np.float32)
+        assert fn(ctypes.byref(hbuf(a, (-1, 0))), ctypes.c_float(1.5), ctypes.byref(hbuf(out))) == 0
+        want = reference(rdom_updates, [a], [1.5], (h, w), (0, 0), [(-1, 0)], np.float32)
+        np.testing.assert_array_equal(out, want)
+    small = np.zeros((4, 5), np.float32)
+    out = np.zeros((4, 4), np.float32)
+    ERRORS.clear()
+    assert fn(ctypes.byref(hbuf(small, (-1, 0))), ctypes.c_float(1.5), ctypes.byref(hbuf(out))) == -4
+    assert ERRORS == ["Input buffer input is accessed at 4, which is beyond the max (3) in dimension 0"]
+
+
 def test_outside_the_class_is_refused():
     x, y = hl.Var("x"), hl.Var("y")
     inp = hl.ImageParam(hl.UInt(8), 2, "input")
     f = hl.Func("f")
     f[x, y] = inp[x, y]
     f[x, 0] = f[x, 0] + 1
-    with pytest.raises(hl.HalideError, match="update definitions of Func 'f'.*estimates"):
+    with pytest.raises(hl.HalideError, match="update of Func 'f' at coordinates other than its pure Vars.*estimates"):
         f.compile_to_static_library("/nonexistent/f", [inp], "f")
     g = hl.Func("g")
     g[x, y] = inp[x * 2, y]
