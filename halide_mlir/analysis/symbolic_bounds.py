@@ -374,9 +374,11 @@ def _update(s, u, rank: int) -> DynUpdate:
     name = s.func.name()
     if u.predicates:
         raise refuse(f"an RDom with a where() predicate in an update of Func '{name}'")
-    if len(u.values) != 1 or [a.kind for a in u.args] != ["var"] * rank or [
-        a.value.name() for a in u.args
-    ] != list(s.vars):
+    if (
+        len(u.values) != 1
+        or [a.kind for a in u.args] != ["var"] * rank
+        or [a.value.name() for a in u.args] != list(s.vars)
+    ):
         raise refuse(f"an update of Func '{name}' at coordinates other than its pure Vars (a scatter)")
     rvars = []
     for r in u.rvars:
