@@ -116,6 +116,47 @@ class DynPlan:
     needs: dict  # id(ImageParam) -> InputNeed
 
 
+def _bounded(e, holder, d: int):
+    """If ``e`` stays inside [holder.min(d), holder.max(d)] by construction, as the boundary conditions write their
+    coordinates (repeat_edge and constant_exterior clamp, repeat_image wraps, mirror_* reflect), the coordinate
+    ``v`` it is computed from (``e == v`` wherever ``v`` is inside); else None."""
+
+    def dim(x, what):
+        return x.kind == "buffer_dim" and x.value[0] is holder and x.value[1] == d and x.value[2] == what
+
+    def ext_minus_1(x):
+        return x.kind == "sub" and dim(x.args[0], "extent") and x.args[1].kind == "const" and x.args[1].value == 1
+
+    def zero(x):
+        return x.kind == "const" and x.value == 0
+
+    if _clamped(e, holder, d):
+        return e.args[0].args[0]
+    if e.kind == "add" and dim(e.args[1], "min"):
+        a = e.args[0]
+        if a.kind == "mod" and dim(a.args[1], "extent") and a.args[0].kind == "sub" and dim(a.args[0].args[1], "min"):
+            return a.args[0].args[0]  # repeat_image: (v - min) % extent + min
+    # mirror_*: select(v < min, R, select(v < min + extent, v, R)), R = clamp(_, 0, extent - 1) + min
+    if e.kind == "select" and e.args[2].kind == "select":
+        c1, r1, (c2, v, r2) = e.args[0], e.args[1], e.args[2].args
+
+        def reflected(r):
+            if r.kind != "add" or not dim(r.args[1], "min"):
+                return False
+            c = r.args[0]
+            return c.kind == "max" and zero(c.args[1]) and c.args[0].kind == "min" and ext_minus_1(c.args[0].args[1])
+
+        def same(a, b):  # (inlining may copy the coordinate into each of its uses)
+            return a is b or str(a) == str(b)
+
+        lo_ok = c1.kind == "lt" and same(c1.args[0], v) and dim(c1.args[1], "min")
+        hi = c2.args[1] if c2.kind == "lt" else None
+        hi_ok = same(c2.args[0], v) and hi is not None and hi.kind == "add" and dim(hi.args[0], "min")
+        if lo_ok and hi_ok and dim(hi.args[1], "extent") and reflected(r1) and reflected(r2):
+            return v
+    return None
+
+
 def _clamped(e, holder, d: int) -> bool:
     """Is ``e`` clamped to [holder.min(d), holder.max(d)] (``max(min(v, min + extent - 1), min)`` as
     BoundaryConditions write it, or ``min(max(v, min), max)``)?"""
@@ -305,9 +346,10 @@ def plan_any_size(pipeline, output) -> DynPlan:
                     continue
                 offs = []  # the coordinates' var + c inside the clamps (None: not of that form)
                 for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
-                    if _clamped(a, src, d):
+                    inner = _bounded(a, src, d)
+                    if inner is not None:
                         need.clamped = True
-                        form = linear_form(a.args[0].args[0])
+                        form = linear_form(inner)
                         ok = d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1
                         offs.append(form[2] if ok else None)
                         if ok:

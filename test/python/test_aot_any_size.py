@@ -110,6 +110,20 @@ def exterior(m, schedule=True):
     return f, [inp]
 
 
+def mirrors(m, schedule=True):
+    """mirror_image, mirror_interior and repeat_image: coordinates reflected or wrapped into the input."""
+    x, y = m.Var("x"), m.Var("y")
+    inp = m.ImageParam(m.Float(32), 2, "input")
+    a = m.BoundaryConditions.mirror_image(inp)
+    b = m.BoundaryConditions.mirror_interior(inp)
+    c = m.BoundaryConditions.repeat_image(inp)
+    f = m.Func("mir")
+    f[x, y] = a[x - 2, y + 1] + b[x + 3, y - 2] * 2 + c[x - 1, y + 2] * 3
+    if schedule:
+        f.vectorize(x, 8).parallel(y)
+    return f, [inp]
+
+
 def ramp(m, schedule=True):
     x = m.Var("x")
     f = m.Func("f")
@@ -148,7 +162,8 @@ SIZES = [(1, 1), (13, 17), (48, 64), (7, 130)]
 
 
 @pytest.mark.parametrize("make,dtype,halo", [(brighten, np.uint8, (0, 0, 0, 0)), (blur3, np.uint16, None),
-                                             (stencil, np.float32, (1, 1, 1, 3)), (exterior, np.int16, None)])
+                                             (stencil, np.float32, (1, 1, 1, 3)), (exterior, np.int16, None),
+                                             (mirrors, np.float32, None)])
 def test_any_size_matches_halide(tmp_path, make, dtype, halo):
     f, args = make(hl)
     fn = library(tmp_path, f, args, make.__name__)
