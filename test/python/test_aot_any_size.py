@@ -469,3 +469,29 @@ def test_estimates_keep_the_fixed_kernel_and_fall_back_for_other_sizes(tmp_path)
         out = np.zeros((h, w), np.uint16)
         assert fn(ctypes.byref(hbuf(a)), ctypes.byref(hbuf(out))) == 0
         np.testing.assert_array_equal(out, reference(blur3, [a], [], (h, w), (0, 0), [(0, 0)], np.uint16))
+
+
+def test_two_outputs_bounds_query_is_the_union(tmp_path):
+    """A Pipeline of two outputs compiled for any size: each output's part reads the input at its own offsets; a
+    bounds query answers the union of the regions, and the outputs match Halide."""
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.Int(16), 2, "input")
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x, y] = inp[x - 2, y] + 1
+    g[x, y] = inp[x + 3, y + 1] * 2
+    f.vectorize(x, 8)
+    obj = tmp_path / "two.o"
+    hl.aot.compile_to(hl.Pipeline([f, g]), {hl.OutputFileType.object: str(obj)}, [inp], "two")  # (as a Generator)
+    r = subprocess.run([os.environ.get("CC", "cc"), "-shared", str(obj), "-o", str(tmp_path / "two.so"), "-lpthread",
+                        "-lm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    fn = ctypes.CDLL(str(tmp_path / "two.so")).two
+    of, og = np.zeros((5, 10), np.int16), np.zeros((5, 10), np.int16)
+    q = hbuf(np.zeros((1, 1), np.int16))
+    q.host = None
+    assert fn(ctypes.byref(q), ctypes.byref(hbuf(of)), ctypes.byref(hbuf(og))) == 0
+    assert [(q.dim[d].min, q.dim[d].extent, q.dim[d].stride) for d in range(2)] == [(-2, 15, 1), (0, 6, 15)]
+    a = np.arange(6 * 15, dtype=np.int16).reshape(6, 15)
+    assert fn(ctypes.byref(hbuf(a, (-2, 0))), ctypes.byref(hbuf(of)), ctypes.byref(hbuf(og))) == 0
+    np.testing.assert_array_equal(of, a[:5, 0:10] + 1)
+    np.testing.assert_array_equal(og, a[1:6, 5:15] * 2)
