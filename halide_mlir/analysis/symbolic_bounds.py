@@ -261,6 +261,15 @@ def plan_any_size(pipeline, output) -> DynPlan:
     by_func = {}
     for s in pipeline.stages:
         name = s.func.name()
+        sched = s.func.schedule()
+        for what, on in (
+            ("compute_with", sched.compute_with is not None),
+            ("fold_storage", bool(sched.folds)),
+            ("align_storage / bound_storage", bool(sched.storage)),
+            ("hoist_storage", sched.hoist is not None),
+        ):
+            if on:
+                raise refuse(f"{what} of Func '{name}'")
         ups = [_update(s, u, rank) for u in s.updates]
         if len(s.values) != 1:
             raise refuse(f"Tuple-valued Func '{name}'")

@@ -109,6 +109,9 @@ def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
     pipeline = driver.front_end(func)
     spec = any_size_spec(func, args, fn_name, pipeline)  # (the arguments' errors first, as Halide's)
     plan = plan_any_size(pipeline, func)
+    from ..analysis.memoize import warn_uncached
+
+    warn_uncached(func, "ahead-of-time code")  # (as build.compile_kernel: no memoization cache in AOT code)
     payload, transform = build_payload(plan), build_transform(plan)
     threads = _threads()
     module = driver.lower_to_llvm(jit.new_context(), payload, transform, threads)

@@ -303,6 +303,13 @@ def test_outside_the_class_is_refused():
     g[x, y] = inp[x * 2, y]
     with pytest.raises(hl.HalideError, match="sizes known only at run time"):
         g.compile_to_static_library("/nonexistent/g", [inp], "g")
+    k = hl.Func("k")
+    k[x, y] = inp[x, y] + 1
+    h0 = hl.Func("h0")
+    h0[x, y] = k[x, y] * 2
+    k.compute_root().fold_storage(y, 4)
+    with pytest.raises(hl.HalideError, match="fold_storage of Func 'k'"):
+        h0.compile_to_static_library("/nonexistent/h0", [inp], "h0")
     h = hl.Func("h")
     h[x, y] = inp[x, y]
     h.vectorize(x)
