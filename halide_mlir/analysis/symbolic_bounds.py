@@ -394,7 +394,7 @@ def plan_any_size(pipeline, output) -> DynPlan:
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
 
 
-def _terms(e):
+def linear_terms(e):
     """``e`` as ({var or RVar name: coefficient}, constant) if it is a sum of them times integer constants."""
     k = e.kind
     if k == "const" and not e.type.is_float():
@@ -402,7 +402,7 @@ def _terms(e):
     if k in ("var", "rvar"):
         return {e.value.name(): 1}, 0
     if k in ("add", "sub"):
-        a, b = _terms(e.args[0]), _terms(e.args[1])
+        a, b = linear_terms(e.args[0]), linear_terms(e.args[1])
         if a is None or b is None:
             return None
         sign = 1 if k == "add" else -1
@@ -411,7 +411,7 @@ def _terms(e):
             t[n] = t.get(n, 0) + sign * c
         return t, a[1] + sign * b[1]
     if k == "mul":
-        a, b = _terms(e.args[0]), _terms(e.args[1])
+        a, b = linear_terms(e.args[0]), linear_terms(e.args[1])
         if a is None or b is None or (a[0] and b[0]):
             return None
         (t, c), m = (a, b[1]) if not b[0] else (b, a[1])
@@ -458,7 +458,7 @@ def _update(s, u, rank: int) -> DynUpdate:
             raise refuse(f"'{n}' in an update of Func '{name}' (another dimensionality)")
         dims = []
         for d, a in enumerate(n.args):
-            t = _terms(a)
+            t = linear_terms(a)
             ok = t is not None and t[0].get(s.vars[d], 0) == 1
             others = {k: v for k, v in (t[0].items() if t else ()) if k != s.vars[d] and v != 0}
             rv = [k for k in others if k in rnames]

@@ -14,7 +14,7 @@ stride, and vectorizes the innermost op with explicit vector sizes: the tails of
 from __future__ import annotations
 
 from ..analysis.affine import slice_forms
-from ..analysis.symbolic_bounds import DynPlan, _terms
+from ..analysis.symbolic_bounds import DynPlan, linear_terms
 from ..error import InternalError
 from ..lang.param import ImageParam
 from ..lang.types import Int
@@ -296,7 +296,7 @@ def build_payload(plan: DynPlan) -> str:
                     return state["value"]
                 offs = []
                 for a in e.args:
-                    terms, c = _terms(a)
+                    terms, c = linear_terms(a)
                     at = state["point"]
                     offs.append(c + sum(at[rnames.index(k_)] * v for k_, v in terms.items() if k_ in rnames))
                 return em.from_storage(by_key[(id(e.value), tuple(offs))], e.type)
