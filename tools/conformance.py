@@ -10,9 +10,9 @@ directory). Each file runs in its own subprocess, in a fresh working directory, 
 ``--reference`` also runs each file with the real ``halide`` package, side by side; with ``--fallback-rev``
 (e.g. ``--rev HEAD --fallback-rev v21.0.0``), a file that real Halide fails at REV is taken from REV2 when real
 Halide passes it there (files written for a newer API than the installed halide's). Prints one line per file
-(with the last line of a failure's stderr, usually the exception) and ``conformance: P/N pass`` last. Files
-that need a module built from a Generator (``*_app.py``, ``*_generate.py``, the C++ generator tests) fail on
-both sides here: building those is the Generator work, not the API's.
+(with the last line of a failure's stderr, usually the exception) and ``conformance: P/N pass`` last. A
+``*_run.py`` runs after its ``*_generate.py`` and the build of the extension it writes (lesson 10); files that
+need a module built from a Generator by CMake (``*_app.py``, the C++ generator tests) fail on both sides here.
 Nothing here copies Halide's files into this repository; they are read where they are.
 """
 
@@ -79,6 +79,37 @@ def files(src: Path, only: list[str]) -> list[Path]:
     return found
 
 
+# A tutorial's ``*_run.py`` imports the module its ``*_generate.py`` writes (lesson 10): as Halide's CMake build
+# does, the generate file runs first in the same directory, then each ``NAME.py.cpp`` it wrote is built with its
+# ``NAME.o`` / ``NAME.a`` into the extension ``NAME`` (ours by halide_mlir.aot.build_python_extension, real
+# Halide's with c++ against the wheel's headers).
+BUILD_OURS = """import sys, glob, os
+from halide_mlir.aot import build_python_extension
+for src in glob.glob('*.py.cpp'):
+    name = src[: -len('.py.cpp')]
+    lib = next(p for p in (name + '.a', name + '.o') if os.path.exists(p))
+    build_python_extension(src, lib, '.')
+"""
+BUILD_HALIDE = """import sys, glob, os, subprocess, sysconfig, halide
+inc = os.path.join(os.path.dirname(halide.__file__), 'include')
+for src in glob.glob('*.py.cpp'):
+    name = src[: -len('.py.cpp')]
+    lib = next(p for p in (name + '.a', name + '.o') if os.path.exists(p))
+    so = name + sysconfig.get_config_var('EXT_SUFFIX')
+    subprocess.run(['c++', '-O2', '-fPIC', '-shared', '-std=c++17', '-I', inc, '-I', sysconfig.get_paths()['include'],
+                    '-DHALIDE_PYTHON_EXTENSION_MODULE_NAME=' + name, src, lib, '-lpthread', '-ldl', '-o', so],
+                   check=True)
+"""
+
+
+def generate_file(path: Path) -> Path | None:
+    """The ``*_generate.py`` whose module ``path`` (a ``*_run.py``) imports, if any."""
+    if not path.name.endswith("_run.py"):
+        return None
+    gen = path.with_name(path.name[: -len("_run.py")] + "_generate.py")
+    return gen if gen.exists() else None
+
+
 def run_one(path: Path, shim: Path | None, timeout: float) -> tuple[bool, str, float]:
     env = dict(os.environ)
     # the shim must win over an installed halide; the file's own directory holds its helper modules
@@ -87,6 +118,17 @@ def run_one(path: Path, shim: Path | None, timeout: float) -> tuple[bool, str, f
     env.setdefault("MPLBACKEND", "Agg")
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="hl-conf-") as cwd:
+        gen = generate_file(path)
+        steps = (
+            [[sys.executable, str(gen)], [sys.executable, "-c", BUILD_OURS if shim else BUILD_HALIDE]] if gen else []
+        )
+        for argv in steps:
+            r = subprocess.run(argv, check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+            if r.returncode != 0:
+                lines = [ln for ln in (r.stderr or r.stdout).splitlines() if ln.strip()]
+                return False, "building the module: " + (lines[-1].strip() if lines else "failed")[:180], 0.0
+        if gen:  # (the module is in cwd)
+            env = {**env, "PYTHONPATH": os.pathsep.join([cwd, env["PYTHONPATH"]])}
         try:
             r = subprocess.run(
                 [sys.executable, str(path)],

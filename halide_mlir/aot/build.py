@@ -207,29 +207,54 @@ def _bound(bind):
             h._buffer = b
 
 
-def compile_kernel(func, args, fn_name: str, target) -> Kernel:
-    from .. import driver
-    from ..runtime import jit
-    from ..runtime.tools import llvm_tool
+def _check_runtime() -> None:
     from ..settings import parallel_runtime
 
-    if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
-        raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
-    tgt = parse_target(target)
-    spec, bind = specialize(func, args, fn_name)
-    if func.dimensions() == 0:
-        raise HalideError(
-            f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
-        )
-    from ..analysis.memoize import warn_uncached
-
-    warn_uncached(func, "ahead-of-time code")  # (Halide's AOT runtime has a memoization cache; ours has none)
-    threads = _threads()
-    if parallel_runtime(threads) != "openmp":
+    if parallel_runtime(_threads()) != "openmp":
         raise HalideError(
             f"{user_site()}: ahead-of-time compilation needs HALIDE_MLIR_PARALLEL_RUNTIME=openmp (its "
             f"static libraries carry their own OpenMP entry points)"
         )
+
+
+def _has_sizes(func) -> bool:
+    """Does the output have estimates for every dimension and every ImageParam estimates or a Buffer? (Then the
+    function is compiled for that fixed size, arguments.py.)"""
+    from .. import driver
+    from ..lang.param import ImageParam
+
+    if any(func._estimates.get(v.name()) is None for v in func.args()):
+        return False
+    for h in driver.front_end(func).inputs:
+        est = getattr(h, "_estimates", None)
+        if isinstance(h, ImageParam) and (not est or any(e is None for e in est)) and h.get() is None:
+            return False
+    return True
+
+
+def compile_kernel(func, args, fn_name: str, target) -> Kernel:
+    from .. import driver
+    from ..runtime import jit
+    from ..runtime.tools import llvm_tool
+
+    if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
+        raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
+    tgt = parse_target(target)
+    if func.dimensions() == 0:
+        raise HalideError(
+            f"{user_site()}: ahead-of-time compilation of a zero-dimensional Func ('{func.name()}') is not supported"
+        )
+    if not _has_sizes(func):  # no estimates: a function for any size (aot/anysize.py), or a HalideError
+        from .anysize import compile_any_size
+
+        _check_runtime()
+        return compile_any_size(func, args, fn_name, tgt)
+    spec, bind = specialize(func, args, fn_name)
+    from ..analysis.memoize import warn_uncached
+
+    warn_uncached(func, "ahead-of-time code")  # (Halide's AOT runtime has a memoization cache; ours has none)
+    threads = _threads()
+    _check_runtime()
     from ..analysis.vectorize import target_registers
 
     with _bound(bind), target_registers(tgt.register_bits):
@@ -248,13 +273,39 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
 
         ir = retarget_ir(ir)
     ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
-    return Kernel(spec, tgt, compilation, threads, ir, symbol)
+    kernel = Kernel(spec, tgt, compilation, threads, ir, symbol)
+    if len(spec.outputs) == 1:  # other sizes: the any-size kernel, where the pipeline is in its class
+        from .anysize import fallback_kernel
+
+        kernel.fallback = fallback_kernel(func, args, fn_name, tgt)
+    return kernel
 
 
 def _runtime_object(d: str, cc: str) -> str:
     out = os.path.join(d, "halide_mlir_runtime.o")
     _run([cc, "-c", "-O2", "-fPIC", "-o", out, RUNTIME_C], "compiling the AOT runtime")
     return out
+
+
+def wrapper_source(kernel) -> str:
+    """The C wrapper of one kernel: the any-size one's own, a fixed-size one dispatching to its any-size
+    fallback for other sizes, or the fixed-size one alone."""
+    if hasattr(kernel, "wrapper_c"):
+        return kernel.wrapper_c()
+    if getattr(kernel, "fallback", None) is not None:
+        from .anysize import dispatch_wrapper
+
+        return dispatch_wrapper(kernel, kernel.fallback)
+    return wrapper(kernel.spec, kernel.symbol)
+
+
+def kernel_modules(kernel) -> list[tuple[str, str]]:
+    """(file stem, LLVM IR) of each compiled kernel the wrapper calls: the kernel, and its any-size fallback."""
+    fn = kernel.spec.fn_name
+    modules = [(f"{fn}_kernel", kernel.llvm_ir)]
+    if getattr(kernel, "fallback", None) is not None:
+        modules.append((f"{fn}_any_kernel", kernel.fallback.llvm_ir))
+    return modules
 
 
 def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
@@ -265,16 +316,18 @@ def _part_objects(kernel: Kernel, d: str, cc: str) -> list:
     with open(os.path.join(d, f"{fn}.h"), "w") as f:
         f.write(header(kernel.spec, runtime_header()))
     with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
-        f.write(wrapper(kernel.spec, kernel.symbol))
-    k_obj = os.path.join(d, f"{fn}_kernel.o")
-    _run(
-        [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", k_obj],
-        "llc",
-        kernel.llvm_ir,
-    )
+        f.write(wrapper_source(kernel))
+    objects = []
+    for stem, ir in kernel_modules(kernel):
+        objects.append(os.path.join(d, f"{stem}.o"))
+        _run(
+            [llvm_tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", *kernel.target.llc, "-o", objects[-1]],
+            "llc",
+            ir,
+        )
     w_obj = os.path.join(d, f"{fn}_wrapper.o")
     _run([cc, "-c", "-O2", "-fPIC", "-I", d, "-o", w_obj, os.path.join(d, f"{fn}_wrapper.c")], "compiling the wrapper")
-    return [k_obj, w_obj]
+    return [*objects, w_obj]
 
 
 def build_object(kernel, d: str) -> str:

@@ -250,8 +250,8 @@ def build_object(kernel, d: str) -> str:
     bitcode, every module joined by ``llvm-link``, then one ``llc``. ``kernel``: a build.Kernel or a
     multi.MultiKernel."""
     from ..runtime.tools import llvm_tool
-    from .build import RUNTIME_C, _run, runtime_header
-    from .wrapper import header, wrapper
+    from .build import RUNTIME_C, _run, kernel_modules, runtime_header, wrapper_source
+    from .wrapper import header
 
     tgt = kernel.target
     cross = tgt.cross
@@ -263,11 +263,12 @@ def build_object(kernel, d: str) -> str:
         with open(os.path.join(d, f"{name}.h"), "w") as f:
             f.write(header(k.spec, runtime_header()))
         with open(os.path.join(d, f"{name}_wrapper.c"), "w") as f:
-            f.write(wrapper(k.spec, k.symbol))
-        ll = os.path.join(d, f"{name}_kernel.ll")
-        with open(ll, "w") as f:
-            f.write(k.llvm_ir)
-        modules += [ll, compile_c(cross, os.path.join(d, f"{name}_wrapper.c"), os.path.join(d, f"{name}_w.bc"), d)]
+            f.write(wrapper_source(k))
+        for stem, ir in kernel_modules(k):
+            modules.append(os.path.join(d, f"{stem}.ll"))
+            with open(modules[-1], "w") as f:
+                f.write(ir)
+        modules.append(compile_c(cross, os.path.join(d, f"{name}_wrapper.c"), os.path.join(d, f"{name}_w.bc"), d))
     if parts:
         from .multi import top_wrapper
 

@@ -76,12 +76,16 @@ def top_wrapper(multi: MultiKernel) -> str:
     spec = multi.spec
     fn = spec.fn_name
     n_args = len(spec.arguments) - len(spec.outputs)
-    lines = [f'#include "{fn}.h"', ""]
+    lines = [f'#include "{fn}.h"', "#include <string.h>", ""]
     for p in multi.parts:
         lines.append(f"extern int {prototype(p.spec)[4:]};")
     lines += ["", f"{prototype(spec)} {{", "    int query = 0, r;"]
-    # a bounds query (a well-formed buffer with no memory): the static regions, nothing run
-    for a in spec.kernel_inputs + spec.outputs:
+    # a bounds query (a well-formed buffer with no memory): the static regions, nothing run (parts compiled for
+    # any size: any_size_query)
+    static = not any(getattr(p.spec, "any_size", False) for p in multi.parts)
+    if not static:
+        lines += any_size_query(multi)
+    for a in (spec.kernel_inputs + spec.outputs) if static else []:
         v = f"_{c_name(a.name)}_buffer"
         lines.append(
             f"    if ({v} != NULL && {v}->dimensions == {len(a.mins)} && {v}->host == NULL && {v}->device == 0) {{"
@@ -108,3 +112,56 @@ def top_wrapper(multi: MultiKernel) -> str:
     ]
     lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
     return "\n".join(lines)
+
+
+def any_size_query(multi: MultiKernel) -> list:
+    """A bounds query of parts compiled for any size: each part answers it on copies of the input buffers, and each
+    queried input gets the union of their regions (dense strides), as Halide's pipeline would."""
+    spec = multi.spec
+    n_args = len(spec.arguments) - len(spec.outputs)
+    ins = [(i, a) for i, a in enumerate(spec.arguments[:n_args]) if isinstance(a, BufferArg)]
+    bufs = [f"_{c_name(a.name)}_buffer" for _, a in ins] + [f"_{c_name(o.name)}_buffer" for o in spec.outputs]
+    lines = [f"    if ({v} != NULL && {v}->host == NULL && {v}->device == 0) query = 1;" for v in bufs]
+    lines.append("    if (query) {")
+    for k, (_, a) in enumerate(ins):
+        r = max(1, len(a.mins))
+        v = f"_{c_name(a.name)}_buffer"
+        lines += [
+            f"        struct halide_buffer_t q{k}; halide_dimension_t qd{k}[{r}]; int32_t lo{k}[{r}], hi{k}[{r}];",
+            f"        int is_q{k} = {v} != NULL && {v}->host == NULL && {v}->device == 0, have{k} = 0;",
+        ]
+    names = []
+    for a in spec.arguments[:n_args]:
+        k = next((k for k, (_, b) in enumerate(ins) if b is a), None)
+        names.append(f"({f'_{c_name(a.name)}_buffer'} ? &q{k} : NULL)" if k is not None else f"_{c_name(a.name)}")
+    for p in multi.parts:
+        outs = [f"_{c_name(o.name)}_buffer" for o in p.spec.outputs]
+        for k, (_, a) in enumerate(ins):
+            v = f"_{c_name(a.name)}_buffer"
+            lines.append(
+                f"        if ({v}) {{ q{k} = *{v}; if ({v}->dimensions <= {max(1, len(a.mins))}) "
+                f"memcpy(qd{k}, {v}->dim, sizeof(halide_dimension_t) * {v}->dimensions); q{k}.dim = qd{k}; }}"
+            )
+        lines.append(f"        if ((r = {p.spec.fn_name}({', '.join(names + outs)})) != 0) return r;")
+        for k, (_, a) in enumerate(ins):
+            lines.append(f"        if (is_q{k}) {{")
+            lines.append(f"            for (int d = 0; d < {len(a.mins)}; d++) {{")
+            lines.append(f"                int32_t lo = qd{k}[d].min, hi = qd{k}[d].min + qd{k}[d].extent - 1;")
+            lines.append(f"                if (!have{k} || lo < lo{k}[d]) lo{k}[d] = lo;")
+            lines.append(f"                if (!have{k} || hi > hi{k}[d]) hi{k}[d] = hi;")
+            lines.append("            }")
+            lines.append(f"            have{k} = 1;")
+            lines.append("        }")
+    for k, (_, a) in enumerate(ins):
+        v = f"_{c_name(a.name)}_buffer"
+        lines += [
+            f"        if (is_q{k} && have{k}) {{",
+            "            int32_t stride = 1;",
+            f"            for (int d = 0; d < {len(a.mins)}; d++) {{",
+            f"                {v}->dim[d].min = lo{k}[d]; {v}->dim[d].extent = hi{k}[d] - lo{k}[d] + 1;",
+            f"                {v}->dim[d].stride = stride; stride *= {v}->dim[d].extent;",
+            "            }",
+            "        }",
+        ]
+    lines += ["        return 0;", "    }"]
+    return lines

@@ -221,7 +221,8 @@ def test_main_python_extension_without_mlir_matches_jit(tmp_path):
     brighten.brighten(hl.Buffer(a), 10, got)
     assert np.array_equal(np.asarray(got), np.load(os.path.join(d, "got.npy")))
     got.set_min([1, 0, 0])
-    with pytest.raises(RuntimeError, match="Halide Runtime Error: -8"):
+    # (another output region: the any-size fallback, which finds the input not covering it, as Halide's would)
+    with pytest.raises(RuntimeError, match="Halide Runtime Error: -4"):
         brighten.brighten(hl.Buffer(a), 10, got)
     # the JIT on the same generator
     ns = {}
