@@ -68,12 +68,18 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
 
 
 def unplanned_scaled(plan) -> dict:
-    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) that the tile plan of the
-    stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
+    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) or their explicit-loop updates
+    (explicit_in_tile) that the tile plan of the stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
     minutes in the transform interpreter), so they go to the root after all. {name: why}."""
     p = plan.bounded.pipeline
     by_func = {sp.func: sp for sp in plan.stages}
     out = {}
+    for s in p.stages:  # Funcs with explicit-loop updates kept at a loop for a tile plan that does not compute them
+        if s.func is p.output or not s.compute.at_loop() or all(as_generic(s, u) for u in s.updates):
+            continue
+        tile = by_func[s.compute.func].tile
+        if tile is None or s.func not in tile.computed:
+            out[s.name] = EXPLICIT_UPDATES
     for s in p.stages:
         if s.func is p.output or not s.compute.at_loop() or not any(gathers(c, s.func) for c in s.consumers):
             continue
@@ -107,8 +113,8 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     pyramid = pyramid_windows(pipeline)  # read at (a * y + b) // d: slid by the payload (analysis/pyramid.py)
 
     def why(s: Stage) -> str | None:
-        if not all(as_generic(s, u) for u in s.updates):
-            return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
+        if not all(as_generic(s, u) for u in s.updates) and not explicit_in_tile(pipeline, s):
+            return EXPLICIT_UPDATES
         if pipeline.stage(s.compute.func).updates:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
         readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
@@ -135,6 +141,32 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+EXPLICIT_UPDATES = "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
+
+
+def explicit_in_tile(pipeline: Pipeline, stage: Stage) -> bool:
+    """Can a Func with a scatter or scan update (explicit loops) be computed by its consumer's payload loops
+    (analysis/tiling.py computes its tile there: the pure definition, then each update's loops over the tile's
+    pure coordinates, as Halide computes it per iteration)? Only the stage whose loop it is computed at reads it,
+    through slices; that stage is computed at the root and has no updates; one value; its updates read no Func
+    computed at that stage's loops but itself. The tile plan decides the rest (unplanned_scaled sends it to the
+    root where it does not)."""
+    outer = pipeline.stage(stage.compute.func)
+    if outer.func is not pipeline.output and outer.compute.at_loop():
+        return False
+    if outer.updates or len(stage.values) != 1 or any(c is not outer for c in stage.consumers):
+        return False
+    if gathers(outer, stage.func):
+        return False
+    at_outer = {s.func for s in pipeline.stages if s.compute.at_loop() and s.compute.func is outer.func}
+    return not any(
+        n.kind == "call" and n.value in at_outer and n.value is not stage.func
+        for u in stage.updates
+        for e in u.exprs()
+        for n in walk(e)
+    )
 
 
 def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:

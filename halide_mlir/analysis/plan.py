@@ -193,6 +193,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
+    in_tile = outer is not None and func in outer.computed  # its updates run over the tile the payload computes
     directives = read_prefetches(name, list(stage.directives), stage.values)  # (Halide drops the others)
     prints = tracing.prints_in_stage(bounded, stage)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
@@ -269,7 +270,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
             outer=levels,
         )
     plan.updates = [
-        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
+        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes, in_tile)
         for u in bounded.updates[func]
     ]
     return plan
@@ -285,12 +286,15 @@ def _plan_update(
     inside: bool,
     auto_vector: bool,
     lanes: int | None = None,
+    in_tile: bool = False,
 ) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
-        loops = serialize_nested_parallel(update_loops(stage, u, uext), inside)
+        loops = serialize_nested_parallel(update_loops(stage, u, uext), inside or in_tile)
         up = UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
+        if in_tile:  # over a tile of the payload's loops: serial scalar loops (emit_loops warns of vectors)
+            return up
         nest, span, over = update_nest(stage, loops, bounded.region(stage.func), bounded.rvar_range, u)
         up.lanes, up.sliced = scan_lanes(stage, u, nest, span), parallel_slice(u, nest, span, over)
         return up

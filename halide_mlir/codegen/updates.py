@@ -193,17 +193,19 @@ def emit_reduction(pb, stage, u, current: list) -> list:
     )
 
 
-def emit_loops(pb, stage, up, current: list) -> list:
+def emit_loops(pb, stage, up, current: list, tile=None) -> list:
     """Explicit loops for scatters and scans (see the module docstring for why), in the schedule's order.
     Serial: ``scf.for`` carrying the tensors. A parallel loop over a pure Var whose iterations' slices of the
     Func are static (analysis/scan_lanes.py parallel_slice) is an ``scf.forall`` over the tensor, each iteration
     updating its slice in place (disjoint: Halide's update rule). Any other parallel loop: the loops store into
     the Func's buffer (a copy of it), the parallel one an ``scf.forall``; over a pure Var its iterations write
-    disjoint points, over an RVar (``atomic()``) each store is an atomic read-modify-write."""
+    disjoint points, over an RVar (``atomic()``) each store is an atomic read-modify-write. ``tile``: a
+    ``_Frame`` (its mins ints or i32 values) when a consumer's payload loops compute the Func tile by tile
+    (codegen/tiled.py): the loops run over the tile's pure coordinates and ``current`` is the tile."""
     b = pb.b
     u = up.update
     func = stage.func
-    region = b.region(func)
+    region = b.region(func) if tile is None else tile
     nest, span, over = update_nest(stage, up.loops, region, b.rvar_range, u)
     par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
     n_r = len(u.rvars)
@@ -381,7 +383,9 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
             return pb.param_value(em, e)
         if e.kind in ("var", "rvar"):
             dim = dim_of[e.value.name()]
-            lo = span[dim][0]
+            lo = span[dim][0]  # (an i32 value: the start of a tile, codegen/tiled.py)
+            if isinstance(lo, str):
+                return em.op(f"arith.addi {coord(dim)}, {lo} : i32", "x")
             return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
         if e.value is func:
             return trace.load(pb, em, e, self_read(em, e))
