@@ -69,8 +69,9 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
 
 def unplanned_scaled(plan) -> dict:
     """The stages placement kept at a loop for their scaled reads (scaled_at_loop) or their explicit-loop updates
-    (explicit_in_tile) that the tile plan of the stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
-    minutes in the transform interpreter), so they go to the root after all. {name: why}."""
+    (explicit_in_tile) that the tile plan of the stage whose loops enclose them does not compute: a gather of
+    them would be plain fusion (cloned per read, minutes in the transform interpreter), and explicit loops
+    can't be fused at all, so they go to the root after all. {name: why}."""
     p = plan.bounded.pipeline
     by_func = {sp.func: sp for sp in plan.stages}
     out = {}
