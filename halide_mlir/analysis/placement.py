@@ -98,9 +98,10 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
     the schedule is checked as written.) They are
 
-    * a Func with a scatter or scan update: those run as explicit serial loops (codegen/updates.py), which
-      ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at
-      each iteration of that loop, and its updates keep each point's pure coordinates;
+    * a Func with a scatter or scan update that its consumer's payload loops can't compute (explicit_in_tile;
+      the tile plan has the last word, unplanned_scaled): those run as explicit serial loops
+      (codegen/updates.py), which ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole
+      (every update point) at each iteration of that loop, and its updates keep each point's pure coordinates;
     * anything computed at a loop of a consumer with update definitions, which runs several loop nests
       (the locality is not reproduced yet; pure values are the same anywhere);
     * a Func some consumer reads at coordinates that are not a slice (``f[x // 2, y]``, ``f[clamp(x, 0, 9), y]``,
