@@ -293,9 +293,12 @@ def _plan_update(
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
         loops = serialize_nested_parallel(update_loops(stage, u, uext), inside or in_tile)
         up = UpdatePlan(u, uname, False, uext, list(u.schedule.directives), loops, {}, False)
-        if in_tile:  # over a tile of the payload's loops: serial scalar loops (emit_loops warns of vectors)
+        region = bounded.region(stage.func)
+        if in_tile:  # over a tile of the payload's loops, serially (codegen/updates.py emit_loops)
+            nest, span, _ = update_nest(stage, loops, Region(region.mins, tuple(extents)), bounded.rvar_range, u)
+            up.lanes = scan_lanes(stage, u, nest, span)
             return up
-        nest, span, over = update_nest(stage, loops, bounded.region(stage.func), bounded.rvar_range, u)
+        nest, span, over = update_nest(stage, loops, region, bounded.rvar_range, u)
         up.lanes, up.sliced = scan_lanes(stage, u, nest, span), parallel_slice(u, nest, span, over)
         return up
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]

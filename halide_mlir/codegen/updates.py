@@ -275,7 +275,12 @@ def emit_loops(pb, stage, up, current: list, tile=None) -> list:
     body: list[str] = []
     shape = tuple(reversed(frame.extents))
     if lane_loop is not None:
-        new = emit_vector_body(pb, body, loc, u, loops, lanes_plan, span, over, dim_of, ivs, acc, frame, func)
+        vspan, shifts = span, None
+        if tile is not None:  # the plan's dense forms count from the region's (static) mins: shift by the tile's
+            vspan, shifts = _tile_shifts(pb, b.region(func), tile, span, n_r, loc)
+        new = emit_vector_body(
+            pb, body, loc, u, loops, lanes_plan, vspan, over, dim_of, ivs, acc, frame, func, shifts=shifts
+        )
         cond = em = None
     else:
         em, cond = _body_emitter(
@@ -315,6 +320,26 @@ def emit_loops(pb, stage, up, current: list, tile=None) -> list:
             lines.append(f"}}{tag} {loc}")
         new = results_of(res)
     return new
+
+
+def _tile_shifts(pb, region, tile, span, n_r, loc) -> tuple:
+    """For the vector body over a tile (emit_loops ``tile``): the span with the region's static mins, and per
+    pure dim starting at a dynamic tile start, that start minus the region's min (an i32 value)."""
+    vspan, shifts = dict(span), {}
+    for d, lo in enumerate(tile.mins):
+        if n_r + d not in span:
+            continue
+        vspan[n_r + d] = (region.mins[d], span[n_r + d][1])
+        if isinstance(lo, str) or lo != region.mins[d]:
+            c, off = pb.fresh("c"), pb.fresh("x")
+            pb.lines.append(f"{c} = arith.constant {region.mins[d]} : i32 {loc}")
+            lo_v = lo
+            if not isinstance(lo, str):
+                lo_v = pb.fresh("c")
+                pb.lines.append(f"{lo_v} = arith.constant {lo} : i32 {loc}")
+            pb.lines.append(f"{off} = arith.subi {lo_v}, {c} : i32 {loc}")
+            shifts[n_r + d] = off
+    return vspan, shifts
 
 
 class _Frame(NamedTuple):
