@@ -196,3 +196,21 @@ def test_scatter_and_scan_vectorized_in_tile():
         _no_compute_at_warning(halide_mlir)
         run_both(lambda hl: histogram(hl, hist_sched), [W, H, 9])
         run_both(lambda hl: scan(hl, scan_sched), [W, H])
+
+
+def test_scatter_stored_outside_its_loop():
+    """store_root() / store_at an outer loop with compute_at: the tile is computed per iteration (nothing of a
+    scatter slides); same values as Halide."""
+
+    def store_root(hl, c, h, x, y, z):
+        c.reorder(x, z, y)
+        h.store_root().compute_at(c, y)
+
+    def store_at_outer(hl, c, h, x, y, z):
+        yo, yi = V(hl, "yo yi")
+        c.reorder(x, z, y).split(y, yo, yi, 4)
+        h.store_at(c, yo).compute_at(c, yi)
+
+    _no_compute_at_warning(__import__("halide_mlir"))
+    run_both(lambda hl: histogram(hl, store_root), [W, H, 9])
+    run_both(lambda hl: histogram(hl, store_at_outer), [W, H, 9])
