@@ -310,7 +310,10 @@ def _producer_tile(pb, prod, plan, dyn, views):
     mins, extents, dynamic = _tile_region(plan, prod.func, dyn, pb)
     sp = pb.plan.of(prod.func)
     tensor = pb.emit_generic(sp.index, prod, Tile(mins, extents, dynamic), None, views)[0]
-    if sp.updates:  # scatters and scans (analysis/tiling.py _explicit_update_spans): their loops over the tile
+    # scatters and scans (analysis/tiling.py _explicit_update_spans): their loops over the tile, here in the payload
+    # because fuse_into_containing_op only fuses ops with the TilingInterface (linalg), not an scf.for nest that
+    # carries the tensor; each iteration of the enclosing loop gets its own tile tensor (private under a forall)
+    if sp.updates:
         loc = pb.def_loc(prod.func)
         starts = [
             m if dy is None else pb.index_to_i32(pb.index_sum([(1, dy)], m, loc), loc) for m, dy in zip(mins, dynamic)
