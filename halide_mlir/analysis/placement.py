@@ -16,7 +16,7 @@ from ..error import ComputeAtWarning
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import affine_form, scaled_forms, slice_forms
-from .loop_nest import loop_position
+from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
 
@@ -117,7 +117,7 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     def why(s: Stage) -> str | None:
         if not all(as_generic(s, u) for u in s.updates) and not explicit_in_tile(pipeline, s):
             return EXPLICIT_UPDATES
-        if pipeline.stage(s.compute.func).updates:
+        if pipeline.stage(s.compute.func).updates and update_home(pipeline, s) is None:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
         readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
         if readers and s.func not in pyramid:
@@ -143,6 +143,37 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def update_home(pipeline: Pipeline, stage: Stage) -> int | None:
+    """The update of its consumer ``stage`` is computed in, or None: Halide's ``compute_at(c, x)`` names loop x of
+    any of c's definitions (LoopLevel stage -1), so a producer only one update of c reads is computed in that
+    update's loop x (lesson 9's ``consumer[x] += producer[x]``; nl_means's blur_d in the weighted sum). Where
+    the script can fuse it there: c is computed at the root, the update is one generic (a reduction), x is one
+    of its loops, and the producer is pure, read by c alone, reading nothing computed at c's loops."""
+    if not stage.compute.at_loop() or stage.func is pipeline.output:
+        return None
+    c = pipeline.stage(stage.compute.func)
+    if not c.updates or (c.func is not pipeline.output and c.compute.at_loop()):
+        return None
+    if stage.updates or any(q is not c for q in stage.consumers):
+        return None
+
+    def reads(exprs) -> bool:
+        return any(n.kind == "call" and n.value is stage.func for e in exprs for n in walk(e))
+
+    if reads(c.values):
+        return None
+    readers = [u for u in c.updates if reads(u.exprs())]
+    if len(readers) != 1 or not as_generic(c, readers[0]):
+        return None
+    u = readers[0]
+    if stage.compute.var not in [l.name for l in update_loops(c, u)]:
+        return None
+    at_c = {s.func for s in pipeline.stages if s.compute.at_loop() and s.compute.func is c.func}
+    if any(n.kind == "call" and n.value in at_c for e in stage.values for n in walk(e)):
+        return None
+    return u.index
 
 
 EXPLICIT_UPDATES = "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"

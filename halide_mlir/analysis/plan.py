@@ -34,6 +34,7 @@ from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
+from .placement import update_home
 from .prefetch import read_prefetches
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
@@ -63,6 +64,7 @@ class UpdatePlan:
     compound: bool  # reads through sums of loop dims: the transform folds unit dims before vectorizing
     schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
     trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    producers: list = field(default_factory=list)  # StagePlans computed at its loops (placement.py update_home)
     lanes: ScanLanes | None = None  # explicit loops: the vectorized pure loop and its dense accesses (scan_lanes.py)
     sliced: tuple | None = None  # explicit loops: (dim, size) each parallel iteration updates in place (scan_lanes.py)
 
@@ -175,7 +177,12 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
             and s.func is not p.output
             and s.compute.func is plan.func
             and (tile is None or s.func not in tile.computed)
+            and update_home(p, s) is None
         ]
+        for u in plan.updates:  # the producers computed in an update's loop are fused there
+            u.producers = [
+                plans[s.func] for s in p.stages if update_home(p, s) == u.update.index and s.compute.func is plan.func
+            ]
         for f in tile.computed if tile is not None else ():
             plans[f].in_tiles = True
     from .compute_with import plan_compute_with
@@ -250,6 +257,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         and s.func is not p.output
         and s.compute.func is func
         and (tile is None or s.func not in tile.computed)
+        and update_home(p, s) is None
     }
     if tile is None:
         # a copy fused into a consumer's loop is one computation: its vectors span that, not the whole region
@@ -325,6 +333,8 @@ def _plan_update(
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
+    p = bounded.pipeline
+    homes = {s.compute.var for s in p.stages if s.compute.func is stage.func and update_home(p, s) == u.index}
     return UpdatePlan(
         u,
         uname,
@@ -334,7 +344,7 @@ def _plan_update(
         loops,
         trips,
         compound_reads(stage, u) or bool(u.rvars),
-        loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips, coupled_dims(stage, u)),
+        loop_schedule(uname, loops, uext, directives, homes, len(u.rvars), trips, coupled_dims(stage, u)),
         trace_lanes if prints else 1,
     )
 

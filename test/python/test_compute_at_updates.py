@@ -214,3 +214,38 @@ def test_scatter_stored_outside_its_loop():
     _no_compute_at_warning(__import__("halide_mlir"))
     run_both(lambda hl: histogram(hl, store_root), [W, H, 9])
     run_both(lambda hl: histogram(hl, store_at_outer), [W, H, 9])
+
+
+def consumer_with_update(hl, sched):
+    """A producer read only by its consumer's update (lesson 9's ``consumer[x] += producer[x]``, nl_means's
+    blur_d in the weighted sum): Halide's compute_at(consumer, y) names loop y of any definition, here the
+    update's, so the producer is computed per iteration of the update's loop (placement.py update_home)."""
+    inp = hl.Buffer(IMG, "input")
+    x, y = V(hl, "x y")
+    r = hl.RDom([hl.Range(0, 3)])
+    p, c = hl.Func("p"), hl.Func("c")
+    p[x, y] = inp[x, y] * 3.0 + inp[x + 1, y + 1]
+    c[x, y] = hl.f32(x + y)
+    c[x, y] += p[x + r.x, y] * 0.5
+    sched(hl, c, p, x, y, r)
+    return c
+
+
+def in_update_row(hl, c, p, x, y, r):
+    p.compute_at(c, y)
+
+
+def in_update_row_parallel_vectorized(hl, c, p, x, y, r):
+    c.update().parallel(y).vectorize(x, 8)
+    p.compute_at(c, y).vectorize(x, 8)
+
+
+def in_update_rvar(hl, c, p, x, y, r):
+    c.update().reorder(x, r.x, y)
+    p.compute_at(c, r.x)
+
+
+@pytest.mark.parametrize("sched", [in_update_row, in_update_row_parallel_vectorized, in_update_rvar])
+def test_producer_in_consumer_update_loop(sched):
+    _no_compute_at_warning(__import__("halide_mlir"))
+    run_both(lambda hl: consumer_with_update(hl, sched), [W, H])
