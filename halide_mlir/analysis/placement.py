@@ -102,8 +102,8 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
       the tile plan has the last word, unplanned_scaled): those run as explicit serial loops
       (codegen/updates.py), which ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole
       (every update point) at each iteration of that loop, and its updates keep each point's pure coordinates;
-    * anything computed at a loop of a consumer with update definitions, which runs several loop nests
-      (the locality is not reproduced yet; pure values are the same anywhere);
+    * anything computed at a loop of a consumer with update definitions (but see update_home), which runs
+      several loop nests (the locality is not reproduced yet; pure values are the same anywhere);
     * a Func some consumer reads at coordinates that are not a slice (``f[x // 2, y]``, ``f[clamp(x, 0, 9), y]``,
       a data-dependent index): such a read is a ``tensor.extract`` inside the consumer's ``linalg.generic``, and
       ``fuse_into_containing_op`` "fuses" the producer there by cloning the whole producer into the consumer's
