@@ -7,7 +7,7 @@ Where each stage is computed is settled afterwards, by placement.py (driver.py r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..error import HalideError
 from ..lang.buffer import Buffer
@@ -316,6 +316,7 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
                 return None
 
             bodies[c] = tuple(_rewrite(v, leaf, {}) for v in bodies[c])
+        _inline_into_scatters(bc, order, bodies, updates)
     used = {
         n.value
         for f in order
@@ -324,6 +325,34 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
         if n.kind == "call" and isinstance(n.value, Func) and n.value is not f
     }
     return [f for f in order if f is output or f in used]
+
+
+def _inline_into_scatters(bc: Func, order: list, bodies: dict, updates: dict) -> None:
+    """A scatter or scan update that is not vectorized reads each point with a scalar ``tensor.extract``
+    (codegen/updates.py): the boundary condition inlined there is a clamp of the coordinates, as in Halide,
+    where the padded copy would write and read the whole image again (bilateral_grid's histogram)."""
+    d = bc._definition()
+
+    def leaf(n, args):
+        if n.kind == "call" and n.value is bc:
+            return substitute(bodies[bc][n.index], dict(zip(names, args)))
+        return None
+
+    names = [v.name() for v in d.args]
+    for c in order:
+        for k, u in enumerate(updates[c]):
+            pure = [v.name() for v in c._definition().args]
+            scatter = not all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, pure))
+            vector = any(x.kind == DirectiveKind.VECTORIZE for x in u.schedule.directives)
+            reads = any(n.kind == "call" and n.value is bc for e in u.exprs() for n in walk(e))
+            if c is bc or not scatter or vector or not reads:
+                continue
+            updates[c][k] = replace(
+                u,
+                args=tuple(_rewrite(a, leaf, {}) for a in u.args),
+                values=tuple(_rewrite(v, leaf, {}) for v in u.values),
+                predicates=[_rewrite(p, leaf, {}) for p in u.predicates],
+            )
 
 
 def _check_self_references(f: Func) -> None:

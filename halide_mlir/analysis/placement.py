@@ -16,7 +16,7 @@ from ..error import ComputeAtWarning
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import affine_form, scaled_forms, slice_forms
-from .loop_nest import loop_position
+from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
 
@@ -68,12 +68,19 @@ def place_inline_reductions(pipeline: Pipeline) -> None:
 
 
 def unplanned_scaled(plan) -> dict:
-    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) that the tile plan of the
-    stage whose loops enclose them does not compute: a gather of them would be plain fusion (cloned per read,
-    minutes in the transform interpreter), so they go to the root after all. {name: why}."""
+    """The stages placement kept at a loop for their scaled reads (scaled_at_loop) or their explicit-loop updates
+    (explicit_in_tile) that the tile plan of the stage whose loops enclose them does not compute: a gather of
+    them would be plain fusion (cloned per read, minutes in the transform interpreter), and explicit loops
+    can't be fused at all, so they go to the root after all. {name: why}."""
     p = plan.bounded.pipeline
     by_func = {sp.func: sp for sp in plan.stages}
     out = {}
+    for s in p.stages:  # Funcs with explicit-loop updates kept at a loop for a tile plan that does not compute them
+        if s.func is p.output or not s.compute.at_loop() or all(as_generic(s, u) for u in s.updates):
+            continue
+        tile = by_func[s.compute.func].tile
+        if tile is None or s.func not in tile.computed:
+            out[s.name] = EXPLICIT_UPDATES
     for s in p.stages:
         if s.func is p.output or not s.compute.at_loop() or not any(gathers(c, s.func) for c in s.consumers):
             continue
@@ -91,11 +98,12 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     instead, with the stages computed at consumers' loops that feed them. (This runs after check_schedules:
     the schedule is checked as written.) They are
 
-    * a Func with a scatter or scan update: those run as explicit serial loops (codegen/updates.py), which
-      ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole (every update point) at
-      each iteration of that loop, and its updates keep each point's pure coordinates;
-    * anything computed at a loop of a consumer with update definitions, which runs several loop nests
-      (the locality is not reproduced yet; pure values are the same anywhere);
+    * a Func with a scatter or scan update that its consumer's payload loops can't compute (explicit_in_tile;
+      the tile plan has the last word, unplanned_scaled): those run as explicit serial loops
+      (codegen/updates.py), which ``fuse_into_containing_op`` can't move. Same values: Halide computes it whole
+      (every update point) at each iteration of that loop, and its updates keep each point's pure coordinates;
+    * anything computed at a loop of a consumer with update definitions (but see update_home), which runs
+      several loop nests (the locality is not reproduced yet; pure values are the same anywhere);
     * a Func some consumer reads at coordinates that are not a slice (``f[x // 2, y]``, ``f[clamp(x, 0, 9), y]``,
       a data-dependent index): such a read is a ``tensor.extract`` inside the consumer's ``linalg.generic``, and
       ``fuse_into_containing_op`` "fuses" the producer there by cloning the whole producer into the consumer's
@@ -107,9 +115,9 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     pyramid = pyramid_windows(pipeline)  # read at (a * y + b) // d: slid by the payload (analysis/pyramid.py)
 
     def why(s: Stage) -> str | None:
-        if not all(as_generic(s, u) for u in s.updates):
-            return "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
-        if pipeline.stage(s.compute.func).updates:
+        if not all(as_generic(s, u) for u in s.updates) and not explicit_in_tile(pipeline, s):
+            return EXPLICIT_UPDATES
+        if pipeline.stage(s.compute.func).updates and update_home(pipeline, s) is None:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
         readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
         if readers and s.func not in pyramid:
@@ -135,6 +143,63 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def update_home(pipeline: Pipeline, stage: Stage) -> int | None:
+    """The update of its consumer ``stage`` is computed in, or None: Halide's ``compute_at(c, x)`` names loop x of
+    any of c's definitions (LoopLevel stage -1), so a producer only one update of c reads is computed in that
+    update's loop x (lesson 9's ``consumer[x] += producer[x]``; nl_means's blur_d in the weighted sum). Where
+    the script can fuse it there: c is computed at the root, the update is one generic (a reduction), x is one
+    of its loops, and the producer is pure, read by c alone, reading nothing computed at c's loops."""
+    if not stage.compute.at_loop() or stage.func is pipeline.output:
+        return None
+    c = pipeline.stage(stage.compute.func)
+    if not c.updates or (c.func is not pipeline.output and c.compute.at_loop()):
+        return None
+    if stage.updates or any(q is not c for q in stage.consumers):
+        return None
+
+    def reads(exprs) -> bool:
+        return any(n.kind == "call" and n.value is stage.func for e in exprs for n in walk(e))
+
+    if reads(c.values):
+        return None
+    readers = [u for u in c.updates if reads(u.exprs())]
+    if len(readers) != 1 or not as_generic(c, readers[0]):
+        return None
+    u = readers[0]
+    if stage.compute.var not in [l.name for l in update_loops(c, u)]:
+        return None
+    at_c = {s.func for s in pipeline.stages if s.compute.at_loop() and s.compute.func is c.func}
+    if any(n.kind == "call" and n.value in at_c for e in stage.values for n in walk(e)):
+        return None
+    return u.index
+
+
+EXPLICIT_UPDATES = "it has a scatter or scan update (explicit loops, which can't be moved into a consumer's loop)"
+
+
+def explicit_in_tile(pipeline: Pipeline, stage: Stage) -> bool:
+    """Can a Func with a scatter or scan update (explicit loops) be computed by its consumer's payload loops
+    (analysis/tiling.py computes its tile there: the pure definition, then each update's loops over the tile's
+    pure coordinates, as Halide computes it per iteration)? Only the stage whose loop it is computed at reads it,
+    through slices; that stage is computed at the root and has no updates; one value; its updates read no Func
+    computed at that stage's loops but itself. The tile plan decides the rest (unplanned_scaled sends it to the
+    root where it does not)."""
+    outer = pipeline.stage(stage.compute.func)
+    if outer.func is not pipeline.output and outer.compute.at_loop():
+        return False
+    if outer.updates or len(stage.values) != 1 or any(c is not outer for c in stage.consumers):
+        return False
+    if gathers(outer, stage.func):
+        return False
+    at_outer = {s.func for s in pipeline.stages if s.compute.at_loop() and s.compute.func is outer.func}
+    return not any(
+        n.kind == "call" and n.value in at_outer and n.value is not stage.func
+        for u in stage.updates
+        for e in u.exprs()
+        for n in walk(e)
+    )
 
 
 def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:

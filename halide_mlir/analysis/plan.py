@@ -34,6 +34,7 @@ from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
 from .loop_schedule import LoopSchedule, loop_schedule
+from .placement import update_home
 from .prefetch import read_prefetches
 from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
@@ -63,6 +64,7 @@ class UpdatePlan:
     compound: bool  # reads through sums of loop dims: the transform folds unit dims before vectorizing
     schedule: LoopSchedule | None = None  # what the script materializes (None: explicit loops in the payload)
     trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    producers: list = field(default_factory=list)  # StagePlans computed at its loops (placement.py update_home)
     lanes: ScanLanes | None = None  # explicit loops: the vectorized pure loop and its dense accesses (scan_lanes.py)
     sliced: tuple | None = None  # explicit loops: (dim, size) each parallel iteration updates in place (scan_lanes.py)
 
@@ -175,7 +177,12 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
             and s.func is not p.output
             and s.compute.func is plan.func
             and (tile is None or s.func not in tile.computed)
+            and update_home(p, s) is None
         ]
+        for u in plan.updates:  # the producers computed in an update's loop are fused there
+            u.producers = [
+                plans[s.func] for s in p.stages if update_home(p, s) == u.update.index and s.compute.func is plan.func
+            ]
         for f in tile.computed if tile is not None else ():
             plans[f].in_tiles = True
     from .compute_with import plan_compute_with
@@ -193,6 +200,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     per_computation = computed_region(bounded, func).extents
     if outer is not None and func in outer.computed | outer.viewed:
         extents = per_computation = outer.computed_tile(func)[1]  # one tile, not the whole region
+    in_tile = outer is not None and func in outer.computed  # its updates run over the tile the payload computes
     directives = read_prefetches(name, vectorize.kept(stage.directives), stage.values)  # (Halide drops the others)
     prints = tracing.prints_in_stage(bounded, stage)
     if prints:  # a side effect per lane: the lanes run as a loop (analysis/tracing.py)
@@ -249,6 +257,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
         and s.func is not p.output
         and s.compute.func is func
         and (tile is None or s.func not in tile.computed)
+        and update_home(p, s) is None
     }
     if tile is None:
         # a copy fused into a consumer's loop is one computation: its vectors span that, not the whole region
@@ -269,7 +278,7 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
             outer=levels,
         )
     plan.updates = [
-        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes)
+        _plan_update(bounded, stage, u, name, extents, per_computation, inside, auto_vector, lanes, in_tile)
         for u in bounded.updates[func]
     ]
     return plan
@@ -285,13 +294,20 @@ def _plan_update(
     inside: bool,
     auto_vector: bool,
     lanes: int | None = None,
+    in_tile: bool = False,
 ) -> UpdatePlan:
     uname = f"{name}.update({u.index})"
     if not as_generic(stage, u):  # explicit loops in the payload (codegen/updates.py), in the schedule's order
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
-        loops = serialize_nested_parallel(update_loops(stage, u, uext, vectorize.kept(u.schedule.directives)), inside)
-        up = UpdatePlan(u, uname, False, uext, vectorize.kept(u.schedule.directives), loops, {}, False)
-        nest, span, over = update_nest(stage, loops, bounded.region(stage.func), bounded.rvar_range, u)
+        kept = vectorize.kept(u.schedule.directives)
+        loops = serialize_nested_parallel(update_loops(stage, u, uext, kept), inside or in_tile)
+        up = UpdatePlan(u, uname, False, uext, kept, loops, {}, False)
+        region = bounded.region(stage.func)
+        if in_tile:  # over a tile of the payload's loops, serially (codegen/updates.py emit_loops)
+            nest, span, _ = update_nest(stage, loops, Region(region.mins, tuple(extents)), bounded.rvar_range, u)
+            up.lanes = scan_lanes(stage, u, nest, span)
+            return up
+        nest, span, over = update_nest(stage, loops, region, bounded.rvar_range, u)
         up.lanes, up.sliced = scan_lanes(stage, u, nest, span), parallel_slice(u, nest, span, over)
         return up
     rvar_extents = [bounded.rvar_range(r)[1] for r in u.rvars]
@@ -318,6 +334,8 @@ def _plan_update(
         directives = [*directives, *auto.directives()]
         loops = serialize_nested_parallel(update_loops(stage, u, uext, directives), inside)
     trips = loop_trips(update_loops(stage, u, uext_one, directives), uext_one)
+    p = bounded.pipeline
+    homes = {s.compute.var for s in p.stages if s.compute.func is stage.func and update_home(p, s) == u.index}
     return UpdatePlan(
         u,
         uname,
@@ -327,7 +345,7 @@ def _plan_update(
         loops,
         trips,
         compound_reads(stage, u) or bool(u.rvars),
-        loop_schedule(uname, loops, uext, directives, set(), len(u.rvars), trips, coupled_dims(stage, u)),
+        loop_schedule(uname, loops, uext, directives, homes, len(u.rvars), trips, coupled_dims(stage, u)),
         trace_lanes if prints else 1,
     )
 

@@ -52,6 +52,7 @@ from .pyramid import plan_pyramids, windows as pyramid_windows
 from ..error import InternalError
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
+from .pipeline import as_generic
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
@@ -346,6 +347,15 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
                 break
         if not s:
             continue  # plain fusion
+        explicit = not all(as_generic(prod, u) for u in bounded.updates[prod.func])
+        if explicit:  # a scatter or scan: computed here or not at all (placement.py sends it to the root)
+            s = _explicit_update_spans(bounded, prod, s, gathered, readers)
+            if s is None:
+                continue
+            spans[prod.func] = s
+            computed.add(prod.func)
+            readers[prod.func] = prod
+            continue
         spans[prod.func] = s
         reads_at_loops = any(
             n.kind == "call" and n.value in at_funcs and n.value is not prod.func
@@ -404,6 +414,28 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         },
         spelled=spelled,
     )
+
+
+def _explicit_update_spans(bounded, prod, spans, gathered, readers) -> list | None:
+    """The tile of a Func with explicit-loop updates (a scatter, a scan) computed by these loops, or None: its
+    pure definition over the tile, then each update's loops over the tile's pure coordinates (Halide's
+    per-iteration computation). A dim an update writes at other than its pure Var (``h[x, y, zi, c]``: z, data
+    dependent; a scan's RVar) is the Func's whole region along it, which holds every point the update writes
+    (bounds.py) and every point the consumer reads in any iteration: Halide's box is the union of the two, per
+    iteration."""
+    if gathered or not all(c.func in readers for c in prod.consumers):
+        return None
+    region = bounded.region(prod.func)
+    spans = list(spans)
+    for u in bounded.updates[prod.func]:
+        for j, a in enumerate(u.args):
+            if a.kind == "var" and a.value.name() == prod.vars[j]:
+                continue
+            lo, hi = region.mins[j], region.mins[j] + region.extents[j] - 1
+            if spans[j].dim is None:
+                lo, hi = min(lo, spans[j].lo), max(hi, spans[j].hi)
+            spans[j] = Span(None, lo, hi)
+    return spans
 
 
 def _pyramids(bounded, stage, levels, names, region) -> dict:

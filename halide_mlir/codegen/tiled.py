@@ -18,6 +18,7 @@ from ..analysis.plan import StagePlan
 from ..error import InternalError
 from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, tensor_type
+from .updates import _Frame, emit_loops
 
 
 @dataclass(frozen=True)
@@ -307,8 +308,21 @@ def _producer_tile(pb, prod, plan, dyn, views):
     """The producer's generic over its tile (exactly Halide's bounds for this iteration), reading the
     producers already in place through their views."""
     mins, extents, dynamic = _tile_region(plan, prod.func, dyn, pb)
-    index = pb.plan.of(prod.func).index
-    tensor = pb.emit_generic(index, prod, Tile(mins, extents, dynamic), None, views)[0]
+    sp = pb.plan.of(prod.func)
+    tensor = pb.emit_generic(sp.index, prod, Tile(mins, extents, dynamic), None, views)[0]
+    # scatters and scans (analysis/tiling.py _explicit_update_spans): their loops over the tile, here in the payload
+    # because fuse_into_containing_op only fuses ops with the TilingInterface (linalg), not an scf.for nest that
+    # carries the tensor; each iteration of the enclosing loop gets its own tile tensor (private under a forall)
+    if sp.updates:
+        loc = pb.def_loc(prod.func)
+        starts = [
+            m if dy is None else pb.index_to_i32(pb.index_sum([(1, dy)], m, loc), loc) for m, dy in zip(mins, dynamic)
+        ]
+        frame = _Frame(starts, list(extents))
+        current = [tensor]
+        for u in sp.updates:
+            current = emit_loops(pb, prod, u, current, frame)
+        tensor = current[0]
     return View(tensor, tuple(reversed(extents)), mins, dynamic)
 
 

@@ -212,22 +212,37 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
     op = op or sb.match_stage(schedule.name)
     unrolled = []
     last_loop = None
-    for t in schedule.loops:
+    # a compound update folds the unit dims of the generics in its innermost loop and vectorizes them: producers
+    # fused into that loop itself (placement.py update_home) are fused after that, so the fold and the vectorizer
+    # see only the update's op (the producers' copies are scheduled through their own handles afterwards).
+    # Producers at outer loops are fused as usual, before the inner loops exist (their copies stay outside).
+    tiled = [i for i, t in enumerate(schedule.loops) if t.tile_sizes is not None]
+    innermost = tiled[-1] if tiled else None
+    deferred = [] if compound and fuse_at.wanted() else None
+
+    def fuse(i, name, loop, also):
+        if deferred is None or innermost is None or i < innermost:
+            return fuse_at(name, loop, also=also)
+        deferred.append((name, loop, also))
+        return loop
+
+    for i, t in enumerate(schedule.loops):
         if t.tile_sizes is None:  # one iteration over the tile of a loop outside: its producers go there
             if last_loop is None:
                 fuse_at.computed_before([t.loop.name, *t.also])
                 continue
-            loop = fuse_at(t.loop.name, last_loop, also=t.also)
+            loop = fuse(i, t.loop.name, last_loop, t.also)
             unrolled = [(loop if u == last_loop else u, *e) for u, *e in unrolled]  # (fusing replaces the loop)
             last_loop = loop
             continue
         op, loop = sb.tile(op, list(t.tile_sizes), t.loop.kind == LoopKind.PARALLEL, t.interchange)
-        loop = fuse_at(t.loop.name, loop, also=t.also)
+        loop = fuse(i, t.loop.name, loop, t.also)
         sb.loop_handles[(schedule.name, t.loop.name)] = loop  # (compute_with fuses it: fuse_siblings)
         last_loop = loop
         if t.loop.kind == LoopKind.UNROLLED:
             unrolled.append((loop, t.trip, t.unroll_what))
-    fuse_at.check_done()
+    if deferred is None:
+        fuse_at.check_done()
     if schedule.prefetches:
         tag_prefetches(sb, schedule)
     if schedule.vector_sizes is not None:
@@ -236,6 +251,14 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
             op = sb.fold_unit_dims(op, last_loop)
             sizes = [s for s in sizes if s != 1]
         sb.vectorize(op, sizes)
+    moved: dict = {}  # a loop handle the deferred fusions replaced -> the new one
+    for name, loop, also in deferred or ():
+        loop = moved.get(loop, loop)
+        new = moved[loop] = fuse_at(name, loop, also=also)
+        unrolled = [(new if u == loop else u, *e) for u, *e in unrolled]
+        sb.loop_handles = {k: (new if v == loop else v) for k, v in sb.loop_handles.items()}
+    if deferred is not None:
+        fuse_at.check_done()
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent, what in unrolled:
         sb.unroll(loop, extent, what)
@@ -263,9 +286,10 @@ class FuseAt:
     """compute_at: after the consumer's loop ``var`` exists, ``fuse_into_containing_op`` each producer
     computed there. The fused copies' handle is kept so the producer's own schedule applies to them."""
 
-    def __init__(self, sb: ScriptBuilder, consumer: StagePlan, producers: list[StagePlan], fused: dict):
+    def __init__(self, sb: ScriptBuilder, consumer: StagePlan, producers: list[StagePlan], fused: dict, loops=None):
         self.sb, self.consumer, self.producers, self.fused = sb, consumer, producers, fused
-        self.order = [l.name for l in consumer.loops]  # the consumer's loop names, outermost first
+        # the consumer's loop names, outermost first (``loops``: an update's, for the producers computed in it)
+        self.order = [l.name for l in (consumer.loops if loops is None else loops)]
         self.done: set = set()  # producer Funcs computed (fused, or before the consumer's loops)
         self.inside: dict = {}  # producer Func -> the loop handle its fused copies are in
 
@@ -437,9 +461,9 @@ def build_transform(plan: PipelinePlan) -> str:
                 unroll_update_loops(sb, stage, u)
                 continue
             op = fused.get((stage.func, u.update.index))
-            if op is None and u.directives:
+            if op is None and (u.directives or u.producers):
                 op = sb.match_stage(stage.name, u.update.index)
-            schedule_stage(sb, u.schedule, op, FuseAt(sb, stage, [], fused), u.compound)
+            schedule_stage(sb, u.schedule, op, FuseAt(sb, stage, u.producers, fused, u.loops), u.compound)
     fuse_siblings(sb, plan.fusions)
     sb.flush_unrolls()
     sb.cleanup()

@@ -193,17 +193,19 @@ def emit_reduction(pb, stage, u, current: list) -> list:
     )
 
 
-def emit_loops(pb, stage, up, current: list) -> list:
+def emit_loops(pb, stage, up, current: list, tile=None) -> list:
     """Explicit loops for scatters and scans (see the module docstring for why), in the schedule's order.
     Serial: ``scf.for`` carrying the tensors. A parallel loop over a pure Var whose iterations' slices of the
     Func are static (analysis/scan_lanes.py parallel_slice) is an ``scf.forall`` over the tensor, each iteration
     updating its slice in place (disjoint: Halide's update rule). Any other parallel loop: the loops store into
     the Func's buffer (a copy of it), the parallel one an ``scf.forall``; over a pure Var its iterations write
-    disjoint points, over an RVar (``atomic()``) each store is an atomic read-modify-write."""
+    disjoint points, over an RVar (``atomic()``) each store is an atomic read-modify-write. ``tile``: a
+    ``_Frame`` (its mins ints or i32 values) when a consumer's payload loops compute the Func tile by tile
+    (codegen/tiled.py): the loops run over the tile's pure coordinates and ``current`` is the tile."""
     b = pb.b
     u = up.update
     func = stage.func
-    region = b.region(func)
+    region = b.region(func) if tile is None else tile
     nest, span, over = update_nest(stage, up.loops, region, b.rvar_range, u)
     par = next((i for i, l in enumerate(nest) if l[2] == LoopKind.PARALLEL), None)
     n_r = len(u.rvars)
@@ -273,7 +275,12 @@ def emit_loops(pb, stage, up, current: list) -> list:
     body: list[str] = []
     shape = tuple(reversed(frame.extents))
     if lane_loop is not None:
-        new = emit_vector_body(pb, body, loc, u, loops, lanes_plan, span, over, dim_of, ivs, acc, frame, func)
+        vspan, shifts = span, None
+        if tile is not None:  # the plan's dense forms count from the region's (static) mins: shift by the tile's
+            vspan, shifts = _tile_shifts(pb, b.region(func), tile, span, n_r, loc)
+        new = emit_vector_body(
+            pb, body, loc, u, loops, lanes_plan, vspan, over, dim_of, ivs, acc, frame, func, shifts=shifts
+        )
         cond = em = None
     else:
         em, cond = _body_emitter(
@@ -313,6 +320,26 @@ def emit_loops(pb, stage, up, current: list) -> list:
             lines.append(f"}}{tag} {loc}")
         new = results_of(res)
     return new
+
+
+def _tile_shifts(pb, region, tile, span, n_r, loc) -> tuple:
+    """For the vector body over a tile (emit_loops ``tile``): the span with the region's static mins, and per
+    pure dim starting at a dynamic tile start, that start minus the region's min (an i32 value)."""
+    vspan, shifts = dict(span), {}
+    for d, lo in enumerate(tile.mins):
+        if n_r + d not in span:
+            continue
+        vspan[n_r + d] = (region.mins[d], span[n_r + d][1])
+        if isinstance(lo, str) or lo != region.mins[d]:
+            c, off = pb.fresh("c"), pb.fresh("x")
+            pb.lines.append(f"{c} = arith.constant {region.mins[d]} : i32 {loc}")
+            lo_v = lo
+            if not isinstance(lo, str):
+                lo_v = pb.fresh("c")
+                pb.lines.append(f"{lo_v} = arith.constant {lo} : i32 {loc}")
+            pb.lines.append(f"{off} = arith.subi {lo_v}, {c} : i32 {loc}")
+            shifts[n_r + d] = off
+    return vspan, shifts
 
 
 class _Frame(NamedTuple):
@@ -381,7 +408,9 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
             return pb.param_value(em, e)
         if e.kind in ("var", "rvar"):
             dim = dim_of[e.value.name()]
-            lo = span[dim][0]
+            lo = span[dim][0]  # (an i32 value: the start of a tile, codegen/tiled.py)
+            if isinstance(lo, str):
+                return em.op(f"arith.addi {coord(dim)}, {lo} : i32", "x")
             return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
         if e.value is func:
             return trace.load(pb, em, e, self_read(em, e))

@@ -63,11 +63,14 @@ class VectorEmitter(BodyEmitter):
 
 
 def emit_vector_body(
-    pb, body: list, loc: str, u, nest, lanes, span, over, dim_of, ivs, selfs, region, func, memref=False
+    pb, body: list, loc: str, u, nest, lanes, span, over, dim_of, ivs, selfs, region, func, memref=False, shifts=None
 ):
     """The update for all lanes of the loop ``lanes`` (analysis/scan_lanes.py ScanLanes) at the current
     iterations of the other loops ``nest`` (``ivs``). ``selfs``: the Func's tensors (one per Tuple element), or
-    with ``memref`` its buffers. Returns the new tensors (none for buffers: the stores are in place)."""
+    with ``memref`` its buffers. Returns the new tensors (none for buffers: the stores are in place).
+    ``shifts``: dim -> i32 value, where the loops run over a tile of a consumer's payload loops (codegen/tiled.py):
+    the tile's start minus ``span``'s (static) min, added to the coordinates but not to the guards."""
+    shifts = shifts or {}
     n, vdim, vstride = lanes.lanes, lanes.dim, lanes.stride
     scalar = BodyEmitter(body, pb.fresh, loc, lambda e: _scalar_leaf(pb, scalar, e))
     shape_f = tuple(reversed(region.extents))
@@ -75,23 +78,26 @@ def emit_vector_body(
     rels: dict = {}
     coords: dict = {}
 
-    def rel(dim) -> str | None:
+    def rel(dim, shifted=True) -> str | None:
         """The dim's coordinate relative to its min at lane 0, a scalar i32 (None: 0)."""
-        if dim not in rels:
-            rels[dim] = scalar.index_sum([(ivs[name], st) for name, _, _, d, st in nest if d == dim])
-        return rels[dim]
+        if (dim, shifted) not in rels:
+            v = scalar.index_sum([(ivs[name], st) for name, _, _, d, st in nest if d == dim])
+            if shifted and dim in shifts:
+                v = shifts[dim] if v is None else scalar.op(f"arith.addi {v}, {shifts[dim]} : i32", "x")
+            rels[(dim, shifted)] = v
+        return rels[(dim, shifted)]
 
-    def coord(dim) -> str:
+    def coord(dim, shifted=True) -> str:
         """The dim's coordinate relative to its min, as a vector of i32."""
-        if dim not in coords:
-            v = rel(dim)
+        if (dim, shifted) not in coords:
+            v = rel(dim, shifted)
             vec = em.splat(v, "i32") if v is not None else em.const(0, Int(32))
             if dim == vdim:
                 steps = ", ".join(str(i * vstride) for i in range(n))
                 iota = BodyEmitter.op(em, f"arith.constant dense<[{steps}]> : {em.vtype('i32')}", "c")
                 vec = em.op(f"arith.addi {vec}, {iota} : i32", "x")
-            coords[dim] = vec
-        return coords[dim]
+            coords[(dim, shifted)] = vec
+        return coords[(dim, shifted)]
 
     def linear(args, mins, shape) -> str:
         """The element offset of a point in a static row-major tensor (Halide's first dim innermost)."""
@@ -180,7 +186,7 @@ def emit_vector_body(
     em = VectorEmitter(body, pb.fresh, loc, leaf, n, scalar)
     guard = None
     for dim in sorted(over):
-        c = em.op(f"arith.cmpi slt, {coord(dim)}, {em.const(span[dim][1], Int(32))} : i32")
+        c = em.op(f"arith.cmpi slt, {coord(dim, False)}, {em.const(span[dim][1], Int(32))} : i32")
         guard = c if guard is None else em.op(f"arith.andi {guard}, {c} : i1")
     em.mask = guard
     cond = guard
