@@ -48,17 +48,16 @@ def definition_args(func, args: tuple, values) -> tuple:
     expanded, pos, count = expand(args, dims)
     n = count_implicit(values)
     name = func.name()
-    if n > 0:
-        if func._pure is not None:
-            if count < n:
-                raise HalideError(
-                    f"{user_site()}: Error: The update definition of {name} uses {n} implicit variables, but "
-                    f"the initial definition uses only {count} implicit variables."
-                )
-        elif pos >= 0:
-            expanded = expanded[:pos] + tuple(Var.implicit(i) for i in range(n)) + expanded[pos:]
+    if func._pure is not None:
+        # an update (Halide's define_update: no implicit Vars added; one the left lacks is undefined there)
+        for i in range(n):
+            if not any(_implicit_index(a) == i for a in expanded):
+                raise HalideError(f'{user_site()}: Error: Undefined variable "_{i}" in definition of Func "{name}"')
+        return expanded
+    if n > 0 and pos >= 0:
+        expanded = expanded[:pos] + tuple(Var.implicit(i) for i in range(n)) + expanded[pos:]
     for i in range(n):
-        if not any(isinstance(a, Var) and a.implicit_index() == i for a in expanded):
+        if not any(_implicit_index(a) == i for a in expanded):
             raise HalideError(
                 f"{user_site()}: Error: Right-hand-side of update definition of {name} uses implicit variables, "
                 f"but the left-hand-side does not contain the placeholder symbol '_'."
@@ -80,3 +79,9 @@ def mismatch_message(callee, exprs, dims: int) -> str:
         )
     name = f"{callee.name()}_im" if isinstance(callee, ImageParam) else callee.name()
     return f'Func "{name}" was called with {n} arguments, but was defined with {dims}'
+
+
+def _implicit_index(a) -> int:
+    if getattr(a, "kind", None) == "var":
+        a = a.value
+    return a.implicit_index() if isinstance(a, Var) else -1
