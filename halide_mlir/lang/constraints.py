@@ -33,6 +33,45 @@ def set_constraint(param, i: int, what: str, value) -> None:
     touch()
 
 
+def bound_value(v, what: str, func):
+    """A ``bound()`` argument: an int, or an integer Expr kept until compile time (image sizes, Params)."""
+    import numpy as np
+
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v)
+    e = to_expr(v)
+    if not (e.type.is_int() or e.type.is_uint()):
+        raise HalideError(f"{user_site()}: the {what} of a bound of Func '{func.name()}' must be an integer, not {e.type}")
+    return int(e.value) if e.kind == "const" else e
+
+
+def resolved_directive(d):
+    """``d`` with Expr arguments of ``bound()`` evaluated for the buffers and Params bound now."""
+    from ..analysis.bounds import constant_value
+    from .schedule import DirectiveKind
+
+    if d.kind != DirectiveKind.BOUND or all(isinstance(a, int) for a in d.args[1:]):
+        return d
+    what = f"{d.site}: the bound of {d.args[0]}"
+    args = tuple(a if isinstance(a, int) else constant_value(a, what) for a in d.args[1:])
+    return type(d)(d.kind, (d.args[0], *args), d.site)
+
+
+def resolve_bound_exprs(pipeline) -> None:
+    """Each stage's ``bound()`` Exprs evaluated for the buffers and Params bound now (the front end's pipeline
+    is cached across realizes, so the Exprs are kept beside the directives)."""
+    from .schedule import DirectiveKind
+
+    for st in pipeline.stages:
+        exprs = st.__dict__.get("_bound_exprs")
+        if exprs is None:
+            bounds_ = [d.args[1:3] for d in st.directives if d.kind == DirectiveKind.BOUND]
+            if all(isinstance(a, int) for b in bounds_ for a in b):
+                continue
+            exprs = st._bound_exprs = list(st.directives)
+        st.directives = [resolved_directive(d) for d in exprs]
+
+
 def constraints(param) -> dict:
     return getattr(param, "_constraints", {})
 

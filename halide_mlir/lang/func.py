@@ -757,7 +757,13 @@ class Func(GpuScheduleMixin):
         specialize_fail(self._stage_schedule(), message)
 
     def bound(self, var, min_, extent) -> "Func":
-        return self._directive(DirectiveKind.BOUND, _var_name(var), int(min_), int(extent))
+        """``min_``/``extent`` may be Exprs of image sizes and Params (``bound(x, 0, input.width())``): code is
+        specialized to them, as to the buffers (analysis/specialize.py resolves them)."""
+        from .constraints import bound_value
+
+        return self._directive(
+            DirectiveKind.BOUND, _var_name(var), bound_value(min_, "min", self), bound_value(extent, "extent", self)
+        )
 
     def set_estimate(self, var, min_, extent) -> "Func":
         """Autoscheduler hints in Halide; halide_mlir's autoscheduler does not need them (kept for code that
