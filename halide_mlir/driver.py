@@ -43,7 +43,7 @@ from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_e
 from .runtime import jit, memo
 from .runtime.call import CallPlan
 from .lang.constraints import check_inputs as check_constraints
-from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
+from .runtime.realize import Realization, dims_read_elsewhere, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
 if TYPE_CHECKING:  # annotations only
@@ -399,7 +399,8 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
-    if repeat_key is not None and not p.specializations and not memoized:
+    # (nor one whose code has sizes or strides of buffers it doesn't read: the plan checks only the inputs')
+    if repeat_key is not None and not p.specializations and not memoized and not dims_read_elsewhere(p):
         if len(_repeats) >= MAX_REPEATS:  # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)

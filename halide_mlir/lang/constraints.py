@@ -41,7 +41,9 @@ def bound_value(v, what: str, func):
         return int(v)
     e = to_expr(v)
     if not (e.type.is_int() or e.type.is_uint()):
-        raise HalideError(f"{user_site()}: the {what} of a bound of Func '{func.name()}' must be an integer, not {e.type}")
+        raise HalideError(
+            f"{user_site()}: the {what} of a bound of Func '{func.name()}' must be an integer, not {e.type}"
+        )
     return int(e.value) if e.kind == "const" else e
 
 
