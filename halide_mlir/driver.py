@@ -43,6 +43,7 @@ from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_e
 from .runtime import jit, memo
 from .runtime.call import CallPlan
 from .lang.constraints import check_inputs as check_constraints
+from .lang.constraints import check_outputs as check_output_constraints
 from .runtime.realize import Realization, dims_read_elsewhere, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
@@ -370,6 +371,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
     check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer()
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         memoize.warn_uncached(func, "a GPU pipeline", _memoizing)

@@ -107,6 +107,52 @@ def check_inputs(inputs) -> None:
 _ORDER = {"min": 0, "extent": 1, "stride": 2}
 
 
+def check_outputs(func, outs, given: bool) -> None:
+    """Before a realize: the constraints on ``func.output_buffer()``. Halide computes the constrained region, so
+    one outside the buffer is its access error, then a constraint not met its ``Constraint violated``. Strides
+    are checked on given buffers only (Halide allocates a realize's buffer with the constrained strides; ours
+    are dense, so code reading a stride sees the real one)."""
+    holders = func.__dict__.get("_output_params")
+    if not holders:
+        return
+    for holder, buf in zip(holders, outs):
+        c = constraints(holder)
+        if not c:
+            continue
+        saved, holder._buffer = holder._buffer, buf  # (a constraint may read the output's own size)
+        try:
+            _check_output(holder, buf, c, given)
+        finally:
+            holder._buffer = saved
+
+
+def _check_output(holder, buf, c, given: bool) -> None:
+    for i in range(buf.dimensions()):
+        d = buf.dim(i)
+        lo = _eval(c[(i, "min")]) if (i, "min") in c else d.min()
+        hi = lo + (_eval(c[(i, "extent")]) if (i, "extent") in c else d.extent()) - 1
+        if lo < d.min():
+            raise HalideError(
+                f"{user_site()}: Error: Output buffer {holder.name()} is accessed at {lo}, which is before the "
+                f"min ({d.min()}) in dimension {i}"
+            )
+        if hi > d.max():
+            raise HalideError(
+                f"{user_site()}: Error: Output buffer {holder.name()} is accessed at {hi}, which is beyond the "
+                f"max ({d.max()}) in dimension {i}"
+            )
+    for (i, what), e in sorted(c.items(), key=lambda kv: (kv[0][0], _ORDER[kv[0][1]])):
+        if what == "stride" and not given:
+            continue
+        d = buf.dim(i)
+        actual = d.min() if what == "min" else d.extent() if what == "extent" else d.stride()
+        want = _eval(e)
+        if actual != want:
+            raise HalideError(
+                f"{user_site()}: Error: Constraint violated: {holder.name()}.{what}.{i} ({actual}) == {e} ({want})"
+            )
+
+
 def _query_buffer(t, mins, extents):
     from .buffer import Buffer
 
