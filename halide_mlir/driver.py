@@ -371,7 +371,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
     check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
-    check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer()
+    check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer(), bound to outs
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         memoize.warn_uncached(func, "a GPU pipeline", _memoizing)

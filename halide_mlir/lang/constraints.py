@@ -108,22 +108,21 @@ _ORDER = {"min": 0, "extent": 1, "stride": 2}
 
 
 def check_outputs(func, outs, given: bool) -> None:
-    """Before a realize: the constraints on ``func.output_buffer()``. Halide computes the constrained region, so
-    one outside the buffer is its access error, then a constraint not met its ``Constraint violated``. Strides
-    are checked on given buffers only (Halide allocates a realize's buffer with the constrained strides; ours
-    are dense, so code reading a stride sees the real one)."""
+    """Before a realize: ``func.output_buffer()`` bound to its buffer, and its constraints checked. Halide
+    computes the constrained region, so one outside the buffer is its access error, then a constraint not met its
+    ``Constraint violated``. Strides are checked on given buffers only (Halide allocates a realize's buffer with
+    the constrained strides; ours are dense, so code reading a stride sees the real one)."""
     holders = func.__dict__.get("_output_params")
     if not holders:
         return
     for holder, buf in zip(holders, outs):
+        # the code reads the sizes of the buffers it writes (``f.output_buffer().dim(0).extent()``); they stay
+        # bound after the realize, as the last realize's in Halide
+        holder._buffer = buf
         c = constraints(holder)
         if not c:
             continue
-        saved, holder._buffer = holder._buffer, buf  # (a constraint may read the output's own size)
-        try:
-            _check_output(holder, buf, c, given)
-        finally:
-            holder._buffer = saved
+        _check_output(holder, buf, c, given)
 
 
 def _check_output(holder, buf, c, given: bool) -> None:

@@ -186,3 +186,18 @@ def _bound_too_small(hl):
     g[x] = f[x]
     f.compute_root()
     return g.realize([8])
+
+
+def test_output_dims_read_by_the_algorithm():
+    def program(hl):
+        x = hl.Var("x")
+        f = hl.Func("f")
+        f[x] = x
+        ob = f.output_buffer()
+        f[x] = f[x] + 10 * ob.dim(0).extent() + 100 * ob.dim(0).min() + 1000 * ob.dim(0).max()
+        b = hl.Buffer(hl.Int(32), [4])
+        b.set_min([2])
+        f.realize(b)
+        return [list(np.asarray(b)), list(np.asarray(f.realize([3])))]
+
+    assert program(reference()) == program(ours())
