@@ -43,7 +43,7 @@ from .lang.target import Target, TargetFeature, as_target, get_jit_target_from_e
 from .runtime import jit, memo
 from .runtime.call import CallPlan
 from .lang.constraints import check_inputs as check_constraints
-from .lang.constraints import check_outputs as check_output_constraints
+from .lang.constraints import check_outputs as check_output_constraints, output_constrained
 from .runtime.realize import Realization, dims_read_elsewhere, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
@@ -415,6 +415,8 @@ def compiled_for(func, outs: list):
     take the full path each time (GPU schedules, memoized Funcs, specializations) or nothing was compiled."""
     p = front_end(func)
     if p.specializations or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
+        return None
+    if dims_read_elsewhere(p) or output_constrained(func):  # (what the fast path doesn't check)
         return None
     _, region = output_buffers(func, outs if len(outs) > 1 else outs[0])
     ref = _compiled.get((id(func), generation[0], False, region, input_signature(p), *compile_settings()))

@@ -135,15 +135,9 @@ class Callable:
         are compiled in: part of the signature), or None where every call takes the full path."""
         from .. import driver
 
-        from ..runtime.realize import reads_strides
-
         p = driver.front_end(self._func)
         where = {id(s): i for i, s in enumerate(self._inputs)}
-        if (
-            p.specializations
-            or any(isinstance(h, ImageParam) and constraints(h) for h in p.inputs)
-            or reads_strides(p)  # (the strides are compiled in: the full path's key has them)
-        ):
+        if p.specializations or any(isinstance(h, ImageParam) and constraints(h) for h in p.inputs):
             index_slots = None
         else:
             index_slots = [where[id(prm)] for prm in p.index_params if id(prm) in where]

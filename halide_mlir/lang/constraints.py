@@ -107,6 +107,10 @@ def check_inputs(inputs) -> None:
 _ORDER = {"min": 0, "extent": 1, "stride": 2}
 
 
+def output_constrained(func) -> bool:
+    return any(constraints(h) for h in func.__dict__.get("_output_params") or ())
+
+
 def check_outputs(func, outs, given: bool) -> None:
     """Before a realize: ``func.output_buffer()`` bound to its buffer, and its constraints checked. Halide
     computes the constrained region, so one outside the buffer is its access error, then a constraint not met its

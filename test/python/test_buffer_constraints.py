@@ -201,3 +201,19 @@ def test_output_dims_read_by_the_algorithm():
         return [list(np.asarray(b)), list(np.asarray(f.realize([3])))]
 
     assert program(reference()) == program(ours())
+
+
+def test_callable_checks_output_constraints_each_call():
+    hl = ours()
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func("f")
+    f[x, y] = x + 10 * y
+    f.output_buffer().dim(0).set_stride(1)
+    c = f.compile_to_callable([])
+    for _ in range(2):  # (a second call would take the fast path)
+        dense = np.zeros((5, 8), np.int32)
+        c(dense)
+        assert dense[4, 7] == 47
+    strided = np.zeros((8, 5), np.int32).T  # the same shape, dimension 0 not dense
+    with pytest.raises(hl.HalideError, match=r"Constraint violated: f\.stride\.0 \(5\) == 1 \(1\)"):
+        c(strided)
