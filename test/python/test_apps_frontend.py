@@ -159,3 +159,41 @@ def test_interpolate_needs_four_channels():
             assert "Constraint violated: input.extent.2 (3) == 4 (4)" in str(e)
         else:
             raise AssertionError("no error")
+
+
+def test_aot_index_param_compiled_for_its_estimate(tmp_path):
+    """bilateral_grid's r_sigma: a Float Param in coordinates with only an estimate is compiled in at it (and a call
+    with another value is refused, -8), as local_laplacian's Int levels."""
+    import ctypes
+    import shutil
+
+    import pytest
+
+    if shutil.which("cc") is None:
+        pytest.skip("needs a C compiler")
+    from test_aot import halide_buffer, shared_library
+
+    hl = ours()
+    x = hl.Var("x")
+    inp = hl.ImageParam(hl.Float(32), 1, "inp")
+    p = hl.Param(hl.Float(32), "p")
+    p.set_estimate(0.1)
+    lut = hl.Func("lut")
+    lut[x] = hl.f32(x * x)
+    lut.compute_root()
+    f = hl.Func("lookup")
+    f[x] = lut[hl.i32(hl.clamp(inp[x], 0.0, 1.0) / p + 0.5)]
+    f.set_estimates([(0, 16)])
+    inp.set_estimates([(0, 16)])
+    lib = shared_library(tmp_path, hl.Pipeline(f), [inp, p], "lookup")
+    lib.lookup.argtypes = [ctypes.c_void_p, ctypes.c_float, ctypes.c_void_p]
+    a = np.linspace(-0.2, 1.2, 16).astype(np.float32)
+    out = np.zeros(16, np.float32)
+    ib, ob = halide_buffer(a), halide_buffer(out)
+    assert lib.lookup(ctypes.addressof(ib), 0.1, ctypes.addressof(ob)) == 0
+    np.testing.assert_array_equal(out, np.floor(np.clip(a, 0, 1) / np.float32(0.1) + 0.5) ** 2)
+    messages = []
+    handler = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)(lambda _, m: messages.append(m.decode()))
+    lib.halide_set_error_handler(handler)  # (the default one aborts, as Halide's)
+    assert lib.lookup(ctypes.addressof(ib), 0.2, ctypes.addressof(ob)) == -8
+    assert len(messages) == 1 and "p" in messages[0], messages
