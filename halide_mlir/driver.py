@@ -370,7 +370,13 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
-    check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    try:
+        check_constraints(
+            [*p.inputs, *p.params]
+        )  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    except HalideError:
+        infer_bounds(p, region)  # Halide checks the inputs cover the reads first: that error, if any
+        raise
     check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer(), bound to outs
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)

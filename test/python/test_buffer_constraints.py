@@ -217,3 +217,20 @@ def test_callable_checks_output_constraints_each_call():
     strided = np.zeros((8, 5), np.int32).T  # the same shape, dimension 0 not dense
     with pytest.raises(hl.HalideError, match=r"Constraint violated: f\.stride\.0 \(5\) == 1 \(1\)"):
         c(strided)
+
+
+def test_access_error_before_constraint_error():
+    """Halide checks that the inputs cover the reads before it checks their constraints."""
+    def program(hl):
+        x, y, c = hl.Var("x"), hl.Var("y"), hl.Var("c")
+        im = hl.ImageParam(hl.Float(32), 3, "im1")
+        im.dim(2).set_bounds(0, 4)
+        f = _fresh(hl, "f")
+        f[x, y, c] = im[x, y, c] * 2
+        b = hl.Buffer(A4)
+        b.set_min([0, 0, 1])
+        im.set(b)
+        return f.realize([6, 5, 3])
+
+    _, msg = raises_both(program)
+    assert "im1 is accessed at 0, which is before the min (1) in dimension 2" in msg
