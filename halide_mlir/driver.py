@@ -370,10 +370,8 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
-    try:
-        check_constraints(
-            [*p.inputs, *p.params]
-        )  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    try:  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+        check_constraints([*p.inputs, *p.params])
     except HalideError:
         infer_bounds(p, region)  # Halide checks the inputs cover the reads first: that error, if any
         raise
