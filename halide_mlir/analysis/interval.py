@@ -162,10 +162,11 @@ def _rounded(v, t):
     monotonic, so the ends stay the ends)."""
     if math.isnan(v) or math.isinf(v):
         return v
-    if t.bits() == 32:
-        return float(np.float32(v))
-    if t.bits() == 16:
-        return float(np.float16(v))
+    with np.errstate(over="ignore"):  # (beyond the type's range: inf, as the code computes it)
+        if t.bits() == 32:
+            return float(np.float32(v))
+        if t.bits() == 16:
+            return float(np.float16(v))
     return float(v)
 
 
@@ -185,8 +186,7 @@ def _float_bounds(k: str, a: Interval, b: Interval, t) -> Interval:
         return Interval(-math.inf, math.inf)
     if math.isnan(lo) or math.isnan(hi):
         return Interval(-math.inf, math.inf)
-    with np.errstate(over="ignore"):
-        return Interval(_rounded(lo, t), _rounded(hi, t))
+    return Interval(_rounded(lo, t), _rounded(hi, t))
 
 
 def halide_div(a: int, b: int) -> int:
