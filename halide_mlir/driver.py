@@ -44,7 +44,8 @@ from .runtime import jit, memo
 from .runtime.call import CallPlan
 from .aot.requirements import check_all as check_requirements
 from .lang.constraints import check_inputs as check_constraints
-from .runtime.realize import Realization, input_signature, output_buffers, output_region, run
+from .lang.constraints import check_outputs as check_output_constraints, output_constrained
+from .runtime.realize import Realization, dims_read_elsewhere, input_signature, output_buffers, output_region, run
 from .settings import compile_settings
 
 if TYPE_CHECKING:  # annotations only
@@ -370,7 +371,12 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     outs, region = output_buffers(func, sizes)
     result = outs[0] if len(outs) == 1 else Realization(outs)
     p = front_end(func)
-    check_constraints([*p.inputs, *p.params])  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+    try:  # ImageParams' dim(i) constraints, Params' ranges (lang/constraints.py)
+        check_constraints([*p.inputs, *p.params])
+    except HalideError:
+        infer_bounds(p, region)  # Halide checks the inputs cover the reads first: that error, if any
+        raise
+    check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer(), bound to outs
     if p.requirements:  # hl.require's conditions (of Params)
         check_requirements(p.requirements)
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
@@ -402,7 +408,14 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
-    if repeat_key is not None and not p.specializations and not memoized and not p.requirements:
+    # (nor one whose code has sizes or strides of buffers it doesn't read: the plan checks only the inputs')
+    if (
+        repeat_key is not None
+        and not p.specializations
+        and not memoized
+        and not p.requirements
+        and not dims_read_elsewhere(p)
+    ):
         if len(_repeats) >= MAX_REPEATS:  # stale entries (older generations) are never looked up again
             _repeats.clear()
         _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
@@ -415,6 +428,8 @@ def compiled_for(func, outs: list):
     take the full path each time (GPU schedules, memoized Funcs, specializations) or nothing was compiled."""
     p = front_end(func)
     if p.specializations or p.requirements or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
+        return None
+    if dims_read_elsewhere(p) or output_constrained(func):  # (what the fast path doesn't check)
         return None
     _, region = output_buffers(func, outs if len(outs) > 1 else outs[0])
     ref = _compiled.get((id(func), generation[0], False, region, input_signature(p), *compile_settings()))

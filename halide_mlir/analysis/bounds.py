@@ -22,6 +22,7 @@ from .loop_nest import covered_extents, lanes_moved_in, loop_position, stage_loo
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
 from .small_directives import scheduled_extent
+from ..lang.constraints import resolve_bound_exprs
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.expr import Expr
@@ -69,6 +70,7 @@ def input_buffer(holder: Buffer | ImageParam) -> Buffer:
 
 
 def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = True) -> Bounded:
+    resolve_bound_exprs(pipeline)  # bound(x, 0, input.width()): for the buffers bound now
     input_buffers = [input_buffer(i) for i in pipeline.inputs]
     bodies = {s.func: tuple(resolve_buffer_dims(v) for v in s.values) for s in pipeline.stages}
     updates = {

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 if TYPE_CHECKING:  # annotations only
     from ..lang.expr import Expr
     from ..lang.types import Type
@@ -68,14 +70,21 @@ def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
             return hit
     k, t = e.kind, e.type
     if k == "const":
+        if t.is_float():
+            return Interval(_rounded(e.value, t), _rounded(e.value, t))
         return Interval(e.value, e.value) if not t.is_bool() else Interval(int(e.value), int(e.value))
     if k in ("var", "rvar"):
         return env[e.value.name()]
     if k == "param":
+        # (a Param in coordinates or RDom bounds is an index Param: its value is compiled in, so it is the range)
         v = e.value.get()
-        return Interval(v, v) if not t.is_float() else Interval(-math.inf, math.inf)
+        if not t.is_float():
+            return Interval(v, v)
+        return Interval(-math.inf, math.inf) if v is None else Interval(_rounded(v, t), _rounded(v, t))
     if t.is_bool():
         return Interval(0, 1)
+    if t.is_float() and k in ("add", "sub", "mul", "div"):
+        return _float_bounds(k, bounds(e.args[0], env), bounds(e.args[1], env), t)
     if k in ("add", "sub", "mul", "min", "max"):
         a, b = bounds(e.args[0], env), bounds(e.args[1], env)
         if k == "add":
@@ -110,7 +119,7 @@ def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
         a = bounds(e.args[0], env)
         src = e.args[0].type
         if t.is_float():
-            return a
+            return Interval(_rounded(a.lo, t), _rounded(a.hi, t))
         if src.is_float():
             if not (math.isfinite(a.lo) and math.isfinite(a.hi)):
                 return type_range(t)
@@ -145,6 +154,39 @@ def bounds(e: Expr, env: dict[str, Interval]) -> Interval:
             return Interval(0, b.lo) if a.lo < 0 else Interval(0, min(a.hi, b.lo))
         return type_range(t)
     return type_range(t)
+
+
+def _rounded(v, t):
+    """``v`` as the float type ``t`` holds it: value ranges of data-dependent coordinates (``i32(clamp(v, 0.0,
+    1.0) / r_sigma)``) are the values the code computes at the range's ends, rounded as it rounds (rounding is
+    monotonic, so the ends stay the ends)."""
+    if math.isnan(v) or math.isinf(v):
+        return v
+    with np.errstate(over="ignore"):  # (beyond the type's range: inf, as the code computes it)
+        if t.bits() == 32:
+            return float(np.float32(v))
+        if t.bits() == 16:
+            return float(np.float16(v))
+    return float(v)
+
+
+def _float_bounds(k: str, a: Interval, b: Interval, t) -> Interval:
+    """Float +, -, * and / over ranges, each end rounded to ``t`` (Halide bounds float arithmetic the same way;
+    a division by a range holding 0 is unbounded)."""
+    if k == "add":
+        lo, hi = a.lo + b.lo, a.hi + b.hi
+    elif k == "sub":
+        lo, hi = a.lo - b.hi, a.hi - b.lo
+    elif k == "mul":
+        lo, hi = _corners(_mul, a, b).lo, _corners(_mul, a, b).hi
+    elif b.lo > 0 or b.hi < 0:
+        iv = _corners(lambda x, y: x / y, a, b)
+        lo, hi = iv.lo, iv.hi
+    else:
+        return Interval(-math.inf, math.inf)
+    if math.isnan(lo) or math.isnan(hi):
+        return Interval(-math.inf, math.inf)
+    return Interval(_rounded(lo, t), _rounded(hi, t))
 
 
 def halide_div(a: int, b: int) -> int:

@@ -266,6 +266,11 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
                     for m in walk(e):
                         if m.kind == "param" and not any(m.value is p for p in index_params):
                             index_params.append(m.value)
+    for s in stages:  # so are Exprs given to bound()
+        for d in s.func.schedule().directives:
+            for m in (m for a in d.args if isinstance(a, Expr) for m in walk(a)):
+                if m.kind == "param" and not any(m.value is p for p in index_params):
+                    index_params.append(m.value)
     stages = adjacent_partners(stages)  # compute_with groups run together (analysis/compute_with.py)
     pipeline = Pipeline(
         output, stages, inputs, params, index_params, specialized_schedules(stages), requirements=requirements

@@ -198,6 +198,8 @@ def specialize(func, args, fn_name: str):
                     f"value is compiled into '{fn_name}' (halide_mlir compiles for fixed sizes): give it "
                     f"a value or an estimate"
                 )
+            if q._value is None:  # compiled for its estimate: bound to it while compiling
+                bind.append((q, fixed))
         scalars[id(q)] = ScalarArg(q.name(), q.type(), fixed)
     kernel_params = [scalars[id(q)] for q in p.params]
     for a in given:

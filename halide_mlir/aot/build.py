@@ -196,15 +196,17 @@ def _threads() -> int:
 
 @contextlib.contextmanager
 def _bound(bind):
-    """Buffers of the compiled sizes bound to the ImageParams while compiling, then the user's back."""
-    old = [(h, h.get()) for h, _ in bind]
+    """Buffers of the compiled sizes bound to the ImageParams (and index Params' estimates to them) while
+    compiling, then the user's back."""
+    slot = {id(h): "_buffer" if hasattr(h, "_buffer") else "_value" for h, _ in bind}
+    old = [(h, getattr(h, slot[id(h)])) for h, _ in bind]
     for h, b in bind:
-        h._buffer = b
+        setattr(h, slot[id(h)], b)
     try:
         yield
     finally:
         for h, b in old:
-            h._buffer = b
+            setattr(h, slot[id(h)], b)
 
 
 def _check_runtime() -> None:

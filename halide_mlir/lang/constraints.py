@@ -33,6 +33,47 @@ def set_constraint(param, i: int, what: str, value) -> None:
     touch()
 
 
+def bound_value(v, what: str, func):
+    """A ``bound()`` argument: an int, or an integer Expr kept until compile time (image sizes, Params)."""
+    import numpy as np
+
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v)
+    e = to_expr(v)
+    if not (e.type.is_int() or e.type.is_uint()):
+        raise HalideError(
+            f"{user_site()}: the {what} of a bound of Func '{func.name()}' must be an integer, not {e.type}"
+        )
+    return int(e.value) if e.kind == "const" else e
+
+
+def resolved_directive(d):
+    """``d`` with Expr arguments of ``bound()`` evaluated for the buffers and Params bound now."""
+    from ..analysis.bounds import constant_value
+    from .schedule import DirectiveKind
+
+    if d.kind != DirectiveKind.BOUND or all(isinstance(a, int) for a in d.args[1:]):
+        return d
+    what = f"{d.site}: the bound of {d.args[0]}"
+    args = tuple(a if isinstance(a, int) else constant_value(a, what) for a in d.args[1:])
+    return type(d)(d.kind, (d.args[0], *args), d.site)
+
+
+def resolve_bound_exprs(pipeline) -> None:
+    """Each stage's ``bound()`` Exprs evaluated for the buffers and Params bound now (the front end's pipeline
+    is cached across realizes, so the Exprs are kept beside the directives)."""
+    from .schedule import DirectiveKind
+
+    for st in pipeline.stages:
+        exprs = st.__dict__.get("_bound_exprs")
+        if exprs is None:
+            bounds_ = [d.args[1:3] for d in st.directives if d.kind == DirectiveKind.BOUND]
+            if all(isinstance(a, int) for b in bounds_ for a in b):
+                continue
+            exprs = st._bound_exprs = list(st.directives)
+        st.directives = [resolved_directive(d) for d in exprs]
+
+
 def constraints(param) -> dict:
     return getattr(param, "_constraints", {})
 
@@ -64,6 +105,55 @@ def check_inputs(inputs) -> None:
 
 
 _ORDER = {"min": 0, "extent": 1, "stride": 2}
+
+
+def output_constrained(func) -> bool:
+    return any(constraints(h) for h in func.__dict__.get("_output_params") or ())
+
+
+def check_outputs(func, outs, given: bool) -> None:
+    """Before a realize: ``func.output_buffer()`` bound to its buffer, and its constraints checked. Halide
+    computes the constrained region, so one outside the buffer is its access error, then a constraint not met its
+    ``Constraint violated``. Strides are checked on given buffers only (Halide allocates a realize's buffer with
+    the constrained strides; ours are dense, so code reading a stride sees the real one)."""
+    holders = func.__dict__.get("_output_params")
+    if not holders:
+        return
+    for holder, buf in zip(holders, outs):
+        # the code reads the sizes of the buffers it writes (``f.output_buffer().dim(0).extent()``); they stay
+        # bound after the realize, as the last realize's in Halide
+        holder._buffer = buf
+        c = constraints(holder)
+        if not c:
+            continue
+        _check_output(holder, buf, c, given)
+
+
+def _check_output(holder, buf, c, given: bool) -> None:
+    for i in range(buf.dimensions()):
+        d = buf.dim(i)
+        lo = _eval(c[(i, "min")]) if (i, "min") in c else d.min()
+        hi = lo + (_eval(c[(i, "extent")]) if (i, "extent") in c else d.extent()) - 1
+        if lo < d.min():
+            raise HalideError(
+                f"{user_site()}: Error: Output buffer {holder.name()} is accessed at {lo}, which is before the "
+                f"min ({d.min()}) in dimension {i}"
+            )
+        if hi > d.max():
+            raise HalideError(
+                f"{user_site()}: Error: Output buffer {holder.name()} is accessed at {hi}, which is beyond the "
+                f"max ({d.max()}) in dimension {i}"
+            )
+    for (i, what), e in sorted(c.items(), key=lambda kv: (kv[0][0], _ORDER[kv[0][1]])):
+        if what == "stride" and not given:
+            continue
+        d = buf.dim(i)
+        actual = d.min() if what == "min" else d.extent() if what == "extent" else d.stride()
+        want = _eval(e)
+        if actual != want:
+            raise HalideError(
+                f"{user_site()}: Error: Constraint violated: {holder.name()}.{what}.{i} ({actual}) == {e} ({want})"
+            )
 
 
 def _query_buffer(t, mins, extents):

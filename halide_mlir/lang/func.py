@@ -30,13 +30,13 @@ MAX_UNROLL = 256
 
 def call_args(args, callee, dims: int) -> tuple:
     """The index Exprs of ``callee[args]``, checked for count and type."""
+    from .implicit import expand, mismatch_message
+
     if not isinstance(args, (tuple, list)):
         args = (args,)
-    exprs = tuple(to_expr(a) for a in args)
+    exprs = tuple(to_expr(a) for a in expand(tuple(args), dims)[0])  # hl._ becomes implicit Vars
     if len(exprs) != dims:
-        raise HalideError(
-            f"{user_site()}: '{callee.name()}' has {dims} dimensions but is called with {len(exprs)} arguments"
-        )
+        raise HalideError(f"{user_site()}: Error: {mismatch_message(callee, exprs, dims)}")
     _check_int_args(exprs, callee)
     return tuple(cast(Int(32), e) for e in exprs)
 
@@ -273,11 +273,15 @@ class Func(GpuScheduleMixin):
             args = (args,)
         # float coordinates are refused where they are written, as in Halide
         _check_int_args([_as_expr_or_none(a) for a in args], self)
+        if self._pure is not None:  # a wrong argument count is refused at the call, as in Halide
+            call_args(args, self, len(self._pure.args))
         return FuncRef(self, tuple(args))
 
     def __setitem__(self, args, value) -> None:
         if not isinstance(args, (tuple, list)):
             args = (args,)
+        from .implicit import definition_args
+
         if isinstance(value, InPlace):
             name = value.ref.func.name()
             if not value.same_location(self, tuple(args)):
@@ -290,7 +294,7 @@ class Func(GpuScheduleMixin):
                     f"{user_site()}: Error: Cannot use an unevaluated reference to '{name}' to define "
                     f"an update when a pure definition already exists."
                 )
-            return self._define_in_place(tuple(args), value)
+            return self._define_in_place(definition_args(self, tuple(args), (to_expr(value.e),)), value)
         if not isinstance(value, (tuple, list, Tuple)) and _is_sequence(value):
             value = tuple(value[i] for i in range(len(value)))  # Tuple values from any sequence, as Halide's
         if isinstance(value, (tuple, list, Tuple)):
@@ -301,6 +305,7 @@ class Func(GpuScheduleMixin):
                 value = value[0]
         else:
             value = to_expr(value)
+        args = definition_args(self, tuple(args), value if isinstance(value, tuple) else (value,))
         if self._pure is None:
             return self._define(tuple(args), value)
         if isinstance(value, tuple) or len(self._pure.values) > 1 or any(n.kind == UNDEF for n in walk(value)):
@@ -755,7 +760,13 @@ class Func(GpuScheduleMixin):
         specialize_fail(self._stage_schedule(), message)
 
     def bound(self, var, min_, extent) -> "Func":
-        return self._directive(DirectiveKind.BOUND, _var_name(var), int(min_), int(extent))
+        """``min_``/``extent`` may be Exprs of image sizes and Params (``bound(x, 0, input.width())``): code is
+        specialized to them, as to the buffers (analysis/specialize.py resolves them)."""
+        from .constraints import bound_value
+
+        return self._directive(
+            DirectiveKind.BOUND, _var_name(var), bound_value(min_, "min", self), bound_value(extent, "extent", self)
+        )
 
     def set_estimate(self, var, min_, extent) -> "Func":
         """Autoscheduler hints in Halide; halide_mlir's autoscheduler does not need them (kept for code that

@@ -126,6 +126,9 @@ class Dimension:
         est = list(getattr(self._param, "_estimates", None) or [None] * self._param.dimensions())
         est[self._i] = (int(min), int(extent))
         self._param._estimates = est
+        if isinstance(self._param, FuncOutput):  # an output's estimates are its Func's, as in Halide
+            f = self._param._func
+            f.set_estimate(f.args()[self._i], int(min), int(extent))
         return self
 
     def _set(self, what: str, value) -> "Dimension":

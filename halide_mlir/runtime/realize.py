@@ -12,6 +12,7 @@ from ..analysis.specialize import path_of as specialization_path
 from ..error import HalideError
 from ..lang.buffer import Buffer
 from ..lang.source import user_site
+from ..lang.traversal import walk
 from ..machine import too_large
 from .memory import aligned_empty
 from .memref import argument_cell
@@ -50,11 +51,39 @@ def output_region(func, sizes, mins, allow_empty: bool = False) -> Region:
     return Region(tuple(mins), tuple(sizes))
 
 
+def _dims_read(p) -> tuple[bool, list]:
+    """Does the pipeline read a buffer's ``dim(i).stride()`` (then the strides, compiled in, are in the key), and
+    the ImageParams whose sizes it reads without reading them (``f[x] = im.width()``: not in ``p.inputs``)."""
+    hit = p.__dict__.get("_dims_read")
+    if hit is None:
+        from ..lang.param import ImageParam
+
+        nodes = [n for s in p.stages for e in s.exprs() for n in walk(e) if n.kind == "buffer_dim"]
+        others = []
+        for n in nodes:
+            h = n.value[0]
+            if isinstance(h, ImageParam) and not any(h is i for i in (*p.inputs, *others)):
+                others.append(h)
+        hit = p._dims_read = (any(n.value[2] == "stride" for n in nodes), others)
+    return hit
+
+
+def reads_strides(p) -> bool:
+    return _dims_read(p)[0]
+
+
+def dims_read_elsewhere(p) -> bool:
+    """Strides, or sizes of ImageParams not among the inputs: what a CallPlan (runtime/call.py) doesn't check."""
+    strides, others = _dims_read(p)
+    return strides or bool(others)
+
+
 def input_signature(p) -> tuple:
     sig = []
-    for holder in p.inputs:
+    strides, others = _dims_read(p)
+    for holder in (*p.inputs, *others):
         b = input_buffer(holder)
-        sig.append((b.array.shape, b.array.dtype.str, tuple(b.mins())))
+        sig.append((b.array.shape, b.array.dtype.str, tuple(b.mins()), b.array.strides if strides else None))
     sig.extend(prm.get() for prm in p.index_params)
     sig.append(specialization_path(p.specializations))  # the specialize() versions the values choose
     return tuple(sig)
