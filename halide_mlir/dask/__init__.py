@@ -32,7 +32,7 @@ from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
 from . import reduction
-from .kernel import Kernel, piece, run_chunk
+from .kernel import Kernel, cut, run_chunk
 
 __all__ = ["realize", "Kernel", "run_chunk"]
 
@@ -344,23 +344,29 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         normal,
         [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)],
         [r for r in chunk_regions],
+        _inline(client),
     )
     name = f"halide-{func.name()}-{token}"
-    dsk, pieces, shared = {}, {}, set()
+    inline = _inline(client)
+    dsk, strips = {}, [None if inline else {} for _ in ins]
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
     for idx, r, windows, (key, origins) in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
         ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
-        views = kernels[key].views
-        parts = [
-            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces, bool(views and views[i]), shared)
-            for i, (a, h) in enumerate(zip(ins, p.inputs))
-        ]
+        parts = [_pieces(a, windows[h], wholes[h], strips[i]) for i, (a, h) in enumerate(zip(ins, p.inputs))]
         block_shape = tuple(reversed(r.extents))
         # (the chunk's positions are arguments after the Params)
         dsk[(name,) + idx] = (run_chunk, ref, params + origins, [block_shape] * len(types), out_dtypes, *parts)
-    dsk.update(pieces)
+    if not inline:
+        tasks = {}
+        for i, s in enumerate(strips):
+            tasks.update(_strip_tasks(s, f"{name}-in{i}"))
+        for k in blocks:
+            t = dsk[(name,) + k]
+            dsk[(name,) + k] = t[:5] + tuple(_resolve(part, tasks) for part in t[5:])
+        for key, (skey, bounds) in tasks.items():
+            dsk[skey] = (cut, key, bounds)
     outs = []
     for k, dt in enumerate(out_dtypes):
         if len(types) == 1:
@@ -392,20 +398,32 @@ def _ship(kernels: dict, client) -> dict:
     return out
 
 
+def _inline(client) -> bool:
+    """Windows slice their neighbours' blocks in the task itself (no strips tasks): where nothing moves between
+    workers (no client: a local scheduler, or one worker), which saves a task per input block."""
+    mode = os.environ.get("HL_DASK_HALO", "")  # (benchmarks: "inline" or "strips" forces one)
+    if mode in ("inline", "strips"):
+        return mode == "inline"
+    return client is None or len(client.scheduler_info(n_workers=2)["workers"]) <= 1
+
 # (id(client), kernel digest) -> its Future on that client's workers
 _shipped: dict = {}
 _MAX_KERNELS = 1024
 
 
-def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, views: bool = False, shared=None):
-    """The window of an input's dask array as the nested lists (numpy order) of the graph keys the task
-    assembles (kernel.py ``_assemble``): a block the window covers whole is its own key, a part of one is a
-    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part); with
-    ``views`` (the kernel takes strided inputs), a window inside one block is that block sliced in the task.
-    ``shared``: the piece keys other windows use (never turned into a view)."""
+def _pieces(array, window: Region, whole: Region, strips: dict | None):
+    """The window of an input's dask array as the nested lists (numpy order) of what the task assembles
+    (kernel.py ``_assemble``): a block the window covers whole is its key; a part of one is that block sliced
+    in the task (``strips`` None: the block is a dependency, whole), or a placeholder ``_Strip`` the graph
+    replaces with that part as one of its block's ``strips`` task's outputs (_strip_tasks: a task per input
+    block cuts all the halo strips its neighbours read, so only strips travel between workers). A window
+    inside one block is that block sliced in the task (a view a kernel taking strided inputs reads in place),
+    which then runs where the block lives.
+
+    (A ``piece`` task per part was the scheduler's cost: ~0.5 ms a task, 420 of them against 64 chunks of a
+    1024^2 blur took 2.2x the time of slicing in the task.)"""
     import operator
 
-    shared = set() if shared is None else shared
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -417,34 +435,52 @@ def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, view
                 spans.append((b, slice(a - start, z - start), a == start and z == start + n))
             start += n
         per_axis.append(spans)
+    one = all(len(spans) == 1 for spans in per_axis)
 
     def nest(axis, bidx, where, whole_block):
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
                 return key
-            pkey = (f"{prefix}-piece-{tokenize_piece(key, where)}",)
-            tasks.setdefault(pkey, (piece, key, tuple(where)))
-            return pkey
+            if strips is None or one:
+                return (operator.getitem, key, tuple(where))
+            wheres = strips.setdefault(key, {})
+            return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
 
     nested = nest(0, [], [], True)
-    one = _single(nested)  # one block or piece: its key alone
-    if one is not None and views and one in tasks and one not in shared:
-        # a window inside one block: a view of it taken in the task (which then runs where the block lives),
-        # passed in place to a kernel taking strided inputs; no piece task, no copy
-        _, key, where = tasks.pop(one)
-        return (operator.getitem, key, where)
-    shared.update(k for k in _keys(nested) if k in tasks)
-    return nested if one is None else one
+    return _single(nested) if one else nested
 
 
-def _keys(nested):
+class _Strip:
+    """Part ``index`` of the strips the task of input block ``key`` cuts (a placeholder while building)."""
+
+    __slots__ = ("key", "index")
+
+    def __init__(self, key, index: int):
+        self.key, self.index = key, index
+
+
+def _strip_tasks(strips: dict, prefix: str) -> dict:
+    """Per input block: the task cutting the parts of it other windows read (kernel.py ``cut``)."""
+    from dask.base import tokenize
+
+    out = {}
+    for key, wheres in strips.items():
+        bounds = tuple(sorted(wheres, key=wheres.get))
+        out[key] = (f"{prefix}-strips-{tokenize(key, bounds)}",), bounds
+    return out
+
+
+def _resolve(nested, tasks: dict):
+    """``nested`` with each _Strip replaced by a getitem of its block's strips task's output."""
+    import operator
+
     if isinstance(nested, list):
-        for n in nested:
-            yield from _keys(n)
-    else:
-        yield nested
+        return [_resolve(n, tasks) for n in nested]
+    if isinstance(nested, _Strip):
+        return (operator.getitem, tasks[nested.key][0], nested.index)
+    return nested
 
 
 def _single(nested):
@@ -453,12 +489,6 @@ def _single(nested):
             return None
         nested = nested[0]
     return nested
-
-
-def tokenize_piece(key, where) -> str:
-    from dask.base import tokenize
-
-    return tokenize(key, [(s.start, s.stop) for s in where])
 
 
 def _slice(array, window: Region, whole: Region):

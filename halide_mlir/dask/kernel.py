@@ -93,11 +93,11 @@ def _placed(window: np.ndarray, offsets, whole_shape):
     return store, d
 
 
-def piece(block: np.ndarray, where) -> np.ndarray:
-    """The part ``where`` (slices, numpy order) of an input block, as a contiguous copy: a task that runs where
-    the block lives, so only the halo strip travels to the task that reads it (a strided view would be
-    serialized with its whole span, a full block for a column strip)."""
-    return np.ascontiguousarray(block[where])
+def cut(block: np.ndarray, bounds) -> tuple:
+    """The parts of an input block its neighbours' windows read (``bounds``: (start, stop) per numpy axis, per
+    part), as contiguous copies: a task that runs where the block lives, so only these strips travel to the
+    tasks that read them (a strided view would be serialized with its whole span, a full block for a column)."""
+    return tuple(np.ascontiguousarray(block[tuple(slice(a, z) for a, z in b)]) for b in bounds)
 
 
 # Per thread: the window buffers of the last few window shapes. A window is only read during its task's call, so
