@@ -406,6 +406,7 @@ def _inline(client) -> bool:
         return mode == "inline"
     return client is None or len(client.scheduler_info(n_workers=2)["workers"]) <= 1
 
+
 # (id(client), kernel digest) -> its Future on that client's workers
 _shipped: dict = {}
 _MAX_KERNELS = 1024

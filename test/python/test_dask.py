@@ -398,3 +398,46 @@ def test_coordinates_with_boundary_conditions(client, bc):
         np.testing.assert_array_equal(g, ref)
     # fewer kernels than chunks: the positions are arguments (12, 20 and 9 chunks)
     assert counts[0] < 12 and counts[1] < 20 and counts[2] < 9, counts
+
+
+@pytest.mark.parametrize("kind", ["reduction", "pure_update", "scan"])
+def test_updates_share_a_kernel(client, kind):
+    """Positions inside update definitions are kernel arguments too (codegen/updates.py): a Func with an update
+    that reads its coordinates (a reduction over an RDom, a pure update) or scans along y compiles once per chunk
+    shape (the scan: once per chunk row, whose slice of the scanned Func moves), not once per chunk."""
+    rng = np.random.default_rng(10)
+    a = rng.random((52, 70), dtype=np.float32)
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func(f"upd_{kind}")
+    f[x, y] = hl.Buffer(a)[x, y]
+    if kind == "reduction":
+        r = hl.RDom([(0, 3)])
+        f[x, y] += hl.Buffer(a)[x + r, y + 1] * hl.cast(hl.Float(32), y - x)
+    elif kind == "pure_update":
+        f[x, y] = f[x, y] * 2 + hl.cast(hl.Float(32), x + y)
+    else:
+        r = hl.RDom([(1, 47)])
+        f[x, r] = f[x, r - 1] + f[x, r] * hl.cast(hl.Float(32), x)
+    g = hl.Func(f"upd_{kind}_out")
+    g[x, y] = f[x, y] + hl.cast(hl.Float(32), y)
+    hd.stats["compiles"] = 0
+    out = hd.realize(g, [64, 48], (16, 16), client=client)
+    assert hd.stats["compiles"] <= (3 if kind == "scan" else 1), hd.stats["compiles"]   # 12 chunks
+    np.testing.assert_allclose(out.compute(), np.asarray(g.realize([64, 48])), rtol=1e-6)
+
+
+def test_halo_sliced_in_the_task(client, monkeypatch):
+    """Windows that slice their neighbours' blocks inside the task (what one worker gets: no strips tasks) give
+    the same values as the strips tasks (several workers), at the image's edges too."""
+    rng = np.random.default_rng(11)
+    a = rng.random((50, 61), dtype=np.float32)
+    img = hl.ImageParam(hl.Float(32), 2, "inl_in")
+    by = _blur3(img, "inl_blur")
+    arr = da.from_array(a, chunks=(16, 20))
+    keys = {}
+    for mode in ["inline", "strips"]:
+        monkeypatch.setenv("HL_DASK_HALO", mode)
+        out = hd.realize(by, [61, 50], (16, 20), inputs={img: arr}, client=client)
+        keys[mode] = [k for k in out.__dask_graph__() if isinstance(k, tuple) and "-strips-" in k[0]]
+        np.testing.assert_allclose(out.compute(), _blur3_numpy(a), rtol=3e-7, atol=1e-7)
+    assert not keys["inline"] and 0 < len(keys["strips"]) <= 4 * 4   # (at most one per input block)
