@@ -506,13 +506,14 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
     """The partial results of the reduction ``s`` over ``tiles`` combined by a tree of tasks: a dask array of
     ``s.func`` over ``f_region``. Compiled once per tile shape (the first tile also starts from the Func's pure
     definition) where the reads move with the tile (``s.shifts``): the code reads the inputs as for a tile at
-    the RDom's min, and each task gets its own tile's windows. Otherwise the inputs are compiled as the whole
-    image and each task's windows are placed in it (kernel.py), compiled per distinct code."""
+    the RDom's min, and each task gets its own tile's windows. Otherwise each tile is compiled with its own
+    windows and its positions as arguments, once per distinct code (as the chunks of _realize)."""
     import dask
     import dask.array as da
 
     from .. import driver
     from ..analysis.bounds import infer_bounds
+    from ..codegen.relocatable import relocatable
     from ..settings import parallel_runtime
 
     f = s.func
@@ -548,7 +549,6 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                         tuple(lo + (0 if j is None else mins[j] - box_mins[j]) for lo, j in zip(w.mins, moves)),
                         w.extents,
                     )
-                places = None
                 compile_windows = at_min
             else:
                 with bind(wholes):
@@ -557,22 +557,21 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                     h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
                     for h in p.inputs
                 }
-                places = [
-                    (
-                        tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
-                        tuple(reversed(wholes[h].extents)),
-                    )
-                    for h in pp.inputs
-                ]
-                compile_windows = wholes
-            with bind(compile_windows):
+                compile_windows = windows
+            # positions as arguments (codegen/relocatable.py): where the reads do not move with the tile (a
+            # boundary condition's stage read at the tile's coordinates), the tile's own windows and stages' regions
+            # are compiled, and tiles whose code then has the same text share it, each passing its positions
+            with bind(compile_windows), relocatable() as built:
                 c = driver.compile_pipeline(pf, f_region)
+                origins = tuple(built[-1].values)
                 key = (c.payload, c.transform)
                 if key not in kernels:
-                    kernels[key] = _kernel(pf, pp, f_region, runtime)
-            params = tuple(prm.get() for prm in pp.params)
+                    kernels[key] = _kernel(pf, pp, f_region, runtime, len(origins))
+                    if tuple(built[-1].values) != origins:  # (auto-vectorization's fallback recompiled it)
+                        raise InternalError(f"Func '{pf.name()}': the kernel's position arguments changed")
+            params = tuple(prm.get() for prm in pp.params) + origins
             slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
-            parts.append((key, params, slices, places))
+            parts.append((key, params, slices))
     stats["compiles"] += len(kernels)
     shipped = (
         _ship(kernels, client)
@@ -586,10 +585,9 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
             [out_shape],
             [dtype.str],
             *slices,
-            placements=places,
-            dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}",
+            dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, *slices)}",
         )
-        for key, params, slices, places in parts
+        for key, params, slices in parts
     ]
     final = reduction.tree(tasks, reduction._OPS[s.op], f"halide-{f.name()}")
     return da.from_delayed(final, out_shape, dtype=dtype)

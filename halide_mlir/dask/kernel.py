@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runtime import disk_cache
 from ..runtime.memory import aligned_empty, keep_freed_memory
-from ..runtime.memref import descriptor, descriptor_type, scalar_ctype
+from ..runtime.memref import descriptor, scalar_ctype
 
 
 class Kernel:
@@ -72,25 +72,6 @@ def entry_point(kernel: Kernel):
                 _loaded[kernel.digest] = hit
                 stats["loads"] += 1
     return hit[1]
-
-
-def _placed(window: np.ndarray, offsets, whole_shape):
-    """``window`` as a memref of ``whole_shape`` (the identity layout the code was compiled for) whose elements
-    at ``offsets`` onwards are the window's: only the span from the window's first element to its last is
-    allocated, and the descriptor's base pointer is set back by the offset (as Halide's buffers point at their
-    min). The code reads nothing outside the window (bounds inference gave it)."""
-    item = window.dtype.itemsize
-    strides = [int(np.prod(whole_shape[k + 1 :], dtype=np.int64)) for k in range(len(whole_shape))]
-    span = sum((n - 1) * s for n, s in zip(window.shape, strides)) + 1 if window.size else 1
-    store = aligned_empty((span,), window.dtype)
-    np.lib.stride_tricks.as_strided(store, window.shape, [s * item for s in strides])[...] = window
-    d = descriptor_type(window.ndim)()
-    d.allocated = d.aligned = store.ctypes.data - sum(o * s for o, s in zip(offsets, strides)) * item
-    d.offset = 0
-    if window.ndim:
-        d.shape[:] = list(whole_shape)
-        d.strides[:] = strides
-    return store, d
 
 
 def cut(block: np.ndarray, bounds) -> tuple:
@@ -163,10 +144,10 @@ def _viewable(w: np.ndarray) -> bool:
     )
 
 
-def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placements=None):
-    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for, or each
-    placed at (offsets, whole shape) in a memref of the whole input where ``placements`` says so) and the
-    Params' values; returns the output block (a tuple of blocks for a Tuple-valued Func)."""
+def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
+    """Run ``kernel`` on the input ``windows`` (numpy order, exactly the regions it was compiled for) and the
+    Params' values (then its positions: codegen/relocatable.py); returns the output block (a tuple of blocks for
+    a Tuple-valued Func)."""
     entry = entry_point(kernel)
     keep, cells = [], []
 
@@ -178,16 +159,11 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows, placemen
     t0 = time.perf_counter()
     windows = [_assemble(k, w) for k, w in enumerate(windows)]
     t1 = time.perf_counter()
-    for k, (w, where) in enumerate(zip(windows, placements or [None] * len(windows))):
-        if where is None:
-            w = np.asarray(w)
-            if not (k < len(kernel.views) and kernel.views[k] and _viewable(w)):
-                w = np.ascontiguousarray(w)  # the compiled code's memrefs have the identity layout
-            memref(w)
-        else:
-            store, d = _placed(np.asarray(w), *where)
-            keep.append((store, d))
-            cells.append(ctypes.c_void_p(ctypes.addressof(d)))
+    for k, w in enumerate(windows):
+        w = np.asarray(w)
+        if not (k < len(kernel.views) and kernel.views[k] and _viewable(w)):
+            w = np.ascontiguousarray(w)  # the compiled code's memrefs have the identity layout
+        memref(w)
     n = len(windows)
     for t, value in zip(kernel.arg_types[n : n + len(params)], params):
         cells.append(scalar_ctype(t)(value))

@@ -441,3 +441,27 @@ def test_halo_sliced_in_the_task(client, monkeypatch):
         keys[mode] = [k for k in out.__dask_graph__() if isinstance(k, tuple) and "-strips-" in k[0]]
         np.testing.assert_allclose(out.compute(), _blur3_numpy(a), rtol=3e-7, atol=1e-7)
     assert not keys["inline"] and 0 < len(keys["strips"]) <= 4 * 4   # (at most one per input block)
+
+
+def test_reduction_through_boundary_condition_compiles_per_tile_shape(client):
+    """A max over an RDom read through a boundary condition (the condition's stage is computed per tile, at the
+    tile's coordinates): its tiles are compiled with their positions as arguments, once per tile shape and side
+    of the image (35 tiles: 9 kinds, and the first tile's, which starts from the pure definition), not per tile."""
+    rng = np.random.default_rng(12)
+    a = rng.integers(0, 200, (40, 60), dtype=np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "redbc_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(img)
+    rb = hl.RDom([(-2, 64), (-1, 43)])
+    mx = hl.Func("redbc_max")
+    mx[x] = hl.u8(0)
+    mx[x] = hl.max(mx[x], c[rb.x, rb.y] + hl.cast(hl.UInt(8), x * 20))
+    out = hl.Func("redbc_out")
+    out[x, y] = mx[x % 4] + img[x, y]
+    hd.stats["compiles"] = 0
+    got = hd.realize(out, [60, 40], (10, 10), inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+    assert hd.stats["compiles"] <= 11, hd.stats["compiles"]   # (and one for the 24 chunks of the output)
+    prefix = "halide-redbc_max-partial-"
+    assert len({k for k in got.__dask_graph__() if isinstance(k, str) and k.startswith(prefix)}) == 35
+    img.set(hl.Buffer(a))
+    np.testing.assert_array_equal(got.compute(), np.asarray(out.realize([60, 40])))
