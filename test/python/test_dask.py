@@ -465,3 +465,26 @@ def test_reduction_through_boundary_condition_compiles_per_tile_shape(client):
     assert len({k for k in got.__dask_graph__() if isinstance(k, str) and k.startswith(prefix)}) == 35
     img.set(hl.Buffer(a))
     np.testing.assert_array_equal(got.compute(), np.asarray(out.realize([60, 40])))
+
+
+def test_chunks_split_into_interior_and_slabs(client, monkeypatch):
+    """HL_DASK_SPLIT: a chunk whose window spans several input blocks is computed as an interior that reads the
+    block under it in place and slabs around it, each kernel writing its part of the block (strided outputs):
+    the same values as the whole chunk, at the image's edges and with chunks that are not the input's blocks."""
+    from halide_mlir.dask import split
+    rng = np.random.default_rng(13)
+    a = rng.random((48, 64), dtype=np.float32)
+    img = hl.ImageParam(hl.Float(32), 2, "split_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(img)
+    g = hl.Func("split_g")
+    g[x, y] = c[x - 2, y] + 2 * c[x + 1, y - 1] + c[x, y + 2]
+    monkeypatch.setattr(hd, "_SPLIT", [True])
+    monkeypatch.setattr(split, "MIN_PIXELS", 64)
+    p = np.pad(a, 2, mode="edge")
+    ref = p[2:-2, :-4] + 2 * p[1:-3, 3:-1] + p[4:, 2:-2]
+    for chunks in [(16, 16), (12, 20)]:
+        out = hd.realize(g, [64, 48], chunks, inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+        if chunks == (16, 16):   # an interior chunk (with (12, 20), only chunks whose interior is most of them)
+            assert out.__dask_graph__()[out.__dask_keys__()[1][1]][0] is hd.run_split
+        np.testing.assert_allclose(out.compute(), ref, rtol=1e-6)
