@@ -1,15 +1,16 @@
 """Positions as arguments: a payload whose absolute coordinates are ``i32`` arguments, not constants.
 
 A pipeline compiled for one output region bakes the region's position into its code where coordinates are
-used as values (``x + min`` in a generic's body) and where a computed coordinate reads a tensor
-(``coordinate - min`` before a ``tensor.extract``). Everything else in the payload is relative (slice offsets
-are differences of mins; shapes are extents). Within ``relocatable()``, the payload writes each such position as
-a function argument ``%orgK`` (after the Params) and records its value here, so two regions of one shape whose
-payloads then have the same text run the same compiled code, each called with its own values: the code
-computes, for every region, exactly what the code compiled with that region's constants would. That is why a
-shared kernel is sound without proving the pipeline translation-invariant: where a position enters the
-payload some other way (an update's loops, a boundary condition's pieces at the image edge), the texts differ
-and the regions get kernels of their own. halide_mlir.dask uses it to compile once per chunk shape.
+used as values (``x + min`` in a generic's body, an update's body or its loops: codegen/updates.py) and where a
+computed coordinate reads or an update writes a tensor (``coordinate - min``). Everything else in the payload
+is relative (slice offsets are differences of mins; shapes are extents). Within ``relocatable()``, the payload
+writes each such position as a function argument ``%orgK`` (after the Params) and records its value here, so
+two regions of one shape whose payloads then have the same text run the same compiled code, each called with
+its own values: the code computes, for every region, exactly what the code compiled with that region's
+constants would. That is why a shared kernel is sound without proving the pipeline translation-invariant:
+where a position enters the payload some other way (a boundary condition's pieces at the image edge, the slice
+of a Func whose region stays put while the chunk moves, a vectorized update's body), the texts differ and the
+regions get kernels of their own. halide_mlir.dask uses it to compile once per chunk shape.
 """
 
 from __future__ import annotations

@@ -337,7 +337,7 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
     return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client)
 
 
-# (id(func), generation, region, chunks, params, threads, inputs) -> what _realize found: a repeated realize
+# (id(func), generation, region, chunks, params, threads, inputs, split) -> what _realize found: a repeated realize
 # builds its graph without bounds inference or compiling (a new definition or schedule changes the generation)
 _plans: dict = {}
 _MAX_PLANS = 8
@@ -345,8 +345,10 @@ _MAX_PLANS = 8
 
 def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client):
     """The output as dask arrays built from one graph layer: a task per chunk, which reads its window from the
-    input blocks it covers whole and from copies of the parts of the others it needs, taken where those blocks
-    live (_pieces): only halo strips travel between workers."""
+    input blocks it covers whole and from the parts of the others it needs (_pieces): sliced in the task where
+    nothing moves between workers, else cut by one task per input block where it lives, so that only halo
+    strips travel. ``chunk_kernels``: per chunk, its pieces (kernel key, positions, region, windows): one, or
+    an interior and slabs (split.py)."""
     import operator
 
     import dask.array as da
