@@ -113,7 +113,7 @@ def output_block(shape, dtype) -> np.ndarray:
 # the next task on the thread refills it: its memory stays touched (first-touching 16 MB cost 5-100 ms on a
 # loaded VM, against 0.6 ms to copy into memory already mapped).
 _scratch = threading.local()
-_SCRATCH_KEEP = 8
+_SCRATCH_KEEP = 4
 
 
 def _window_buffer(slot: int, shape, dtype) -> np.ndarray:
