@@ -40,7 +40,9 @@ def _in_one_block(array, whole: Region, w: Region) -> bool:
 def pieces(inputs, r: Region, windows: dict, arrays: dict, wholes: dict, windows_of):
     """``r`` as [(region, windows)]: its interior first (every input's window inside one block), then the slabs
     around it; None where a split gains nothing (a small chunk, windows already inside one block, a thin
-    interior). ``windows_of(region)``: bounds inference's windows of a region (the inputs bound to the wholes)."""
+    interior) or costs kernels (a chunk that is not inside one input block: its interior's shape depends on
+    where the blocks cut it). ``windows_of(region)``: bounds inference's windows of a region (the inputs bound
+    to the wholes)."""
     if int(np.prod(r.extents)) < MIN_PIXELS or all(_in_one_block(arrays[h], wholes[h], windows[h]) for h in inputs):
         return None
     lo, hi = list(r.mins), [m + e - 1 for m, e in zip(r.mins, r.extents)]
@@ -50,6 +52,9 @@ def pieces(inputs, r: Region, windows: dict, arrays: dict, wholes: dict, windows
             continue
         for d in range(len(r.mins)):
             bmin, bmax = _block_of(arrays[h], wholes[h], d, r.mins[d] + r.extents[d] // 2)
+            if not bmin <= r.mins[d] <= r.mins[d] + r.extents[d] - 1 <= bmax:
+                # a chunk across input blocks would have an interior of its own shape: a kernel per chunk
+                return None
             lo[d] = max(lo[d], r.mins[d] + bmin - w.mins[d])
             hi[d] = min(hi[d], r.mins[d] + r.extents[d] - 1 - (w.mins[d] + w.extents[d] - 1 - bmax))
     if any(a > z for a, z in zip(lo, hi)):
