@@ -95,6 +95,7 @@ class PayloadBuilder:
         if self.origins is not None:  # (known once the stages are emitted) after the Params, as a Param's
             args[len(p.inputs) + len(p.params) : len(p.inputs) + len(p.params)] = self.origins.signature()
             relocatable.view_inputs(self.origins, p.inputs, args, self.lines)
+            relocatable.view_outputs(self.origins, [output_arg(k) for k in range(len(out_types))], args, self.lines)
         sig = ", ".join(f"{n}: {t}" for n, t in args)
         head = [f"func.func @{ENTRY}({sig}) attributes {{llvm.emit_c_interface}} {{"]
         body = "\n".join("    " + l for l in self.lines)

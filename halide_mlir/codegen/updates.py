@@ -21,7 +21,7 @@ from ..error import SerialUpdateWarning
 from ..lang.schedule import LoopKind
 from ..lang.types import Int
 from ..lang.traversal import walk
-from . import trace
+from . import relocatable, trace
 from .body import BodyEmitter
 from .vector_updates import emit_vector_body
 from .mlir_text import affine_map, memref_type, mlir_string, out_block_arg, storage, tensor_type, update_loop_attr
@@ -149,8 +149,14 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             if name not in index_cache:
                 idx = em.op(f"linalg.index {dim_of[name]} : index", "i")
                 v = em.op(f"arith.index_cast {idx} : index to i32", "x")
-                if base_of[name]:
-                    v = em.op(f"arith.addi {v}, {em.const(base_of[name], e.type)} : i32", "x")
+                # a pure Var's min is the region's position: an argument in relocatable code (the pure
+                # definition's own, codegen/relocatable.py); an RVar's is the RDom's, the same everywhere
+                at = None
+                if e.kind == "var":
+                    site = ("coord", pb.name_of(func), n - 1 - dim_of[name])
+                    at = relocatable.position(pb.origins, site, base_of[name], e.type)
+                if at is not None or base_of[name]:
+                    v = em.op(f"arith.addi {v}, {at or em.const(base_of[name], e.type)} : i32", "x")
                 index_cache[name] = v
             return index_cache[name]
         acc = access_of[id(e)]
@@ -259,7 +265,7 @@ def emit_loops(pb, stage, up, current: list, tile=None) -> list:
                 f"{res}{f':{m}' if m > 1 else ''} = scf.forall ({iv}) in ({ext}) shared_outs({carried}) "
                 f"-> ({types_txt}) {{"
             )
-            frame, ends, acc, ttypes = _slice(pb, up.sliced, n_r, nest[: par + 1], ivs, region, its, types, loc)
+            frame, ends, acc, ttypes = _slice(pb, up.sliced, n_r, nest[: par + 1], ivs, region, its, types, loc, func)
             opened.append((res, loop, types_txt, (its, ends)))
             types_txt = ", ".join(ttypes)
             continue
@@ -347,7 +353,7 @@ class _Frame(NamedTuple):
     extents: list
 
 
-def _slice(pb, sliced, n_r, outside, ivs, region, outs, types, loc):
+def _slice(pb, sliced, n_r, outside, ivs, region, outs, types, loc, func):
     """The slice of the Func one iteration of the parallel loop updates (analysis/scan_lanes.py parallel_slice):
     its frame, the text after each shared out in ``tensor.parallel_insert_slice``, the slices, their types."""
     dim, size = sliced
@@ -371,10 +377,12 @@ def _slice(pb, sliced, n_r, outside, ivs, region, outs, types, loc):
         off = t
     lo = pb.fresh("x")
     lines.append(f"{lo} = arith.index_cast {off} : index to i32 {loc}")
-    if region.mins[d]:
+    k = _position(pb, ("min", id(func), d), region.mins[d])
+    if k is not None or region.mins[d]:
         lo2 = pb.fresh("x")
-        k = pb.fresh("c")
-        lines.append(f"{k} = arith.constant {region.mins[d]} : i32 {loc}")
+        if k is None:
+            k = pb.fresh("c")
+            lines.append(f"{k} = arith.constant {region.mins[d]} : i32 {loc}")
         lines.append(f"{lo2} = arith.addi {lo}, {k} : i32 {loc}")
         lo = lo2
     mins, extents = list(region.mins), list(region.extents)
@@ -393,6 +401,14 @@ def _slice(pb, sliced, n_r, outside, ivs, region, outs, types, loc):
     return _Frame(mins, extents), ends, slices, ttypes
 
 
+def _position(pb, site: tuple, value, t=None):
+    """``value`` (a position: a pure coordinate's min, the Func's min) as an argument of relocatable code, or
+    None (codegen/relocatable.py). The Func's min shares its site with the reads of the Func (emit_extract)."""
+    if isinstance(value, str):
+        return None
+    return relocatable.position(pb.origins, site, value, Int(32) if t is None else t)
+
+
 def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, func):
     """The emitter of the loop body (each dim's coordinate: its min plus sum(iv * stride) of its loops) and
     the condition under which the update runs there (RDom.where, split guards), or None."""
@@ -408,10 +424,14 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
             return pb.param_value(em, e)
         if e.kind in ("var", "rvar"):
             dim = dim_of[e.value.name()]
-            lo = span[dim][0]  # (an i32 value: the start of a tile, codegen/tiled.py)
-            if isinstance(lo, str):
+            lo = span[dim][0]
+            if isinstance(lo, str):  # (an i32 value: the start of a tile, codegen/tiled.py)
                 return em.op(f"arith.addi {coord(dim)}, {lo} : i32", "x")
-            return coord(dim) if not lo else em.op(f"arith.addi {coord(dim)}, {em.const(lo, Int(32))} : i32", "x")
+            # a pure Var's min is the region's position (an argument in relocatable code: _position)
+            at = _position(pb, ("coord", pb.name_of(func), dim - len(u.rvars)), lo) if e.kind == "var" else None
+            if at is None and not lo:
+                return coord(dim)
+            return em.op(f"arith.addi {coord(dim)}, {at or em.const(lo, Int(32))} : i32", "x")
         if e.value is func:
             return trace.load(pb, em, e, self_read(em, e))
         return trace.load(pb, em, e, pb.emit_extract(em, e))
@@ -492,8 +512,9 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         idx = [None] * m
         for j, a in enumerate(args):
             v = em.emit(a)
-            if region.mins[j]:
-                v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
+            at = _position(pb, ("min", id(func), j), region.mins[j], a.type)
+            if at is not None or region.mins[j]:
+                v = em.op(f"arith.subi {v}, {at or em.const(region.mins[j], a.type)} : i32", "x")
             idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
         return idx
 
@@ -592,8 +613,10 @@ def _insert(pb, em, u, acc: list, region, ttypes: list, loc, func) -> list:
         v = em.emit(a)
         if isinstance(region.mins[j], str):  # a parallel iteration's slice: its dynamic min
             v = em.op(f"arith.subi {v}, {region.mins[j]} : i32", "x")
-        elif region.mins[j]:
-            v = em.op(f"arith.subi {v}, {em.const(region.mins[j], a.type)} : i32", "x")
+        else:
+            at = _position(pb, ("min", id(func), j), region.mins[j], a.type)
+            if at is not None or region.mins[j]:
+                v = em.op(f"arith.subi {v}, {at or em.const(region.mins[j], a.type)} : i32", "x")
         idx[m - 1 - j] = em.op(f"arith.index_cast {v} : i32 to index", "i")
     out = []
     for value, tensor, ttype in zip(values, acc, ttypes):

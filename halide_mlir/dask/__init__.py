@@ -31,10 +31,10 @@ from ..lang.param import ImageParam
 from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
-from . import reduction
-from .kernel import Kernel, piece, run_chunk
+from . import reduction, split
+from .kernel import Kernel, cut, run_chunk, run_split
 
-__all__ = ["realize", "Kernel", "run_chunk"]
+__all__ = ["realize", "Kernel", "run_chunk", "run_split"]
 
 
 class _Window(Buffer):
@@ -243,7 +243,8 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
         normal,
         params,
         threads,
-        tuple((wholes[h], dtypes[h].str) for h in p.inputs),
+        tuple((wholes[h], dtypes[h].str, arrays[h].chunks) for h in p.inputs),
+        _SPLIT[0],
     )
     cached = _plans.get(plan_key) if originals is p.inputs else None
     if cached is not None:
@@ -294,11 +295,23 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
     # Positions are kernel arguments (codegen/relocatable.py): chunks whose payloads have the same text (all
     # chunks of one shape, but those a boundary condition or a coordinate's use cuts differently at the image's
     # edges) share one compiled kernel, each task passing its chunk's positions.
+    def windows_of(r):
+        b = infer_bounds(p, r)
+        return {h: b.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins))) for h in p.inputs}
+
+    # a big chunk whose window spans several input blocks: an interior piece reading one block in place and
+    # slabs around it (split.py), unless its interior's kernel can't take its inputs in place (a gather)
+    with bind(wholes):
+        chunk_pieces = [
+            split.pieces(p.inputs, r, w, arrays, wholes, windows_of) if _SPLIT[0] else None
+            for r, w in zip(chunk_regions, chunk_windows)
+        ]
     kernels, chunk_kernels = {}, []
-    with _compile_lock, _threads(threads), relocatable() as built:
+    with _compile_lock, _threads(threads):
         runtime = parallel_runtime(threads)
-        for r, windows in zip(chunk_regions, chunk_windows):
-            with bind(windows):
+
+        def compile_piece(r, windows, view_outputs):
+            with bind(windows), relocatable(view_outputs) as built:
                 c = driver.compile_pipeline(func, r)
                 origins = tuple(built[-1].values)
                 key = (c.payload, c.transform)
@@ -306,7 +319,15 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
                     kernels[key] = _kernel(func, p, r, runtime, len(origins))
                     if tuple(built[-1].values) != origins:  # (auto-vectorization's fallback recompiled it)
                         raise InternalError(f"Func '{func.name()}': the kernel's position arguments changed")
-            chunk_kernels.append((key, origins))
+            return key, origins, r, windows
+
+        for r, windows, halves in zip(chunk_regions, chunk_windows, chunk_pieces):
+            if halves is not None:
+                parts = [compile_piece(pr, pw, True) for pr, pw in halves[:1]]
+                if all(kernels[parts[0][0]].views):
+                    chunk_kernels.append(parts + [compile_piece(pr, pw, True) for pr, pw in halves[1:]])
+                    continue
+            chunk_kernels.append([compile_piece(r, windows, False)])
     stats["compiles"] += len(kernels)
 
     if originals is p.inputs:
@@ -316,7 +337,7 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
     return _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client)
 
 
-# (id(func), generation, region, chunks, params, threads, inputs) -> what _realize found: a repeated realize
+# (id(func), generation, region, chunks, params, threads, inputs, split) -> what _realize found: a repeated realize
 # builds its graph without bounds inference or compiling (a new definition or schedule changes the generation)
 _plans: dict = {}
 _MAX_PLANS = 8
@@ -324,8 +345,10 @@ _MAX_PLANS = 8
 
 def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels, kernels, arrays, wholes, client):
     """The output as dask arrays built from one graph layer: a task per chunk, which reads its window from the
-    input blocks it covers whole and from copies of the parts of the others it needs, taken where those blocks
-    live (_pieces): only halo strips travel between workers."""
+    input blocks it covers whole and from the parts of the others it needs (_pieces): sliced in the task where
+    nothing moves between workers, else cut by one task per input block where it lives, so that only halo
+    strips travel. ``chunk_kernels``: per chunk, its pieces (kernel key, positions, region, windows): one, or
+    an interior and slabs (split.py)."""
     import operator
 
     import dask.array as da
@@ -344,23 +367,45 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         normal,
         [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)],
         [r for r in chunk_regions],
+        _inline(client),
     )
     name = f"halide-{func.name()}-{token}"
-    dsk, pieces, shared = {}, {}, set()
+    inline = _inline(client)
+    dsk, strips = {}, [None if inline else {} for _ in ins]
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
             dsk[shipped[k][0]] = kern
-    for idx, r, windows, (key, origins) in zip(blocks, chunk_regions, chunk_windows, chunk_kernels):
-        ref = shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]
-        views = kernels[key].views
+    for idx, r, pieces in zip(blocks, chunk_regions, chunk_kernels):
+        block_shape = tuple(reversed(r.extents))
+        refs = [shipped[key] if hasattr(shipped[key], "key") else shipped[key][0] for key, _, _, _ in pieces]
         parts = [
-            _pieces(a, windows[h], wholes[h], f"{name}-in{i}", pieces, bool(views and views[i]), shared)
+            _pieces(a, pw[h], wholes[h], strips[i])
+            for _, _, _, pw in pieces
             for i, (a, h) in enumerate(zip(ins, p.inputs))
         ]
-        block_shape = tuple(reversed(r.extents))
-        # (the chunk's positions are arguments after the Params)
-        dsk[(name,) + idx] = (run_chunk, ref, params + origins, [block_shape] * len(types), out_dtypes, *parts)
-    dsk.update(pieces)
+        if len(pieces) == 1:
+            # (the chunk's positions are arguments after the Params)
+            task = (run_chunk, refs[0], params + pieces[0][1], [block_shape] * len(types), out_dtypes, *parts)
+        else:  # an interior and slabs, each written in place into the chunk's block (split.py)
+            meta = tuple(
+                (
+                    params + origins,
+                    tuple(reversed([m - rm for m, rm in zip(pr.mins, r.mins)])),
+                    tuple(reversed(pr.extents)),
+                )
+                for _, origins, pr, _ in pieces
+            )
+            task = (run_split, [block_shape] * len(types), out_dtypes, meta, *refs, *parts)
+        dsk[(name,) + idx] = task
+    if not inline:
+        tasks = {}
+        for i, s in enumerate(strips):
+            tasks.update(_strip_tasks(s, f"{name}-in{i}"))
+        for k in blocks:
+            t = dsk[(name,) + k]
+            dsk[(name,) + k] = tuple(_resolve(part, tasks) if isinstance(part, (list, _Strip)) else part for part in t)
+        for key, (skey, bounds) in tasks.items():
+            dsk[skey] = (cut, key, bounds)
     outs = []
     for k, dt in enumerate(out_dtypes):
         if len(types) == 1:
@@ -392,20 +437,40 @@ def _ship(kernels: dict, client) -> dict:
     return out
 
 
+# Big chunks are split into an interior read in place and border slabs (split.py; HL_DASK_SPLIT=0: off). One
+# thread's time per interior chunk, 4x4 chunks of the bench's blur / Gaussian: 2048^2 5.11 -> 4.52 ms and
+# 6.35 -> 5.90 (no 17 MB window copy); 1024^2 2-6% (split.MIN_PIXELS leaves smaller chunks whole: 4 more kernels
+# per chunk shape for little)
+_SPLIT = [os.environ.get("HL_DASK_SPLIT", "1") != "0"]
+
+
+def _inline(client) -> bool:
+    """Windows slice their neighbours' blocks in the task itself (no strips tasks): where nothing moves between
+    workers (no client: a local scheduler, or one worker), which saves a task per input block."""
+    mode = os.environ.get("HL_DASK_HALO", "")  # (benchmarks: "inline" or "strips" forces one)
+    if mode in ("inline", "strips"):
+        return mode == "inline"
+    return client is None or len(client.scheduler_info(n_workers=2)["workers"]) <= 1
+
+
 # (id(client), kernel digest) -> its Future on that client's workers
 _shipped: dict = {}
 _MAX_KERNELS = 1024
 
 
-def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, views: bool = False, shared=None):
-    """The window of an input's dask array as the nested lists (numpy order) of the graph keys the task
-    assembles (kernel.py ``_assemble``): a block the window covers whole is its own key, a part of one is a
-    ``piece`` task of that block (added to ``tasks``, shared by the windows that read the same part); with
-    ``views`` (the kernel takes strided inputs), a window inside one block is that block sliced in the task.
-    ``shared``: the piece keys other windows use (never turned into a view)."""
+def _pieces(array, window: Region, whole: Region, strips: dict | None):
+    """The window of an input's dask array as the nested lists (numpy order) of what the task assembles
+    (kernel.py ``_assemble``): a block the window covers whole is its key; a part of one is that block sliced
+    in the task (``strips`` None: the block is a dependency, whole), or a placeholder ``_Strip`` the graph
+    replaces with that part as one of its block's ``strips`` task's outputs (_strip_tasks: a task per input
+    block cuts all the halo strips its neighbours read, so only strips travel between workers). A window
+    inside one block is that block sliced in the task (a view a kernel taking strided inputs reads in place),
+    which then runs where the block lives.
+
+    (A ``piece`` task per part was the scheduler's cost: ~0.5 ms a task, 420 of them against 64 chunks of a
+    1024^2 blur took 2.2x the time of slicing in the task.)"""
     import operator
 
-    shared = set() if shared is None else shared
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -417,34 +482,52 @@ def _pieces(array, window: Region, whole: Region, prefix: str, tasks: dict, view
                 spans.append((b, slice(a - start, z - start), a == start and z == start + n))
             start += n
         per_axis.append(spans)
+    one = all(len(spans) == 1 for spans in per_axis)
 
     def nest(axis, bidx, where, whole_block):
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
                 return key
-            pkey = (f"{prefix}-piece-{tokenize_piece(key, where)}",)
-            tasks.setdefault(pkey, (piece, key, tuple(where)))
-            return pkey
+            if strips is None or one:
+                return (operator.getitem, key, tuple(where))
+            wheres = strips.setdefault(key, {})
+            return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
 
     nested = nest(0, [], [], True)
-    one = _single(nested)  # one block or piece: its key alone
-    if one is not None and views and one in tasks and one not in shared:
-        # a window inside one block: a view of it taken in the task (which then runs where the block lives),
-        # passed in place to a kernel taking strided inputs; no piece task, no copy
-        _, key, where = tasks.pop(one)
-        return (operator.getitem, key, where)
-    shared.update(k for k in _keys(nested) if k in tasks)
-    return nested if one is None else one
+    return _single(nested) if one else nested
 
 
-def _keys(nested):
+class _Strip:
+    """Part ``index`` of the strips the task of input block ``key`` cuts (a placeholder while building)."""
+
+    __slots__ = ("key", "index")
+
+    def __init__(self, key, index: int):
+        self.key, self.index = key, index
+
+
+def _strip_tasks(strips: dict, prefix: str) -> dict:
+    """Per input block: the task cutting the parts of it other windows read (kernel.py ``cut``)."""
+    from dask.base import tokenize
+
+    out = {}
+    for key, wheres in strips.items():
+        bounds = tuple(sorted(wheres, key=wheres.get))
+        out[key] = (f"{prefix}-strips-{tokenize(key, bounds)}",), bounds
+    return out
+
+
+def _resolve(nested, tasks: dict):
+    """``nested`` with each _Strip replaced by a getitem of its block's strips task's output."""
+    import operator
+
     if isinstance(nested, list):
-        for n in nested:
-            yield from _keys(n)
-    else:
-        yield nested
+        return [_resolve(n, tasks) for n in nested]
+    if isinstance(nested, _Strip):
+        return (operator.getitem, tasks[nested.key][0], nested.index)
+    return nested
 
 
 def _single(nested):
@@ -453,12 +536,6 @@ def _single(nested):
             return None
         nested = nested[0]
     return nested
-
-
-def tokenize_piece(key, where) -> str:
-    from dask.base import tokenize
-
-    return tokenize(key, [(s.start, s.stop) for s in where])
 
 
 def _slice(array, window: Region, whole: Region):
@@ -475,13 +552,14 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
     """The partial results of the reduction ``s`` over ``tiles`` combined by a tree of tasks: a dask array of
     ``s.func`` over ``f_region``. Compiled once per tile shape (the first tile also starts from the Func's pure
     definition) where the reads move with the tile (``s.shifts``): the code reads the inputs as for a tile at
-    the RDom's min, and each task gets its own tile's windows. Otherwise the inputs are compiled as the whole
-    image and each task's windows are placed in it (kernel.py), compiled per distinct code."""
+    the RDom's min, and each task gets its own tile's windows. Otherwise each tile is compiled with its own
+    windows and its positions as arguments, once per distinct code (as the chunks of _realize)."""
     import dask
     import dask.array as da
 
     from .. import driver
     from ..analysis.bounds import infer_bounds
+    from ..codegen.relocatable import relocatable
     from ..settings import parallel_runtime
 
     f = s.func
@@ -517,7 +595,6 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                         tuple(lo + (0 if j is None else mins[j] - box_mins[j]) for lo, j in zip(w.mins, moves)),
                         w.extents,
                     )
-                places = None
                 compile_windows = at_min
             else:
                 with bind(wholes):
@@ -526,22 +603,21 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
                     h: bounded.input_regions.get(h, Region(wholes[h].mins, (1,) * len(wholes[h].mins)))
                     for h in p.inputs
                 }
-                places = [
-                    (
-                        tuple(reversed([m - wm for m, wm in zip(windows[h].mins, wholes[h].mins)])),
-                        tuple(reversed(wholes[h].extents)),
-                    )
-                    for h in pp.inputs
-                ]
-                compile_windows = wholes
-            with bind(compile_windows):
+                compile_windows = windows
+            # positions as arguments (codegen/relocatable.py): where the reads do not move with the tile (a
+            # boundary condition's stage read at the tile's coordinates), the tile's own windows and stages' regions
+            # are compiled, and tiles whose code then has the same text share it, each passing its positions
+            with bind(compile_windows), relocatable() as built:
                 c = driver.compile_pipeline(pf, f_region)
+                origins = tuple(built[-1].values)
                 key = (c.payload, c.transform)
                 if key not in kernels:
-                    kernels[key] = _kernel(pf, pp, f_region, runtime)
-            params = tuple(prm.get() for prm in pp.params)
+                    kernels[key] = _kernel(pf, pp, f_region, runtime, len(origins))
+                    if tuple(built[-1].values) != origins:  # (auto-vectorization's fallback recompiled it)
+                        raise InternalError(f"Func '{pf.name()}': the kernel's position arguments changed")
+            params = tuple(prm.get() for prm in pp.params) + origins
             slices = [_slice(arrays[h], windows[h], wholes[h]) for h in pp.inputs]
-            parts.append((key, params, slices, places))
+            parts.append((key, params, slices))
     stats["compiles"] += len(kernels)
     shipped = (
         _ship(kernels, client)
@@ -555,10 +631,9 @@ def _reduce(s, tiles, f_region: Region, p, arrays, wholes, bind, client, threads
             [out_shape],
             [dtype.str],
             *slices,
-            placements=places,
-            dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, places, *slices)}",
+            dask_key_name=f"halide-{f.name()}-partial-{dask.base.tokenize(key, params, *slices)}",
         )
-        for key, params, slices, places in parts
+        for key, params, slices in parts
     ]
     final = reduction.tree(tasks, reduction._OPS[s.op], f"halide-{f.name()}")
     return da.from_delayed(final, out_shape, dtype=dtype)

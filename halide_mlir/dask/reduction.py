@@ -7,9 +7,11 @@ the combined result as an input. This is Halide's ``rfactor`` split, for the upd
 the simplest form: ``f[args] = f[args] op e`` with op one of + - * min max and ``e`` not reading ``f``.
 
 One compiled partial serves every tile of the same shape: the tile's RDom starts at 0 and its position is a Param
-per dimension (a task argument), and the inputs are compiled as the whole image. A task receives the window of
-each input bounds inference gives for its tile, placed at its offset in a memref of the whole image's shape
-(kernel.py ``run_chunk``'s placements); the compiled code reads nothing outside it.
+per dimension (a task argument). Where the update's reads move with the tile (``Split.shifts``), the code reads
+the inputs as for the tile at the RDom's min and each task gets its own tile's windows; otherwise each tile is
+compiled with its own windows and its positions as arguments (codegen/relocatable.py), and tiles whose code then
+has the same text share it (a boundary condition's stage read at the tile's coordinates: once per tile shape,
+and per side where the condition cuts the tiles at the image's edges differently).
 """
 
 from __future__ import annotations

@@ -398,3 +398,93 @@ def test_coordinates_with_boundary_conditions(client, bc):
         np.testing.assert_array_equal(g, ref)
     # fewer kernels than chunks: the positions are arguments (12, 20 and 9 chunks)
     assert counts[0] < 12 and counts[1] < 20 and counts[2] < 9, counts
+
+
+@pytest.mark.parametrize("kind", ["reduction", "pure_update", "scan"])
+def test_updates_share_a_kernel(client, kind):
+    """Positions inside update definitions are kernel arguments too (codegen/updates.py): a Func with an update
+    that reads its coordinates (a reduction over an RDom, a pure update) or scans along y compiles once per chunk
+    shape (the scan: once per chunk row, whose slice of the scanned Func moves), not once per chunk."""
+    rng = np.random.default_rng(10)
+    a = rng.random((52, 70), dtype=np.float32)
+    x, y = hl.Var("x"), hl.Var("y")
+    f = hl.Func(f"upd_{kind}")
+    f[x, y] = hl.Buffer(a)[x, y]
+    if kind == "reduction":
+        r = hl.RDom([(0, 3)])
+        f[x, y] += hl.Buffer(a)[x + r, y + 1] * hl.cast(hl.Float(32), y - x)
+    elif kind == "pure_update":
+        f[x, y] = f[x, y] * 2 + hl.cast(hl.Float(32), x + y)
+    else:
+        r = hl.RDom([(1, 47)])
+        f[x, r] = f[x, r - 1] + f[x, r] * hl.cast(hl.Float(32), x)
+    g = hl.Func(f"upd_{kind}_out")
+    g[x, y] = f[x, y] + hl.cast(hl.Float(32), y)
+    hd.stats["compiles"] = 0
+    out = hd.realize(g, [64, 48], (16, 16), client=client)
+    assert hd.stats["compiles"] <= (3 if kind == "scan" else 1), hd.stats["compiles"]   # 12 chunks
+    np.testing.assert_allclose(out.compute(), np.asarray(g.realize([64, 48])), rtol=1e-6)
+
+
+def test_halo_sliced_in_the_task(client, monkeypatch):
+    """Windows that slice their neighbours' blocks inside the task (what one worker gets: no strips tasks) give
+    the same values as the strips tasks (several workers), at the image's edges too."""
+    rng = np.random.default_rng(11)
+    a = rng.random((50, 61), dtype=np.float32)
+    img = hl.ImageParam(hl.Float(32), 2, "inl_in")
+    by = _blur3(img, "inl_blur")
+    arr = da.from_array(a, chunks=(16, 20))
+    keys = {}
+    for mode in ["inline", "strips"]:
+        monkeypatch.setenv("HL_DASK_HALO", mode)
+        out = hd.realize(by, [61, 50], (16, 20), inputs={img: arr}, client=client)
+        keys[mode] = [k for k in out.__dask_graph__() if isinstance(k, tuple) and "-strips-" in k[0]]
+        np.testing.assert_allclose(out.compute(), _blur3_numpy(a), rtol=3e-7, atol=1e-7)
+    assert not keys["inline"] and 0 < len(keys["strips"]) <= 4 * 4   # (at most one per input block)
+
+
+def test_reduction_through_boundary_condition_compiles_per_tile_shape(client):
+    """A max over an RDom read through a boundary condition (the condition's stage is computed per tile, at the
+    tile's coordinates): its tiles are compiled with their positions as arguments, once per tile shape and side
+    of the image (35 tiles: 9 kinds, and the first tile's, which starts from the pure definition), not per tile."""
+    rng = np.random.default_rng(12)
+    a = rng.integers(0, 200, (40, 60), dtype=np.uint8)
+    img = hl.ImageParam(hl.UInt(8), 2, "redbc_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(img)
+    rb = hl.RDom([(-2, 64), (-1, 43)])
+    mx = hl.Func("redbc_max")
+    mx[x] = hl.u8(0)
+    mx[x] = hl.max(mx[x], c[rb.x, rb.y] + hl.cast(hl.UInt(8), x * 20))
+    out = hl.Func("redbc_out")
+    out[x, y] = mx[x % 4] + img[x, y]
+    hd.stats["compiles"] = 0
+    got = hd.realize(out, [60, 40], (10, 10), inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+    assert hd.stats["compiles"] <= 11, hd.stats["compiles"]   # (and one for the 24 chunks of the output)
+    prefix = "halide-redbc_max-partial-"
+    assert len({k for k in got.__dask_graph__() if isinstance(k, str) and k.startswith(prefix)}) == 35
+    img.set(hl.Buffer(a))
+    np.testing.assert_array_equal(got.compute(), np.asarray(out.realize([60, 40])))
+
+
+def test_chunks_split_into_interior_and_slabs(client, monkeypatch):
+    """HL_DASK_SPLIT: a chunk whose window spans several input blocks is computed as an interior that reads the
+    block under it in place and slabs around it, each kernel writing its part of the block (strided outputs):
+    the same values as the whole chunk, at the image's edges and with chunks that are not the input's blocks."""
+    from halide_mlir.dask import split
+    rng = np.random.default_rng(13)
+    a = rng.random((48, 64), dtype=np.float32)
+    img = hl.ImageParam(hl.Float(32), 2, "split_in")
+    x, y = hl.Var("x"), hl.Var("y")
+    c = hl.BoundaryConditions.repeat_edge(img)
+    g = hl.Func("split_g")
+    g[x, y] = c[x - 2, y] + 2 * c[x + 1, y - 1] + c[x, y + 2]
+    monkeypatch.setattr(hd, "_SPLIT", [True])
+    monkeypatch.setattr(split, "MIN_PIXELS", 64)
+    p = np.pad(a, 2, mode="edge")
+    ref = p[2:-2, :-4] + 2 * p[1:-3, 3:-1] + p[4:, 2:-2]
+    for chunks in [(16, 16), (12, 20)]:
+        out = hd.realize(g, [64, 48], chunks, inputs={img: da.from_array(a, chunks=(16, 16))}, client=client)
+        if chunks == (16, 16):   # an interior chunk (with (12, 20), only chunks whose interior is most of them)
+            assert out.__dask_graph__()[out.__dask_keys__()[1][1]][0] is hd.run_split
+        np.testing.assert_allclose(out.compute(), ref, rtol=1e-6)
