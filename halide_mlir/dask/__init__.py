@@ -195,6 +195,8 @@ def _realize(func, region: Region, normal, inputs: dict, client, threads: int, o
     from ..settings import parallel_runtime
 
     p = driver.front_end(func)
+    if p.requirements:  # hl.require's conditions (of Params), before any task
+        driver.check_requirements(p.requirements)
     params = tuple(prm.get() for prm in p.params)  # an unset Param is an error here, before any task
     for h in inputs:
         if not any(h is i for i in p.inputs) and (originals is None or any(h is o for o in originals)):
