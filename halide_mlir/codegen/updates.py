@@ -44,6 +44,15 @@ def _affine_text(coef: dict, const: int) -> str:
     return " + ".join(terms).replace("+ -", "- ")
 
 
+def _uses_var_value(e) -> bool:
+    """Does ``e`` use a Var as a value (a bare Var as a call's coordinate is an indexing map, not a value)?"""
+    if e.kind == "var":
+        return True
+    if e.kind == "call":
+        return any(a.kind != "var" and _uses_var_value(a) for a in e.args)
+    return any(_uses_var_value(a) for a in e.args)
+
+
 def emit_reduction(pb, stage, u, current: list) -> list:
     """A ``linalg.generic`` with reduction iterators over the update's RVars."""
     b = pb.b
@@ -137,9 +146,25 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             (dom, f"tensor<{'x'.join(map(str, extents))}xi8>", affine_map(total, [f"d{d}" for d in missing]), "i8")
         )
 
+    # An update with no RVars combining its own value (the output block argument) with a Var's index is taken
+    # by linalg's vectorizer for a reduction over no dims: the index of the innermost dim vectorizes to a vector
+    # of lower rank than the tile's, the combiner's operand shapes differ, and it builds an invalid
+    # vector.multi_reduction; a folder then asserts ("incorrect fold result type"), killing the process. Such
+    # updates read their current values through an input operand of the same tensor instead (the loops read
+    # the tensor as it was: bufferization copies it once; updates without a Var keep the output argument).
+    self_operand = {}
+    if k == 0 and any(_uses_var_value(e) for e in [*u.values, *u.predicates]):
+        for j, t in enumerate(out_types):
+            self_operand[j] = len(operands)
+            operands.append(
+                (current[j], tensor_type(shape, t), affine_map(total, [f"d{i}" for i in range(n)]), storage(t))
+            )
     block_args = [f"%a{i}" for i in range(len(operands))]
     body_lines: list[str] = []
     index_cache: dict = {}
+
+    def current_value(j: int) -> str:
+        return block_args[self_operand[j]] if self_operand else out_block_arg(j)
 
     def leaf(e) -> str:
         if e.kind == "param":
@@ -161,7 +186,7 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             return index_cache[name]
         acc = access_of[id(e)]
         if acc == "self":
-            return trace.load(pb, em, e, em.from_storage(out_block_arg(e.index), e.type))
+            return trace.load(pb, em, e, em.from_storage(current_value(e.index), e.type))
         if acc == "extract":
             return trace.load(pb, em, e, pb.emit_extract(em, e))
         return trace.load(pb, em, e, em.from_storage(block_args[acc], e.type))
@@ -177,7 +202,7 @@ def emit_reduction(pb, stage, u, current: list) -> list:
     trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], results, out_types, cond)
     if u.predicates:
         results = [
-            em.op(f"arith.select {cond}, {r}, {em.from_storage(out_block_arg(j), t)} : {t.mlir}")
+            em.op(f"arith.select {cond}, {r}, {em.from_storage(current_value(j), t)} : {t.mlir}")
             for j, (r, t) in enumerate(zip(results, out_types))
         ]
     results = [em.to_storage(r, t) for r, t in zip(results, out_types)]

@@ -379,3 +379,23 @@ def test_l9_complex_example(schedule):
         return output
 
     run_both(build, [80, 60])
+
+
+_IDX_IMG = image_f32(64, 48, seed=7)
+
+
+def _pure_update_with_index(hl):
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.Buffer(_IDX_IMG, "inp")
+    f, g = hl.Func("f"), hl.Func("g")
+    f[x, y] = inp[x, y]
+    f[x, y] = f[x, y] + hl.cast(hl.Float(32), x)  # (a Var's index combined with the Func's own value)
+    f[x, y] = hl.select(x > y, f[x, y] * 2.0, f[x, y])
+    g[x, y] = f[x, y] + 1
+    return g
+
+
+def test_pure_update_combining_a_var_index_is_vectorized_without_a_crash():
+    """linalg's vectorizer took such an update for a reduction over no dims and a folder asserted, killing
+    the process (codegen/updates.py reads the current value through an input operand instead)."""
+    run_both(_pure_update_with_index, [64, 48])
