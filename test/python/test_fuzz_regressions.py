@@ -718,3 +718,27 @@ def test_compute_with_parent_wrapper_at_scatter_rvar():
                 f1p_w.split(f1p_w.args()[1], f1p_w_a1o, f1p_w_a1i, 12, hl.TailStrategy.RoundUp)
             return f3
     """)
+
+
+# Found by the issue-16 campaign (seed 2424, example 161, a "hang"): f0[x / 2] upsampled, auto-vectorized at 37
+# lanes (or vectorized by 64) took LLVM's X86 backend forever. divided_gathers.py's dense load was as wide as the
+# gather (64 x i8 after legalization), and a duplicating shuffle of a 64 x i8 vector followed by arithmetic makes
+# LLVM 22's shuffle lowering cycle on AVX-512BW; the dense load is as wide as what the lanes read now
+# (docs/mlir-pitfalls.md x86-v64i8-shuffle-hang).
+def test_upsampled_u8_read_compiles():
+    check_case("""
+        IN0 = np.random.default_rng(1).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(8), b0[(x + 1) / 2, (y + 1) / 2]) + hl.cast(hl.UInt(8), b0[(x + 1) / 2, (y - 2) / 2])
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(16), f0[x - 1, y]) * 2
+            if schedule:
+                f1.vectorize(x, 64, hl.TailStrategy.GuardWithIf)
+            return f1
+    """)
