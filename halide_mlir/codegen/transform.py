@@ -235,7 +235,8 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         if compound:
             op = sb.fold_unit_dims(op, last_loop)
             sizes = [s for s in sizes if s != 1]
-        sb.vectorize(op, sizes)
+        if sizes or not compound:  # (a compound op vectorized over one lane, e.g. a split of a dim of extent 1,
+            sb.vectorize(op, sizes)  # folds to a 0-d op, which the vectorizer refuses: it is its only lane)
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent, what in unrolled:
         sb.unroll(loop, extent, what)

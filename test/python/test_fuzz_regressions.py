@@ -742,3 +742,29 @@ def test_upsampled_u8_read_compiles():
                 f1.vectorize(x, 64, hl.TailStrategy.GuardWithIf)
             return f1
     """)
+
+
+# Found by the issue-16 campaign (seed 16, example 93, an InternalError): rfactor of an RVar of extent 1, the
+# intermediate's update vectorized over it by 16: its vector is one lane; the update reads through sums of loop
+# dims, so its unit dims are folded before vectorizing, which left a 0-d op the vectorizer refused ("Attempted to
+# vectorize, but failed"). A one-lane vector of such an op is that op (codegen/transform.py).
+def test_rfactor_vectorized_over_one_lane():
+    check_case("""
+        IN1 = np.random.default_rng(1).integers(-32768, 32767, (H + 200, W + 200), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in1 = hl.Buffer(IN1, "in1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Float(32), in1[x, y])
+            r2 = hl.RDom([(0, 1), (0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Float(32), f1[x, y])
+            f2[x, y] = hl.max(f2[x, y], (hl.cast(hl.Float(32), f1[x + r2.x, y + r2.y]) * 1.5))
+            if schedule:
+                f2_u = hl.Var("f2_u")
+                f2_intm = f2.update(0).rfactor(r2.y, f2_u)
+                f2_intm.update(0).vectorize(f2_u, 16)
+            return f2
+    """)
