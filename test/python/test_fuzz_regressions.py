@@ -768,3 +768,42 @@ def test_rfactor_vectorized_over_one_lane():
                 f2_intm.update(0).vectorize(f2_u, 16)
             return f2
     """)
+
+
+# Found by the issue-16 campaign (seed 2424, examples 569-571; not fixed yet): f0 split by 64 (RoundUp), its outer
+# Var vectorized by 64 (lanes 64 rows apart) with the inline reduction's Func computed inside it: the script's
+# vectorize of 'minimum' / f0 fails ("Attempted to vectorize, but failed"), both fall back to scalar code with an
+# AutoVectorizeWarning (an error under the fuzzer's rules; the values are Halide's).
+@pytest.mark.xfail(strict=True, reason="vectorized outer split Var around an inline reduction: scalar fallback")
+def test_vectorized_outer_split_var_around_inline_reduction():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-2, 2), (-1, 1)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.minimum(hl.max(hl.cast(hl.Float(32), b0[x + r0.x, y + r0.y]), hl.cast(hl.Float(32), b0[x + r0.x, y + r0.y])))
+            r1 = hl.RDom([(-2, 2), (-2, 3)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.sum((hl.cast(hl.Float(32), f0[x + r1.x, y + r1.y]) / 4.0))
+            if schedule:
+                f1_xo = hl.Var("f1_xo")
+                f1_xi = hl.Var("f1_xi")
+                f1_xio = hl.Var("f1_xio")
+                f1_xii = hl.Var("f1_xii")
+                f0_yo = hl.Var("f0_yo")
+                f0_yi = hl.Var("f0_yi")
+                f1.split(x, f1_xo, f1_xi, 12)
+                f1.split(f1_xi, f1_xio, f1_xii, 2, hl.TailStrategy.ShiftInwards)
+                f0.compute_at(f1, f1_xio)
+                f0.split(y, f0_yo, f0_yi, 64, hl.TailStrategy.RoundUp)
+                f0.reorder(f0_yo, x, f0_yi)
+                f0.vectorize(f0_yo, 64, hl.TailStrategy.ShiftInwards)
+                b0_w = b0.in_()
+                b0_w.compute_at(f0, f0_yi)
+            return f1
+    """)
