@@ -807,3 +807,31 @@ def test_vectorized_outer_split_var_around_inline_reduction():
                 b0_w.compute_at(f0, f0_yi)
             return f1
     """)
+
+
+# Found by the issue-16 campaign (seed 2424, example 2716; not fixed yet): a boundary condition computed at the
+# output's x loop, read by an inline reduction (hl.sum) whose Func feeds another one: the inner sum is fused into
+# that loop through the outer one, but auto-vectorization plans its vectors over the whole row (vector_sizes
+# [37]) and the vectorizer refuses ("Attempted to vectorize, but failed"): scalar fallback, AutoVectorizeWarning.
+@pytest.mark.xfail(strict=True, reason="inline reduction fused through another one: auto-vectorization fails")
+def test_boundary_condition_at_x_under_chained_inline_reductions():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.UInt(8), b0[x + r0.x, y]))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), hl.cast(hl.UInt(8), f0[x, y]))
+            r2 = hl.RDom([(0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.sum(hl.cast(hl.Int(32), f1[x + r2.x, y]))
+            if schedule:
+                b0.compute_at(f2, x)
+            return f2
+    """)
