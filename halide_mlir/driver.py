@@ -330,10 +330,10 @@ def print_loop_nest(func: Func) -> str:
 # runtime/jit.py, which bounds how many stay loaded (an evicted one is found again by text, or recompiled).
 _compiled: dict = {}
 
-# The same realize again (same Func, definitions and schedules, sizes or output Buffers, settings): a CallPlan
-# (runtime/call.py) that checks only the inputs and calls (the Python side of a small realize was ~17 us against
-# Halide's ~4 us; this is most of what a call costs besides the kernel). Plans keep their pipeline's Funcs alive:
-# at most MAX_REPEATS of them.
+# The same realize again (same Func, definitions and schedules, sizes or output Buffers): a CallPlan
+# (runtime/call.py) that checks only the inputs and calls, its settings not read again (settings.py) (the Python
+# side of a small realize was ~17 us against Halide's ~4 us; this is most of what a call costs besides the
+# kernel). Plans keep their pipeline's Funcs alive: at most MAX_REPEATS of them.
 _repeats: dict = {}
 MAX_REPEATS = 64
 
@@ -364,7 +364,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         repeat_key, given = (id(func), generation[0], id(sizes)), sizes
     if repeat_key is not None:
         plan = _repeats.get(repeat_key)
-        if plan is not None and plan.settings == compile_settings():
+        if plan is not None:  # (its code keeps the settings it was compiled under, as Halide's JIT module does)
             outs = plan.realize(given)
             if outs is not None:
                 return outs[0] if len(outs) == 1 else Realization(outs)
@@ -418,7 +418,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     ):
         if len(_repeats) >= MAX_REPEATS:  # stale entries (older generations) are never looked up again
             _repeats.clear()
-        _repeats[repeat_key] = CallPlan(compiled, p, settings, outs, given is not None)
+        _repeats[repeat_key] = CallPlan(compiled, p, outs, given is not None)
     return result
 
 

@@ -69,21 +69,26 @@ class Callable:
         self._buffer_slots = [i for i, s in enumerate(self._inputs) if isinstance(s, ImageParam)]
         self._buffer_slots += list(range(n - self._n_outputs, n))
         self._last = None  # (generation, settings, _Plan, bound Buffers, their checks, index values): last call
+        # the last call through the trampoline, as its arguments: (generation, compiled code's weakref, eviction
+        # clock, trampoline, entry point, argument array, scalar spec, Buffer checks, count of arguments, cells)
+        self._quick = None
         self._state = None  # (generation, settings, index-Param slots or None: no fast path, {signature: _Plan})
 
     def __call__(self, *args, **kwargs):
+        quick = self._quick
+        if quick is not None and not kwargs and quick[0] == generation[0]:
+            # the last call's code and argument array: the trampoline checks the count of arguments and that the
+            # Buffers are the last call's (None: not), then calls. (The settings are not read again: settings.py)
+            compiled = quick[1]()
+            if compiled is not None:
+                compiled.last_use = next(quick[2])
+                if quick[3](quick[4], quick[5], quick[6], args, (), None, 0, quick[7], quick[8]) is True:
+                    return
         values = args if not kwargs and len(args) == len(self._names) else self._values(args, kwargs)
         if self._pipeline is None:
             last = self._last
-            if last is not None and last[0] == generation[0] and last[1] == compile_settings():
+            if last is not None and last[0] == generation[0]:
                 plan = last[2]
-                if plan.fast is not None and not last[5] and not plan.captured:
-                    # the trampoline checks that the Buffers are the last call's (None: not) and calls
-                    compiled = plan.compiled()
-                    if compiled is not None:
-                        compiled.last_use = next(plan.clock)
-                        if plan.fast(plan.fn, last[3][0], plan.spec, values, (), None, 0, last[4]) is True:
-                            return
                 # the same Buffers (same arrays and mins) and index values as the last call: its cells again
                 for i, b, a, mins in last[4]:
                     v = values[i]
@@ -93,7 +98,7 @@ class Callable:
                     if all(values[i] == v for i, v in last[5]) and plan.call(values, last[3]):
                         return
             state = self._state
-            if state is None or state[0] != generation[0] or state[1] != compile_settings():
+            if state is None or state[0] != generation[0]:
                 state = self._state = self._new_state()
             if state[2] is not None:
                 signature, buffers = self._signature(values, state[2])
@@ -105,6 +110,10 @@ class Callable:
                             same = tuple((i, b, b._array, list(b._mins)) for i, b in zip(self._buffer_slots, buffers))
                             index = [(i, values[i]) for i in state[2]]
                             self._last = (state[0], state[1], plan, bound, same, index)
+                            if plan.fast is not None and not index and not plan.captured:
+                                n = len(self._names)
+                                quick = (plan.compiled, plan.clock, plan.fast, plan.fn, bound[0], plan.spec, same, n)
+                                self._quick = (state[0], *quick, bound)
                         return
                     self._call_slow(values, state, signature)
                     return

@@ -116,9 +116,16 @@ def divided_gathers(module) -> int:
         if found is None or not 1 < found[1] <= MAX_DIVISOR:
             continue
         w, d = found
+        elem = ir.VectorType(result.type).element_type
+        if not isinstance(elem, (ir.IntegerType, ir.FloatType)):
+            continue
         with ir.InsertionPoint(op), op.location:
-            elem = ir.VectorType(result.type).element_type
-            flat = ir.VectorType.get([n], elem)
+            # the dense load is only as wide as the elements lanes < n can read: (d - 1 + n - 1) / d + 1. (As wide as
+            # the gather, a 64 x i8 dense vector's duplicating shuffle hangs LLVM 22's X86 backend on AVX-512BW:
+            # docs/mlir-pitfalls.md x86-v64i8-shuffle-hang)
+            m = (n + 2 * d - 2) // d
+            dense = ir.VectorType.get([m], elem)
+            zero = ir.IntegerAttr.get(elem, 0) if isinstance(elem, ir.IntegerType) else ir.FloatAttr.get(elem, 0.0)
             zeros = [0] * len(ir.VectorType(idx.type).shape)
             first = vector.ExtractOp(idx, [], zeros).result
             w0 = vector.ExtractOp(w, [], [0] * len(ir.VectorType(w.type).shape)).result
@@ -135,10 +142,12 @@ def divided_gathers(module) -> int:
             b = const(n) if isinstance(lanes_on, int) else lanes_on
             needed = arith.addi(arith.floordivsi(arith.addi(r, arith.subi(b, const(1))), const(d)), const(1))
             needed = arith.select(arith.cmpi(arith.CmpIPredicate.eq, b, const(0)), const(0), needed)
-            dense_mask = vector.create_mask(ir.VectorType.get([n], ir.IntegerType.get_signless(1)), [needed])
+            dense_mask = vector.create_mask(ir.VectorType.get([m], ir.IntegerType.get_signless(1)), [needed])
             indices = list(base_indices)
             indices[-1] = arith.addi(indices[-1], first)
-            loaded = vector.maskedload(flat, base, indices, dense_mask, vector.shape_cast(flat, passthru))
+            # (masked-off elements feed no lane that is on: zeros)
+            fill = arith.constant(dense, ir.DenseElementsAttr.get_splat(dense, zero))
+            loaded = vector.maskedload(dense, base, indices, dense_mask, fill)
             picked = None
             for k in range(d):
                 lanes = vector.shuffle(loaded, loaded, [(k + i) // d for i in range(n)])

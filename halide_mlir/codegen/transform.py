@@ -250,7 +250,8 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         if compound:
             op = sb.fold_unit_dims(op, last_loop)
             sizes = [s for s in sizes if s != 1]
-        sb.vectorize(op, sizes)
+        if sizes or not compound:  # (a compound op vectorized over one lane, e.g. a split of a dim of extent 1,
+            sb.vectorize(op, sizes)  # folds to a 0-d op, which the vectorizer refuses: it is its only lane)
     moved: dict = {}  # a loop handle the deferred fusions replaced -> the new one
     for name, loop, also in deferred or ():
         loop = moved.get(loop, loop)

@@ -477,6 +477,8 @@ def _body_emitter(pb, body, loc, u, nest, span, over, dim_of, ivs, self_read, fu
 _RMW = {
     ("add", "i"): "addi",
     ("add", "f"): "addf",
+    ("min", "f"): "minnumf",  # (body.py's min / max of floats: the same ops, atomic)
+    ("max", "f"): "maxnumf",
     ("max", "s"): "maxs",
     ("max", "u"): "maxu",
     ("min", "s"): "mins",
@@ -504,13 +506,32 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
     loc = u.site.mlir_loc() if u.site else "loc(unknown)"
     # iterations of an RVar loop may hit the same point: atomic(), else allow_race_conditions(): plain stores
     atomic = nest[par][3] < len(u.rvars) and u.schedule.atomic
+    patterns = prove_associativity(func, u) if atomic else None
+    # an update no atomicrmw does is a compare-and-swap loop; LLVM's cmpxchg takes integers: a float Func's
+    # buffer is also seen as integers of its width (int_mem), the loop swaps those bits
+    cas = atomic and not (patterns is not None and _rmw_kind(patterns[0].op, types[0]))
+    cas = cas and any(n.kind == "call" and n.value is func for n in walk(u.values[0]))
+    int_mem = None
     lines = pb.lines
     mems = []
     for t, cur in zip(types, current):
         # a buffer of its own, not to_buffer of the tensor: canonicalization folds to_tensor(to_buffer(t)) into t,
         # which would drop the stores (one copy of the Func per update)
         mem = pb.fresh("mem")
-        lines.append(f"{mem} = memref.alloc() {{alignment = 64 : i64}} : {memref_type(shape, t)} {loc}")
+        if cas and t.is_float() and not mems:
+            raw, at, int_mem = pb.fresh("raw"), pb.fresh("c"), pb.fresh("mem")
+            nbytes = t.bits() // 8
+            for n in shape:
+                nbytes *= n
+            lines.append(f"{raw} = memref.alloc() {{alignment = 64 : i64}} : memref<{nbytes}xi8> {loc}")
+            lines.append(f"{at} = arith.constant 0 : index {loc}")
+            for name, et in ((mem, storage(t)), (int_mem, f"i{t.bits()}")):
+                lines.append(
+                    f"{name} = memref.view {raw}[{at}][] : memref<{nbytes}xi8> to "
+                    f"memref<{''.join(f'{n}x' for n in shape)}{et}> {loc}"
+                )
+        else:
+            lines.append(f"{mem} = memref.alloc() {{alignment = 64 : i64}} : {memref_type(shape, t)} {loc}")
         lines.append(
             f"bufferization.materialize_in_destination {cur} in restrict writable {mem} : "
             f"({tensor_type(shape, t)}, {memref_type(shape, t)}) -> () {loc}"
@@ -564,7 +585,6 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         body.append(f"scf.if {cond} {{")
     idx = index_of(em, u.args)
     where = ", ".join(idx)
-    patterns = prove_associativity(func, u) if atomic else None
     if not atomic:
         values = [em.to_storage(em.emit(v), v.type) for v in u.values]  # all read before any is stored
         for v, mem, t in zip(values, mems, types):
@@ -589,20 +609,30 @@ def _emit_memref_loops(pb, stage, u, current, region, nest, span, over, par, dim
         region_lines: list[str] = []
 
         def rleaf(e) -> str:
-            if e.kind == "call" and e.value is func:  # the point being updated is the loop's argument
-                same = all(same_expr(a, b) for a, b in zip(e.args, u.args))
-                return rem.from_storage(cur, t) if same else load(rem, e)
-            if e.kind in ("var", "rvar", "param"):
-                return em.emit(e)  # (defined outside the region, in the loop body)
-            return pb.emit_extract(rem, e)
+            if e.kind == "call" and e.value is func and all(same_expr(a, b) for a, b in zip(e.args, u.args)):
+                return rem.from_storage(cur, t)  # the point being updated is the loop's argument
+            # anything else is read once, in the loop body before the loop: the region may hold no memory reads
+            return em.emit(e)
 
         rem = BodyEmitter(region_lines, pb.fresh, loc, rleaf)
         new = rem.to_storage(rem.emit(u.values[0]), t)
         res = pb.fresh("old")
-        inner.append(f"{res} = memref.generic_atomic_rmw {mems[0]}[{where}] : {memref_type(shape, t)} {{")
-        inner.append(f"^bb0({cur}: {storage(t)}):")
+        if int_mem is None:
+            inner.append(f"{res} = memref.generic_atomic_rmw {mems[0]}[{where}] : {memref_type(shape, t)} {{")
+            inner.append(f"^bb0({cur}: {storage(t)}):")
+            yielded, yield_type = new, storage(t)
+        else:  # the loop swaps the bits: the value is a bitcast of them, and back
+            bits, yield_type = pb.fresh("bits"), f"i{t.bits()}"
+            inner.append(
+                f"{res} = memref.generic_atomic_rmw {int_mem}[{where}] : "
+                f"memref<{''.join(f'{n}x' for n in shape)}{yield_type}> {{"
+            )
+            inner.append(f"^bb0({bits}: {yield_type}):")
+            inner.append(f"{cur} = arith.bitcast {bits} : {yield_type} to {storage(t)} {loc}")
+            yielded = pb.fresh("bits")
+            region_lines.append(f"{yielded} = arith.bitcast {new} : {storage(t)} to {yield_type} {loc}")
         inner.extend(region_lines)
-        inner.append(f"memref.atomic_yield {new} : {storage(t)} {loc}")
+        inner.append(f"memref.atomic_yield {yielded} : {yield_type} {loc}")
         inner.append(f"}} {loc}")
     body.extend(inner)
     if cond is not None:

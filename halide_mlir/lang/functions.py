@@ -71,8 +71,8 @@ def lerp(zero_val, one_val, weight) -> Expr:
         w = cast(ut, _clamp_f(w * cast(w.type, const(limit, Float(32))), 0.0, limit))  # truncated, as Halide
     elif w.type.bits() != bits:  # rescale the weight to the values' width (an exact ratio of the ranges)
         wb = w.type.bits()
-        if wb > bits:
-            w = cast(ut, w >> (wb - bits))
+        if wb > bits:  # divided by (2^wb - 1) / (2^bits - 1), e.g. 257 for u16 -> u8, as Halide (not a shift)
+            w = cast(ut, w / const(((1 << wb) - 1) // ((1 << bits) - 1), w.type))
         else:
             wide = cast(ut, w)
             reps = [wide << (k * wb) for k in range(bits // wb)]

@@ -27,16 +27,18 @@ from .memref import argument_cell, descriptor
 _addressof = ctypes.addressof
 _c_void_p = ctypes.c_void_p
 _c_char = ctypes.c_char
+_empty, _ndarray, _uint8 = np.empty, np.ndarray, np.uint8
+_new = object.__new__
+_clock = jit._clock
 
 
 class CallPlan:
     """``realize(sizes or given)`` as the first call did it; None from ``realize`` means "take the full path"
     (the engine was evicted, an input changed shape or layout, a given output changed)."""
 
-    def __init__(self, compiled, pipeline, settings: tuple, outs: list, given: bool):
+    def __init__(self, compiled, pipeline, outs: list, given: bool):
         self.compiled = weakref.ref(compiled)
         self.pipeline = pipeline
-        self.settings = settings
         self.holders = list(pipeline.inputs)
         n_in, n_par = len(self.holders), len(pipeline.params)
         self.params = [
@@ -72,6 +74,11 @@ class CallPlan:
             self.out_spec = () if given else tuple((self.first_out + k, o[4]) for k, o in enumerate(self.outputs))
             if self.spec is None:
                 self.fast = None
+            elif not given and not self.holders and not self.index_params and len(self.outputs) == 1:
+                # the usual small realize (no inputs to check, one output): one frame, its constants in a tuple
+                shape, dtype, nbytes, _, _, type_, name, out_mins = self.outputs[0]
+                self.one = (self.fast, self.fn, self.spec, self.out_spec, nbytes, shape, dtype, type_, name, out_mins)
+                self.realize = self._realize_one
 
     def _buffers(self):
         return [input_buffer(h) for h in self.holders]
@@ -145,6 +152,24 @@ class CallPlan:
         compiled.last_use = next(jit._clock)
         compiled.packed(args)
         return outs
+
+    def _realize_one(self, given=None):
+        """``realize`` of the usual small case (see __init__)."""
+        compiled = self.compiled()
+        bound = self.bound
+        if compiled is None or bound is None:
+            return None
+        fast, fn, spec, out_spec, nbytes, shape, dtype, type_, name, out_mins = self.one
+        raw = _empty(nbytes, _uint8)
+        compiled.last_use = next(_clock)
+        params = self.params
+        values = [prm.get() for _, _, prm in params] if params else ()
+        offsets = fast(fn, bound[3], spec, values, out_spec, [raw], ALIGNMENT)
+        if offsets is False:
+            return CallPlan.realize(self, given)  # (a Param's value the trampoline doesn't take: ctypes)
+        b = _new(Buffer)  # (Buffer._wrap without its frame)
+        b._type, b._array, b._mins, b._name = type_, _ndarray(shape, dtype, raw, offsets[0]), list(out_mins), name
+        return [b]
 
     def _fast(self, compiled, template, cells, given):
         """``realize`` through the trampoline: the outputs, None (the full path) or False (a Param's value the

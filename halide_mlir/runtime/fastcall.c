@@ -10,6 +10,7 @@ call(fn, template, scalars, values, outputs, raws, alignment):
   raws      a list of writable byte buffers (numpy uint8 arrays), one per output
   checks    (optional) a tuple of (index, Buffer, its array, its mins): hl.Callable's last call; unless each
             values[index] is that Buffer with that array and mins, nothing is called and None is returned
+  count     (optional, with checks) how many values there must be, else None is returned
 Returns True (no outputs), a tuple of each output's offset into its raw array, or False: a value is not exactly of
 its Param's Python type or out of its range (the caller converts it, or takes the ctypes path). */
 
@@ -77,7 +78,7 @@ static int sequence_items(PyObject *values, PyObject ***items, Py_ssize_t *nvalu
 
 static PyObject *call(PyObject *self, PyObject *const *a, Py_ssize_t n) {
     (void)self;
-    if (n == 8) {
+    if (n == 8 || n == 9) {
         PyObject **items;
         Py_ssize_t nvalues;
         if (!PyTuple_Check(a[7])) {
@@ -85,6 +86,11 @@ static PyObject *call(PyObject *self, PyObject *const *a, Py_ssize_t n) {
             return NULL;
         }
         if (sequence_items(a[3], &items, &nvalues) < 0) return NULL;
+        if (n == 9) {
+            Py_ssize_t count = PyLong_AsSsize_t(a[8]);
+            if (count == -1 && PyErr_Occurred()) return NULL;
+            if (count != nvalues) Py_RETURN_NONE;
+        }
         int same = same_buffers(a[7], items, nvalues);
         if (same < 0) return NULL;
         if (!same) Py_RETURN_NONE;

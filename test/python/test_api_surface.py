@@ -190,6 +190,20 @@ def test_lerp_u8_exhaustive_corner():
     run_both(build, [256, 2])
 
 
+def test_lerp_rescaled_weights():
+    """A weight wider than the values is divided by (2^m - 1) / (2^n - 1) (257 for u16 on u8), as Halide does, not
+    shifted (the fuzzer's seed 2424, example 1950: off by one); a narrower one is multiplied by it."""
+    def build(h):
+        x, y = h.Var("x"), h.Var("y")
+        f = h.Func("f")
+        a, b = h.select(y % 2 == 0, h.u8(3), h.u8(250)), h.select(y % 2 == 0, h.u8(250), h.u8(3))
+        w16 = h.u16(x * 997 + y * 131)
+        f[x, y] = (h.u16(h.lerp(a, b, w16)), h.lerp(h.u16(a) * 97, h.u16(b) * 201, h.u32(x) * 1234567 + h.u32(y)),
+                   h.u16(h.lerp(h.i8(a), h.i8(b), w16)), h.lerp(h.u16(a) * 3, h.u16(b) * 251, h.u8(x)))
+        return f
+    run_both(build, [256, 4])
+
+
 def test_evaluate_vars_funcs():
     for h in (reference(), hl):
         assert h.evaluate(h.i32(7) / 2) == 3

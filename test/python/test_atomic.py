@@ -9,6 +9,7 @@ import pytest
 from oracle import raises_both, run_both
 
 IMG = np.random.default_rng(21).integers(0, 256, (23, 37)).astype(np.uint8)
+IMG16 = IMG.astype(np.uint16) * 3  # (kept alive here: Halide's Buffer does not own the array)
 
 
 def test_halide_atomics_py():                 # python_bindings/test/correctness/atomics.py
@@ -66,6 +67,60 @@ def test_parallel_product_scatter():            # no atomicrmw for mul: a generi
         p.update().atomic().parallel(r.x)
         return p
     run_both(build, [7])
+
+
+def test_parallel_float_min_of_an_input():     # minnumf atomic_rmw (the fuzzer's seed 16, example 359)
+    def build(hl):
+        inp = hl.Buffer(IMG16, "input")
+        b = hl.BoundaryConditions.mirror_image(inp)
+        x, y = hl.Var("x"), hl.Var("y")
+        r = hl.RDom([(-1, 3), (0, 1)])
+        f = hl.Func("fmin")
+        f[x, y] = hl.f32(b[x - 1, y])
+        f[x, y] = hl.min(f[x, y], hl.f32(b[x + r.x, y + r.y]))
+        f.update().atomic().parallel(r.x)
+        return f
+    run_both(build, [37, 23])
+
+
+def test_parallel_float_max_scatter():          # maxnumf atomic_rmw
+    def build(hl):
+        inp = hl.Buffer(IMG, "input")
+        x = hl.Var("x")
+        m = hl.Func("fmx")
+        m[x] = hl.f32(-1)
+        r = hl.RDom([(0, IMG.shape[1]), (0, IMG.shape[0])])
+        b = hl.i32(inp[r.x, r.y]) % 10
+        m[b] = hl.max(m[b], hl.f32(r.x) * 0.5 + hl.f32(inp[r.x, r.y]))
+        m.update().atomic().parallel(r.y)
+        return m
+    run_both(build, [10])
+
+
+def test_parallel_product_of_an_input():        # a compare-and-swap loop whose factor is an input's value: the
+    def build(hl):                              # input is read before the loop (no memory reads in its region)
+        inp = hl.Buffer(IMG, "input")
+        x = hl.Var("x")
+        p = hl.Func("prodin")
+        p[x] = hl.u32(1)
+        r = hl.RDom([(0, 37), (0, 3)])
+        p[r.x % 7] = p[r.x % 7] * (hl.u32(inp[r.x, r.y]) % 3 + 1)
+        p.update().atomic().parallel(r.y)
+        return p
+    run_both(build, [7])
+
+
+def test_parallel_float_product_scatter():      # a compare-and-swap loop on the bits of f32 / f64 (cmpxchg takes
+    for bits in (32, 64):                       # integers)
+        def build(hl):
+            x = hl.Var("x")
+            p = hl.Func(f"fprod{bits}")
+            p[x] = hl.cast(hl.Float(bits), 1)
+            r = hl.RDom([(0, 61)])
+            p[r.x % 7] = p[r.x % 7] * (hl.cast(hl.Float(bits), r.x % 3) * 0.5 + 1)
+            p.update().atomic().parallel(r.x)
+            return p
+        run_both(build, [7])
 
 
 def test_override_associativity():              # a constant store: no proof needed, any order gives the same

@@ -718,3 +718,120 @@ def test_compute_with_parent_wrapper_at_scatter_rvar():
                 f1p_w.split(f1p_w.args()[1], f1p_w_a1o, f1p_w_a1i, 12, hl.TailStrategy.RoundUp)
             return f3
     """)
+
+
+# Found by the issue-16 campaign (seed 2424, example 161, a "hang"): f0[x / 2] upsampled, auto-vectorized at 37
+# lanes (or vectorized by 64) took LLVM's X86 backend forever. divided_gathers.py's dense load was as wide as the
+# gather (64 x i8 after legalization), and a duplicating shuffle of a 64 x i8 vector followed by arithmetic makes
+# LLVM 22's shuffle lowering cycle on AVX-512BW; the dense load is as wide as what the lanes read now
+# (docs/mlir-pitfalls.md x86-v64i8-shuffle-hang).
+def test_upsampled_u8_read_compiles():
+    check_case("""
+        IN0 = np.random.default_rng(1).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.UInt(8), b0[(x + 1) / 2, (y + 1) / 2]) + hl.cast(hl.UInt(8), b0[(x + 1) / 2, (y - 2) / 2])
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(16), f0[x - 1, y]) * 2
+            if schedule:
+                f1.vectorize(x, 64, hl.TailStrategy.GuardWithIf)
+            return f1
+    """)
+
+
+# Found by the issue-16 campaign (seed 16, example 93, an InternalError): rfactor of an RVar of extent 1, the
+# intermediate's update vectorized over it by 16: its vector is one lane; the update reads through sums of loop
+# dims, so its unit dims are folded before vectorizing, which left a 0-d op the vectorizer refused ("Attempted to
+# vectorize, but failed"). A one-lane vector of such an op is that op (codegen/transform.py).
+def test_rfactor_vectorized_over_one_lane():
+    check_case("""
+        IN1 = np.random.default_rng(1).integers(-32768, 32767, (H + 200, W + 200), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in1 = hl.Buffer(IN1, "in1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.Float(32), in1[x, y])
+            r2 = hl.RDom([(0, 1), (0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.cast(hl.Float(32), f1[x, y])
+            f2[x, y] = hl.max(f2[x, y], (hl.cast(hl.Float(32), f1[x + r2.x, y + r2.y]) * 1.5))
+            if schedule:
+                f2_u = hl.Var("f2_u")
+                f2_intm = f2.update(0).rfactor(r2.y, f2_u)
+                f2_intm.update(0).vectorize(f2_u, 16)
+            return f2
+    """)
+
+
+# Found by the issue-16 campaign (seed 2424, examples 569-571; not fixed yet): f0 split by 64 (RoundUp), its outer
+# Var vectorized by 64 (lanes 64 rows apart) with the inline reduction's Func computed inside it: the script's
+# vectorize of 'minimum' / f0 fails ("Attempted to vectorize, but failed"), both fall back to scalar code with an
+# AutoVectorizeWarning (an error under the fuzzer's rules; the values are Halide's).
+@pytest.mark.xfail(strict=True, reason="vectorized outer split Var around an inline reduction: scalar fallback")
+def test_vectorized_outer_split_var_around_inline_reduction():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-2, 2), (-1, 1)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.minimum(hl.max(hl.cast(hl.Float(32), b0[x + r0.x, y + r0.y]), hl.cast(hl.Float(32), b0[x + r0.x, y + r0.y])))
+            r1 = hl.RDom([(-2, 2), (-2, 3)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.sum((hl.cast(hl.Float(32), f0[x + r1.x, y + r1.y]) / 4.0))
+            if schedule:
+                f1_xo = hl.Var("f1_xo")
+                f1_xi = hl.Var("f1_xi")
+                f1_xio = hl.Var("f1_xio")
+                f1_xii = hl.Var("f1_xii")
+                f0_yo = hl.Var("f0_yo")
+                f0_yi = hl.Var("f0_yi")
+                f1.split(x, f1_xo, f1_xi, 12)
+                f1.split(f1_xi, f1_xio, f1_xii, 2, hl.TailStrategy.ShiftInwards)
+                f0.compute_at(f1, f1_xio)
+                f0.split(y, f0_yo, f0_yi, 64, hl.TailStrategy.RoundUp)
+                f0.reorder(f0_yo, x, f0_yi)
+                f0.vectorize(f0_yo, 64, hl.TailStrategy.ShiftInwards)
+                b0_w = b0.in_()
+                b0_w.compute_at(f0, f0_yi)
+            return f1
+    """)
+
+
+# Found by the issue-16 campaign (seed 2424, example 2716; not fixed yet): a boundary condition computed at the
+# output's x loop, read by an inline reduction (hl.sum) whose Func feeds another one: the inner sum is fused into
+# that loop through the outer one, but auto-vectorization plans its vectors over the whole row (vector_sizes
+# [37]) and the vectorizer refuses ("Attempted to vectorize, but failed"): scalar fallback, AutoVectorizeWarning.
+@pytest.mark.xfail(strict=True, reason="inline reduction fused through another one: auto-vectorization fails")
+def test_boundary_condition_at_x_under_chained_inline_reductions():
+    check_case("""
+        IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-1, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.UInt(8), b0[x + r0.x, y]))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.cast(hl.UInt(8), hl.cast(hl.UInt(8), f0[x, y]))
+            r2 = hl.RDom([(0, 1)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.sum(hl.cast(hl.Int(32), f1[x + r2.x, y]))
+            if schedule:
+                b0.compute_at(f2, x)
+            return f2
+    """)
