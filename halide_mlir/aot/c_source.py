@@ -345,10 +345,7 @@ _MALLOC = "__hl_c_source_malloc"  # (halide_malloc, or abort: the wrapper has no
 
 
 def _element_bytes(t) -> int:
-    from mlir import ir
-
-    e = t.element_type
-    return (e.width + 7) // 8
+    return (t.element_type.width + 7) // 8
 
 
 def _heap_to_parameters(ctx, module) -> list:
