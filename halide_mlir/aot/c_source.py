@@ -94,7 +94,12 @@ def _kernel_module(kernel):
 
     with ctx:
         module = ir.Module.parse(text)
-    jit.run_passes(ctx, module, _TO_LOOPS % STACK_LIMIT, "lowering to scalar loops failed", "c_source")
+    passes = _TO_LOOPS % STACK_LIMIT
+    if getattr(spec, "any_size", False):
+        # a loop of run-time extent stepping by a split factor: full steps, then one partial one, so the inner
+        # loops of the full steps have constant extents (which C compilers unroll and vectorize)
+        passes = passes.replace("convert-linalg-to-loops,", "convert-linalg-to-loops,scf-for-loop-peeling,")
+    jit.run_passes(ctx, module, passes, "lowering to scalar loops failed", "c_source")
     arguments = _memrefs_to_pointers(ctx, module)
     scratch = _heap_to_parameters(ctx, module)
     left = sorted({op for op in _op_names(module) if op.split(".")[0] in ("vector", "omp", "async", "linalg")})
@@ -402,6 +407,12 @@ def c_kernel(kernel) -> tuple:
     text = re.sub(r"^#include <stdlib.h>\n", "", text, flags=re.M)
     text = re.sub(r"^void pipeline\(", f"static void {name}(", text, flags=re.M)
     signature = re.search(rf"static void {name}\((.*)\) {{", text).group(1)
+    if signature and any(p is not None for _, p in arguments):
+        # the buffers' pointers (_memrefs_to_pointers) don't alias: Halide's own code assumes so (its buffer
+        # arguments are noalias), and without it a C compiler vectorizes each row behind a run-time overlap check
+        restricted = re.sub(r"\* (v\d+)(?=, |$)", r"* __restrict \1", signature)
+        text = text.replace(f"static void {name}({signature})", f"static void {name}({restricted})")
+        signature = restricted
     casts = [_pointer_cast(p) for p in signature.split(", ")] if signature else []
     return text, name, scratch, casts, arguments
 
@@ -409,7 +420,7 @@ def c_kernel(kernel) -> tuple:
 def _pointer_cast(param: str) -> str:
     """The cast from ``void *`` to a parameter's type (``int8_t v1[32][65]`` -> ``(int8_t (*)[65])``,
     ``int16_t* v2`` -> ``(int16_t*)``), which C++ needs; empty for a scalar."""
-    m = re.fullmatch(r"(.+\*) v\d+", param)
+    m = re.fullmatch(r"(.+\*)(?: __restrict)? v\d+", param)
     if m is not None:
         return f"({m.group(1)})"
     m = re.fullmatch(r"(.+) v\d+((?:\[\d+\])+)", param)

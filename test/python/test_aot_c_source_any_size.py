@@ -126,7 +126,7 @@ def test_c_source_with_estimates_dispatches(tmp_path, compiler):
     args[0].set_estimates([(0, 64), (0, 48)])
     fn, text = c_library(tmp_path, f, args, "c_disp", compiler)
     assert re.search(r"static void __hl_c_disp_scalar\(int16_t v\d+\[48\]\[64\]", text)
-    assert re.search(r"static void __hl_c_disp_any_scalar\(.*int16_t\* v\d+", text)
+    assert re.search(r"static void __hl_c_disp_any_scalar\(.*int16_t\* __restrict v\d+", text)
     assert "return __hl_c_disp_fixed(" in text and "return __hl_c_disp_any(" in text
     rng = np.random.default_rng(4)
     for h, w in [(48, 64), (30, 101), (1, 1)]:
@@ -144,6 +144,6 @@ def test_c_source_any_size_is_scalar_emitc_code(tmp_path):
         f.compile_to_c(str(tmp_path / "b.c"), args, "b")
     text = (tmp_path / "b.c").read_text()
     kernel = text[text.index("/* --- the kernel"):text.index("/* --- the function")]
-    assert re.search(r"static void __hl_b_any_scalar\(size_t v\d+, .*int16_t\* v\d+, size_t v\d+", kernel)
+    assert re.search(r"static void __hl_b_any_scalar\(size_t v\d+, .*int16_t\* __restrict v\d+, size_t v\d+", kernel)
     assert "for (size_t" in kernel and "__m" not in kernel and "__kmpc" not in kernel
     assert "int b(struct halide_buffer_t *_input_buffer, struct halide_buffer_t *_by_buffer)" in text
