@@ -407,20 +407,22 @@ def c_kernel(kernel) -> tuple:
     text = re.sub(r"^#include <stdlib.h>\n", "", text, flags=re.M)
     text = re.sub(r"^void pipeline\(", f"static void {name}(", text, flags=re.M)
     signature = re.search(rf"static void {name}\((.*)\) {{", text).group(1)
-    if signature and any(p is not None for _, p in arguments):
-        # the buffers' pointers (_memrefs_to_pointers) don't alias: Halide's own code assumes so (its buffer
-        # arguments are noalias), and without it a C compiler vectorizes each row behind a run-time overlap check
-        restricted = re.sub(r"\* (v\d+)(?=, |$)", r"* __restrict \1", signature)
-        text = text.replace(f"static void {name}({signature})", f"static void {name}({restricted})")
-        signature = restricted
     casts = [_pointer_cast(p) for p in signature.split(", ")] if signature else []
+    if signature:
+        # the buffers don't alias: Halide's own code assumes so (its buffer arguments are noalias), and without it a
+        # C compiler vectorizes each row behind a run-time overlap check, or not at all (gcc -O2). Pointers
+        # (_memrefs_to_pointers) get __restrict; so do arrays, as pointers to their rows (C++ has no
+        # ``T v[restrict 48][64]``)
+        restricted = re.sub(r"\* (v\d+)(?=, |$)", r"* __restrict \1", signature)
+        restricted = re.sub(r"(\w+) (v\d+)\[\d+\]((?:\[\d+\])*)(?=, |$)", r"\1 (*__restrict \2)\3", restricted)
+        text = text.replace(f"static void {name}({signature})", f"static void {name}({restricted})")
     return text, name, scratch, casts, arguments
 
 
 def _pointer_cast(param: str) -> str:
     """The cast from ``void *`` to a parameter's type (``int8_t v1[32][65]`` -> ``(int8_t (*)[65])``,
     ``int16_t* v2`` -> ``(int16_t*)``), which C++ needs; empty for a scalar."""
-    m = re.fullmatch(r"(.+\*)(?: __restrict)? v\d+", param)
+    m = re.fullmatch(r"(.+\*) v\d+", param)
     if m is not None:
         return f"({m.group(1)})"
     m = re.fullmatch(r"(.+) v\d+((?:\[\d+\])+)", param)

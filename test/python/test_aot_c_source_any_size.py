@@ -119,13 +119,13 @@ def test_c_source_no_inputs_3d_updates_and_errors(tmp_path, compiler):
 
 @pytest.mark.parametrize("compiler", COMPILERS)
 def test_c_source_with_estimates_dispatches(tmp_path, compiler):
-    """Estimates: the fixed-size kernel (static arrays) for the compiled region, the any-size one (pointers) for
+    """Estimates: the fixed-size kernel (arrays of static shape) for the compiled region, the any-size one (pointers) for
     other sizes, chosen as the object chooses."""
     f, args = blur3(hl)
     f.set_estimates([(0, 64), (0, 48)])
     args[0].set_estimates([(0, 64), (0, 48)])
     fn, text = c_library(tmp_path, f, args, "c_disp", compiler)
-    assert re.search(r"static void __hl_c_disp_scalar\(int16_t v\d+\[48\]\[64\]", text)
+    assert re.search(r"static void __hl_c_disp_scalar\(int16_t \(\*__restrict v\d+\)\[64\]", text)
     assert re.search(r"static void __hl_c_disp_any_scalar\(.*int16_t\* __restrict v\d+", text)
     assert "return __hl_c_disp_fixed(" in text and "return __hl_c_disp_any(" in text
     rng = np.random.default_rng(4)
