@@ -134,7 +134,7 @@ def _any_size_bufferized(kernel):
     from ..runtime import jit
 
     func = kernel.spec.func
-    old = settings._auto_vectorize_override[0]
+    old = settings._auto_vectorize_override[0]  # (the user's choice, or None: the environment's)
     settings.set_auto_vectorize(False)
     try:
         with w.catch_warnings():
@@ -308,6 +308,8 @@ def _memrefs_to_pointers(ctx, module) -> list:
                     views.append((op.results[0], ptr, None, sizes, strides))
                 elif name in ("memref.cast", "memref.dealloc") and dynamic(op.operands[0].type):
                     if name == "memref.cast":
+                        if not dynamic(op.results[0].type):
+                            raise InternalError(f"the C source: {op} to a static shape")
                         views.append((op.results[0], *view_of(op.operands[0])[1:]))
                 elif name == "memref.dim" and dynamic(op.operands[0].type):
                     d = op.operands[1].owner
@@ -444,7 +446,9 @@ def _adapter(kernel, name: str, scratch: list, casts: list, arguments: list) -> 
         from .anysize import kernel_parameters
 
         params = [f"{t.rstrip()}{'' if t.endswith('*') else ' '}a{i}" for i, t in enumerate(kernel_parameters(kernel))]
-        rank = {i: sum(p[0] == "size" for j, p in arguments if j == i and p is not None) for i, _ in arguments}
+        rank = {
+            i: sum(1 for j, p in arguments if j == i and isinstance(p, tuple) and p[0] == "size") for i, _ in arguments
+        }
         for i, piece in arguments:
             if piece is None:
                 call.append(f"a{i}")

@@ -119,8 +119,8 @@ def test_c_source_no_inputs_3d_updates_and_errors(tmp_path, compiler):
 
 @pytest.mark.parametrize("compiler", COMPILERS)
 def test_c_source_with_estimates_dispatches(tmp_path, compiler):
-    """Estimates: the fixed-size kernel (arrays of static shape) for the compiled region, the any-size one (pointers) for
-    other sizes, chosen as the object chooses."""
+    """Estimates: the fixed-size kernel (arrays of static shape) for the compiled region, the any-size one
+    (pointers) for other sizes, chosen as the object chooses."""
     f, args = blur3(hl)
     f.set_estimates([(0, 64), (0, 48)])
     args[0].set_estimates([(0, 64), (0, 48)])
