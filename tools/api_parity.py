@@ -45,8 +45,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "scatter": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "user_context_value": (NOT_YET, "the JIT passes no user_context; refuses with HalideError"),
     "compile_standalone_runtime": (NOT_YET, "AOT objects link halide_mlir's own small runtime; refuses"),
-    "Func.compile_to_c": (NOT_YET, "no C backend (MLIR lowers to LLVM); refuses with HalideError"),
-    "Pipeline.compile_to_c": (NOT_YET, "no C backend (MLIR lowers to LLVM); refuses with HalideError"),
     "Func.compile_to_multitarget_object_files": (NOT_YET, "one target per compile; refuses with HalideError"),
     "Func.compile_to_multitarget_static_library": (NOT_YET, "one target per compile; refuses with HalideError"),
     "Pipeline.compile_to_multitarget_object_files": (NOT_YET, "one target per compile; refuses"),

@@ -143,6 +143,17 @@ def _region(plan, need, out: str) -> list:
     return region
 
 
+def kernel_parameters(kernel: AnySizeKernel) -> list:
+    """The C types of the kernel's parameters (its ``_mlir_ciface_`` entry): per input a memref descriptor and its
+    mins, the Params, the output's descriptor and mins."""
+    spec = kernel.spec
+    types = []
+    for h in kernel.plan.inputs:
+        types += ["int64_t *"] + ["int64_t"] * h.dimensions()
+    types += ["uint8_t" if q.type.is_bool() else c_scalar(q.type) for q in spec.kernel_params]
+    return types + ["int64_t *"] + ["int64_t"] * len(spec.outputs[0].mins)
+
+
 def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
     """The C function (``name``, default the spec's): checks, bounds query, descriptors, the kernel call."""
     spec, plan = kernel.spec, kernel.plan
@@ -151,11 +162,7 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
     out = f"_{c_name(out_arg.name)}_buffer"
     buffers = [a for a in spec.arguments if isinstance(a, BufferArg)]
     ins = [(a, plan.needs[id(a.source)], h) for a, h in zip(spec.kernel_inputs, plan.inputs)]
-    kernel_params = []
-    for _a, _, h in ins:
-        kernel_params += ["int64_t *"] + ["int64_t"] * h.dimensions()
-    kernel_params += ["uint8_t" if q.type.is_bool() else c_scalar(q.type) for q in spec.kernel_params]
-    kernel_params += ["int64_t *"] + ["int64_t"] * len(out_arg.mins)
+    kernel_params = kernel_parameters(kernel)
     lines = [
         f'#include "{spec.fn_name}.h"',
         "#include <string.h>",

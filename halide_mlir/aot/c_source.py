@@ -20,7 +20,7 @@ import re
 import warnings
 
 from ..codegen.lowering import STACK_LIMIT
-from ..error import CSourceWarning, HalideError
+from ..error import CSourceWarning, HalideError, InternalError
 from ..lang.source import user_site
 
 # bufferized module -> scalar loops on memrefs EmitC can express
@@ -38,7 +38,7 @@ _TO_LOOPS = ",".join(
     ]
 )
 _COPY = re.compile(r"memref\.copy (%[\w.]+), (%[\w.]+) : (memref<[^>]*(?:<[^>]*>[^>]*)*>) to (memref<.*>)$", re.M)
-_TO_EMITC = "arith-expand,convert-to-emitc,canonicalize,cse,form-expressions"
+_TO_EMITC = "arith-expand,convert-to-emitc,reconcile-unrealized-casts,canonicalize,cse,form-expressions"
 
 
 def _warn_schedule(func) -> None:
@@ -70,18 +70,22 @@ def _stages(func):
 
 
 def _kernel_module(kernel):
-    """The scalar bufferized module of ``kernel``'s Func at its compiled region, lowered to the EmitC dialect."""
+    """The scalar bufferized module of ``kernel``'s Func at its compiled region (or for any size), lowered to the
+    EmitC dialect; with its scratch buffers and its arguments (_memrefs_to_pointers)."""
     from .. import driver
     from ..analysis.vectorize import scalar_code
     from ..runtime import jit
     from .build import _bound
 
     spec = kernel.spec
-    with _bound(_bind(spec)), scalar_code():
-        compilation = driver.compile_pipeline(spec.func, spec.region, auto_vector=False)
-    module = driver.lower_to_llvm(
-        jit.new_context(), compilation.payload, compilation.transform, kernel.threads, until="bufferized"
-    )
+    if getattr(spec, "any_size", False):
+        module = _any_size_bufferized(kernel)
+    else:
+        with _bound(_bind(spec)), scalar_code():
+            compilation = driver.compile_pipeline(spec.func, spec.region, auto_vector=False)
+        module = driver.lower_to_llvm(
+            jit.new_context(), compilation.payload, compilation.transform, kernel.threads, until="bufferized"
+        )
     # memref.copy (a boundary condition's pieces, copies into a tile) has no EmitC conversion: as linalg.copy it
     # becomes loops of loads and stores with the rest
     text = _COPY.sub(r"linalg.copy ins(\1 : \3) outs(\2 : \4)", str(module))
@@ -90,7 +94,13 @@ def _kernel_module(kernel):
 
     with ctx:
         module = ir.Module.parse(text)
-    jit.run_passes(ctx, module, _TO_LOOPS % STACK_LIMIT, "lowering to scalar loops failed", "c_source")
+    passes = _TO_LOOPS % STACK_LIMIT
+    if getattr(spec, "any_size", False):
+        # a loop of run-time extent stepping by a split factor: full steps, then one partial one, so the inner
+        # loops of the full steps have constant extents (which C compilers unroll and vectorize)
+        passes = passes.replace("convert-linalg-to-loops,", "convert-linalg-to-loops,scf-for-loop-peeling,")
+    jit.run_passes(ctx, module, passes, "lowering to scalar loops failed", "c_source")
+    arguments = _memrefs_to_pointers(ctx, module)
     scratch = _heap_to_parameters(ctx, module)
     left = sorted({op for op in _op_names(module) if op.split(".")[0] in ("vector", "omp", "async", "linalg")})
     if left:
@@ -109,7 +119,36 @@ def _kernel_module(kernel):
             f"{user_site()}: the C source of '{spec.fn_name}' can't be written: MLIR's EmitC has no conversion for "
             f"{', '.join(left)}"
         )
-    return ctx, module, scratch
+    return ctx, module, scratch, arguments
+
+
+def _any_size_bufferized(kernel):
+    """The any-size kernel's module (aot/anysize.py), planned again without vectors: auto-vectorization off, and
+    the vectorized loops serial (their constant extents kept: the values are the same), bufferized."""
+    import warnings as w
+
+    from .. import driver
+    from .. import settings
+    from ..analysis.symbolic_bounds import AnySizeComputeAtWarning, plan_any_size
+    from ..codegen.dynamic_payload import build_payload, build_transform
+    from ..runtime import jit
+
+    func = kernel.spec.func
+    old = settings._auto_vectorize_override[0]  # (the user's choice, or None: the environment's)
+    settings.set_auto_vectorize(False)
+    try:
+        with w.catch_warnings():
+            w.simplefilter("ignore", AnySizeComputeAtWarning)  # (the object's compile warned already)
+            plan = plan_any_size(driver.front_end(func), func)
+    finally:
+        settings.set_auto_vectorize(old)
+    for st in plan.stages:
+        for lp in [*st.loops, *(lp for up in st.updates for lp in up.loops)]:
+            if lp.kind == "vectorized":
+                lp.kind = "serial"
+    return driver.lower_to_llvm(
+        jit.new_context(), build_payload(plan), build_transform(plan), kernel.threads, until="bufferized"
+    )
 
 
 # math ops -> C99's <math.h> (the float version is the name + "f"); convert-math-to-emitc has only some of them
@@ -181,6 +220,141 @@ def _op_names(module) -> set:
     return names
 
 
+def _memrefs_to_pointers(ctx, module) -> list:
+    """Memrefs of run-time shape (the any-size kernel's arguments and temporaries), which EmitC can't express,
+    become plain pointers: each such argument of the function becomes (pointer, offset, sizes, strides) at the end
+    of its arguments, each load or store a subscript at the linear index, ``memref.dim`` the size, an allocation of
+    run-time size ``halide_malloc`` freed at the end of its block (nothing escapes a block here). Returns the
+    arguments afterwards as (argument number before, piece): piece None (the argument as it was), "ptr",
+    "offset", ("size", d) or ("stride", d)."""
+    from mlir import ir
+    from mlir.dialects import arith, builtin, emitc
+
+    dyn = ir.ShapedType.get_dynamic_size()
+
+    def dynamic(t) -> bool:
+        if not isinstance(t, ir.MemRefType):
+            return False
+        strides, offset = ir.MemRefType(t).get_strides_and_offset()
+        return not ir.MemRefType(t).has_static_shape or dyn in strides or offset == dyn
+
+    order = None
+    with ctx, ir.Location.unknown():
+        index = ir.IndexType.get()
+        loc = ir.Location.unknown()
+
+        def size_t(v):  # (convert-to-emitc makes the index value a size_t: reconcile-unrealized-casts joins them)
+            return builtin.unrealized_conversion_cast([ir.Type.parse("!emitc.size_t")], [v])
+
+        def pointer(t):
+            return ir.Type.parse(f"!emitc.ptr<{t}>")
+
+        for fn in module.body.operations:
+            if fn.operation.name != "func.func":
+                continue
+            if order is not None:
+                raise InternalError("the C source: more than one function in the kernel module")
+            entry = fn.regions[0].blocks[0]
+            inputs = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+            order = [(i, None) for i, t in enumerate(inputs) if not dynamic(t)]
+            views = []  # (memref value, pointer, offset or None, sizes, strides: index values, or 1)
+            for i, t in enumerate(inputs):
+                if not dynamic(t):
+                    continue
+                mt = ir.MemRefType(t)
+                ptr = entry.add_argument(pointer(mt.element_type), loc)
+                offset = entry.add_argument(index, loc)
+                sizes = [entry.add_argument(index, loc) for _ in range(mt.rank)]
+                strides = [entry.add_argument(index, loc) for _ in range(mt.rank)]
+                strides = [1 if s == 1 else v for s, v in zip(mt.get_strides_and_offset()[0], strides)]
+                order += [(i, "ptr"), (i, "offset"), *((i, ("size", d)) for d in range(mt.rank))]
+                order += [(i, ("stride", d)) for d in range(mt.rank)]
+                views.append((entry.arguments[i], ptr, offset, sizes, strides))
+
+            def view_of(v):
+                for view in views:
+                    if view[0] == v:
+                        return view
+                raise InternalError(f"the C source: a memref of run-time shape from {v.owner}")
+
+            ops = []
+            fn.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+            erase = []
+            for op in ops:
+                name = op.name
+                if name == "memref.alloc" and dynamic(op.results[0].type):
+                    mt = ir.MemRefType(op.results[0].type)
+                    if mt.get_strides_and_offset()[1] == dyn or not isinstance(mt.layout, ir.AffineMapAttr):
+                        raise InternalError(f"the C source: an allocation of layout {mt.layout}")
+                    with ir.InsertionPoint(op):
+                        given = iter(op.operands)
+                        sizes = [next(given) if n == dyn else arith.ConstantOp(index, n).result for n in mt.shape]
+                        strides, count = [], None
+                        for s in reversed(sizes):  # (row-major: the identity layout)
+                            strides.insert(0, 1 if count is None else count)
+                            count = s if count is None else arith.MulIOp(count, s).result
+                        nbytes = arith.MulIOp(count, arith.ConstantOp(index, _element_bytes(mt)).result).result
+                        raw = emitc.CallOpaqueOp(
+                            [ir.Type.parse('!emitc.ptr<!emitc.opaque<"void">>')], _MALLOC, [size_t(nbytes)]
+                        ).result
+                        ptr = emitc.CastOp(pointer(mt.element_type), raw).result
+                    freed = [u.owner for u in op.results[0].uses if u.owner.name == "memref.dealloc"]
+                    block = op.operation.block
+                    for at in freed or [block.operations[len(block.operations) - 1]]:
+                        with ir.InsertionPoint(at):
+                            emitc.CallOpaqueOp(
+                                [], "halide_free", [ptr], args=ir.ArrayAttr.parse('[#emitc.opaque<"NULL">, 0 : index]')
+                            )
+                    views.append((op.results[0], ptr, None, sizes, strides))
+                elif name in ("memref.cast", "memref.dealloc") and dynamic(op.operands[0].type):
+                    if name == "memref.cast":
+                        if not dynamic(op.results[0].type):
+                            raise InternalError(f"the C source: {op} to a static shape")
+                        views.append((op.results[0], *view_of(op.operands[0])[1:]))
+                elif name == "memref.dim" and dynamic(op.operands[0].type):
+                    d = op.operands[1].owner
+                    if d.name != "arith.constant":
+                        raise InternalError(f"the C source: {op} of a dimension known at run time")
+                    d = ir.IntegerAttr(d.attributes["value"]).value
+                    op.results[0].replace_all_uses_with(view_of(op.operands[0])[3][d])
+                elif name in ("memref.load", "memref.store") and dynamic(op.operands[name == "memref.store"].type):
+                    ref = op.operands[name == "memref.store"]
+                    _, ptr, offset, _, strides = view_of(ref)
+                    element = ir.MemRefType(ref.type).element_type
+                    with ir.InsertionPoint(op):
+                        linear = offset
+                        for i, s in zip(list(op.operands)[1 + (name == "memref.store") :], strides):
+                            term = i if s == 1 else arith.MulIOp(i, s).result
+                            linear = term if linear is None else arith.AddIOp(linear, term).result
+                        if linear is None:  # (a 0-d memref)
+                            linear = arith.ConstantOp(index, 0).result
+                        # (signed: a buffer's strides may be negative)
+                        linear = emitc.CastOp(ir.Type.parse("!emitc.ptrdiff_t"), size_t(linear)).result
+                        lvalue = emitc.SubscriptOp(ir.Type.parse(f"!emitc.lvalue<{element}>"), ptr, [linear]).result
+                        if name == "memref.load":
+                            op.results[0].replace_all_uses_with(emitc.LoadOp(element, lvalue).result)
+                        else:
+                            emitc.AssignOp(lvalue, op.operands[0])
+                else:
+                    if any(dynamic(v.type) for v in [*op.operands, *op.results]):
+                        raise InternalError(f"the C source: {name} on a memref of run-time shape")
+                    continue
+                erase.append(op)
+            for op in reversed(erase):
+                op.erase()
+            for i in reversed([i for i, t in enumerate(inputs) if dynamic(t)]):
+                entry.erase_argument(i)
+            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([a.type for a in entry.arguments], []))
+    return order or []
+
+
+_MALLOC = "__hl_c_source_malloc"  # (halide_malloc, or abort: the wrapper has no error path after its checks)
+
+
+def _element_bytes(t) -> int:
+    return (t.element_type.width + 7) // 8
+
+
 def _heap_to_parameters(ctx, module) -> list:
     """Each ``memref.alloc`` left (top of the function: the serial loops were hoisted out of) becomes a parameter
     of the kernel, allocated by the adapter; returns their (element bytes, element count)."""
@@ -225,22 +399,34 @@ def _heap_to_parameters(ctx, module) -> list:
 
 
 def c_kernel(kernel) -> tuple:
-    """(C text of the kernel function ``static void __hl_<fn>_scalar(...)``, its scratch buffers)."""
+    """(C text of the kernel function ``static void __hl_<fn>[_any]_scalar(...)``, its name, its scratch buffers,
+    the casts its parameters need, its arguments as _memrefs_to_pointers returns them)."""
     from ..runtime.tools import mlir_tool, run_tool
 
-    _warn_schedule(kernel.spec.func)
-    _, module, scratch = _kernel_module(kernel)
+    _, module, scratch, arguments = _kernel_module(kernel)
     text = run_tool([mlir_tool("mlir-translate"), "--mlir-to-cpp"], str(module))
-    name = f"__hl_{kernel.spec.fn_name}_scalar"
+    name = kernel.symbol.replace("_kernel_ciface", "_scalar")
     text = re.sub(r"^#include <stdlib.h>\n", "", text, flags=re.M)
     text = re.sub(r"^void pipeline\(", f"static void {name}(", text, flags=re.M)
     signature = re.search(rf"static void {name}\((.*)\) {{", text).group(1)
-    return text, scratch, name, [_pointer_cast(p) for p in signature.split(", ")] if signature else []
+    casts = [_pointer_cast(p) for p in signature.split(", ")] if signature else []
+    if signature:
+        # the buffers don't alias: Halide's own code assumes so (its buffer arguments are noalias), and without it a
+        # C compiler vectorizes each row behind a run-time overlap check, or not at all (gcc -O2). Pointers
+        # (_memrefs_to_pointers) get __restrict; so do arrays, as pointers to their rows (C++ has no
+        # ``T v[restrict 48][64]``)
+        restricted = re.sub(r"\* (v\d+)(?=, |$)", r"* __restrict \1", signature)
+        restricted = re.sub(r"(\w+) (v\d+)\[\d+\]((?:\[\d+\])*)(?=, |$)", r"\1 (*__restrict \2)\3", restricted)
+        text = text.replace(f"static void {name}({signature})", f"static void {name}({restricted})")
+    return text, name, scratch, casts, arguments
 
 
 def _pointer_cast(param: str) -> str:
-    """The cast from ``void *`` to a parameter's type (``int8_t v1[32][65]`` -> ``(int8_t (*)[65])``), which C++
-    needs; empty for a scalar."""
+    """The cast from ``void *`` to a parameter's type (``int8_t v1[32][65]`` -> ``(int8_t (*)[65])``,
+    ``int16_t* v2`` -> ``(int16_t*)``), which C++ needs; empty for a scalar."""
+    m = re.fullmatch(r"(.+\*) v\d+", param)
+    if m is not None:
+        return f"({m.group(1)})"
     m = re.fullmatch(r"(.+) v\d+((?:\[\d+\])+)", param)
     if m is None:
         return ""
@@ -248,22 +434,40 @@ def _pointer_cast(param: str) -> str:
     return f"({m.group(1)} (*){''.join(dims[1:])})" if len(dims) > 1 else f"({m.group(1)} *)"
 
 
-def _adapter(kernel, name: str, scratch: list, casts: list) -> str:
-    """``__hl_<fn>_kernel_ciface``, as the wrapper calls the JIT's kernel (memref descriptors; the aligned pointer
-    is the second field), calling the EmitC function with plain pointers and its scratch buffers."""
+def _adapter(kernel, name: str, scratch: list, casts: list, arguments: list) -> str:
+    """``__hl_<fn>[_any]_kernel_ciface``, as the wrapper calls the JIT's kernel (memref descriptors: allocated and
+    aligned pointers, offset, sizes, strides), calling the EmitC function with plain pointers (and, for any size,
+    the descriptors' other fields) and its scratch buffers."""
     from .wrapper import c_scalar
 
     spec = kernel.spec
     params, call = [], []
-    for k in range(len(spec.kernel_inputs)):
-        params.append(f"void *in{k}")
-        call.append(f"((void **)in{k})[1]")
-    for k, q in enumerate(spec.kernel_params):
-        params.append(f"{c_scalar(q.type)} p{k}")
-        call.append(f"p{k}")
-    for k in range(len(spec.outputs)):
-        params.append(f"void *out{k}")
-        call.append(f"((void **)out{k})[1]")
+    if getattr(spec, "any_size", False):
+        from .anysize import kernel_parameters
+
+        params = [f"{t.rstrip()}{'' if t.endswith('*') else ' '}a{i}" for i, t in enumerate(kernel_parameters(kernel))]
+        rank = {
+            i: sum(1 for j, p in arguments if j == i and isinstance(p, tuple) and p[0] == "size") for i, _ in arguments
+        }
+        for i, piece in arguments:
+            if piece is None:
+                call.append(f"a{i}")
+            elif piece == "ptr":
+                call.append(f"(intptr_t)a{i}[1]")
+            elif piece == "offset":
+                call.append(f"a{i}[2]")
+            else:
+                call.append(f"a{i}[{3 + (piece[0] == 'stride') * rank[i] + piece[1]}]")
+    else:
+        for k in range(len(spec.kernel_inputs)):
+            params.append(f"void *in{k}")
+            call.append(f"((void **)in{k})[1]")
+        for k, q in enumerate(spec.kernel_params):
+            params.append(f"{c_scalar(q.type)} p{k}")
+            call.append(f"p{k}")
+        for k in range(len(spec.outputs)):
+            params.append(f"void *out{k}")
+            call.append(f"((void **)out{k})[1]")
     lines = [f"void {kernel.symbol}({', '.join(params)}) {{"]
     for k, (size, count) in enumerate(scratch):
         lines.append(f"    void *s{k} = halide_malloc(NULL, (size_t){size * count});")
@@ -277,19 +481,36 @@ def _adapter(kernel, name: str, scratch: list, casts: list) -> str:
     return "\n".join(lines)
 
 
+# the allocations of run-time size (_memrefs_to_pointers)
+_MALLOC_C = f"""static void *{_MALLOC}(size_t bytes) {{
+    void *p = halide_malloc(NULL, bytes ? bytes : 1);
+    if (p == NULL) abort(); /* (out of memory: the wrapper has no error path after its checks) */
+    return p;
+}}"""
+
+
 def c_source(kernel) -> str:
-    """The whole ``.c`` of a build.Kernel (one output Func)."""
-    from .build import RUNTIME_C, runtime_header
-    from .wrapper import header, wrapper
+    """The whole ``.c`` of a build.Kernel (one output Func), an any-size kernel (anysize.AnySizeKernel), or a
+    fixed-size one with its any-size fallback (both kernels, and the wrapper choosing between them)."""
+    from .build import RUNTIME_C, runtime_header, wrapper_source
+    from .wrapper import header
 
     if getattr(kernel, "parts", None):
         raise HalideError(f"{user_site()}: c_source of a pipeline with several outputs is not supported yet")
     fn = kernel.spec.fn_name
-    body, scratch, name, casts = c_kernel(kernel)
+    _warn_schedule(kernel.spec.func)
+    kernels = []
+    for k in [kernel, getattr(kernel, "fallback", None)]:
+        if k is not None:
+            body, name, scratch, casts, arguments = c_kernel(k)
+            kernels += [body, _adapter(k, name, scratch, casts, arguments)]
+    if any(_MALLOC in text for text in kernels):
+        kernels.insert(0, _MALLOC_C)
     with open(RUNTIME_C) as f:
         runtime = f.read()
-    wrap = wrapper(kernel.spec, kernel.symbol).replace(f'#include "{fn}.h"\n', "")
-    # the runtime above defines these (with void * buffers): the wrapper's declarations would conflict
+    wrap = wrapper_source(kernel).replace(f'#include "{fn}.h"\n', "")
+    # the runtime above defines these (with void * buffers), the adapters the kernels: the wrapper's declarations
+    # would conflict
     wrap = re.sub(r"extern [\w *]+ \*?(__hl_aot_\w+|__hl_\w+_kernel_ciface)\([^;]*\);\n", "", wrap)
     return "\n".join(
         [
@@ -302,8 +523,7 @@ def c_source(kernel) -> str:
             "#endif",
             "/* --- the kernel (mlir-translate --mlir-to-cpp) --- */",
             "#include <math.h>",
-            body,
-            _adapter(kernel, name, scratch, casts),
+            *kernels,
             "/* --- the function (Halide's C ABI) --- */",
             wrap,
             "#ifdef __cplusplus",

@@ -1,8 +1,9 @@
 # compile_to_c (halide_mlir/aot/c_source.py): C from MLIR's EmitC. A producer computed per row of its consumer
 # (compute_at y): its buffer is a C array on the stack (EmitC's integers are signless: int16_t), its row filled
 # in the consumer's y loop; the consumer reads it at x, x+1, x+2 (subviews folded into the subscripts); the
-# vectorize(x, 8) runs as a scalar loop of 8 (a CSourceWarning says so). Then the adapter from the wrapper's memref
-# descriptors (the aligned pointer is field 1, cast for C++) and the function with Halide's C ABI.
+# vectorize(x, 8) runs as a scalar loop of 8 (a CSourceWarning says so). The buffers are pointers to their rows,
+# __restrict (Halide's buffers don't alias). Then the adapter from the wrapper's memref descriptors (the aligned
+# pointer is field 1, cast for C++) and the function with Halide's C ABI.
 #
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: %python %s %t/blur.c 2>&1 | FileCheck %s --check-prefix=WARN
@@ -10,7 +11,7 @@
 #
 # WARN: CSourceWarning: {{.*}} runs vectorize loops as serial scalar loops
 #
-# CHECK: static void __hl_blur_scalar(int16_t [[IN:v[0-9]+]][16][34], int16_t [[OUT:v[0-9]+]][16][32]) {
+# CHECK: static void __hl_blur_scalar(int16_t (*__restrict [[IN:v[0-9]+]])[34], int16_t (*__restrict [[OUT:v[0-9]+]])[32]) {
 # CHECK: int16_t [[ROW:v[0-9]+]][16][34];
 # CHECK: for (size_t [[Y:[a-z][0-9]+]] = {{.*}} < (16);
 # CHECK: [[IN]][[[YY:v[0-9]+]]][[[X:[a-z][0-9]+]]];
