@@ -11,7 +11,6 @@ checks what Halide's code checks, from the output's runtime region: each input c
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..error import HalideError
@@ -103,8 +102,7 @@ def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
     from ..analysis.symbolic_bounds import plan_any_size
     from ..codegen.dynamic_payload import build_payload, build_transform
     from ..runtime import jit
-    from ..runtime.tools import llvm_tool
-    from .build import _run, _threads
+    from .build import _threads, kernel_ir
 
     pipeline = driver.front_end(func)
     spec = any_size_spec(func, args, fn_name, pipeline)  # (the arguments' errors first, as Halide's)
@@ -117,15 +115,7 @@ def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
         plan = plan_any_size(pipeline, func)
         payload, transform = build_payload(plan), build_transform(plan)
         module = driver.lower_to_llvm(jit.new_context(), payload, transform, threads)
-    ir = jit.translate_to_llvm_ir(str(module))
-    symbol = f"__hl_{fn_name}_any_kernel_ciface"
-    ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
-    ir = re.sub(r"@pipeline(?=[\W])", f"@__hl_{fn_name}_any_kernel", ir)
-    if tgt.cross is not None:
-        from .cross import retarget_ir
-
-        ir = retarget_ir(ir)
-    ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
+    ir, symbol = kernel_ir(module, f"__hl_{fn_name}_any_kernel", tgt)
     return AnySizeKernel(spec, tgt, plan, payload, transform, threads, ir, symbol)
 
 

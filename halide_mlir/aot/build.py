@@ -237,7 +237,6 @@ def _has_sizes(func) -> bool:
 def compile_kernel(func, args, fn_name: str, target) -> Kernel:
     from .. import driver
     from ..runtime import jit
-    from ..runtime.tools import llvm_tool
 
     if not re.fullmatch(r"[A-Za-z_]\w*", fn_name):
         raise HalideError(f"{user_site()}: '{fn_name}' is not a valid C function name")
@@ -266,21 +265,30 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
         except InternalError:  # as driver.compile: without auto-vectorization
             compilation = driver.compile_pipeline(func, spec.region, auto_vector=False)
             module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
-    ir = jit.translate_to_llvm_ir(str(module))
-    symbol = f"__hl_{fn_name}_kernel_ciface"
-    ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
-    ir = re.sub(r"@pipeline(?=[\W])", f"@__hl_{fn_name}_kernel", ir)
-    if tgt.cross is not None:
-        from .cross import retarget_ir
-
-        ir = retarget_ir(ir)
-    ir = _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir)
+    ir, symbol = kernel_ir(module, f"__hl_{fn_name}_kernel", tgt)
     kernel = Kernel(spec, tgt, compilation, threads, ir, symbol)
     if len(spec.outputs) == 1:  # other sizes: the any-size kernel, where the pipeline is in its class
         from .anysize import fallback_kernel
 
         kernel.fallback = fallback_kernel(func, args, fn_name, tgt)
     return kernel
+
+
+def kernel_ir(module, name: str, tgt) -> tuple[str, str]:
+    """(LLVM IR optimized for ``tgt``, its C-interface symbol) of a lowered module whose function is renamed
+    ``name`` (the wrapper calls it; several kernels link into one program)."""
+    from ..runtime import jit
+    from ..runtime.tools import llvm_tool
+
+    ir = jit.translate_to_llvm_ir(str(module))
+    symbol = f"{name}_ciface"
+    ir = re.sub(r"@_mlir_ciface_pipeline(?=\W)", f"@{symbol}", ir)
+    ir = re.sub(r"@pipeline(?=[\W])", f"@{name}", ir)
+    if tgt.cross is not None:
+        from .cross import retarget_ir
+
+        ir = retarget_ir(ir)
+    return _run([llvm_tool("opt"), "-O3", "-S", *tgt.llc], "opt", ir), symbol
 
 
 def _runtime_object(d: str, cc: str) -> str:

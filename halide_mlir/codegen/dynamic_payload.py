@@ -118,6 +118,26 @@ def _pieces(p, st, mins, exts, inputs) -> list:
     return pieces
 
 
+def _print_generic(p, rank: int, t, operands, block_args, body, result: str, outs: str, attrs: str) -> str:
+    """One elementwise ``linalg.generic`` over dynamically shaped tensors (identity maps), its body ``body``
+    yielding ``result`` into ``outs``; returns its result."""
+    maps = [affine_map(rank, [f"d{i}" for i in range(rank)])] * (len(operands) + 1)
+    ins = ""
+    if operands:
+        ins = f"ins({', '.join(o for o, _ in operands)} : {', '.join(ty for _, ty in operands)}) "
+    res = p.fresh("t")
+    iterators = ", ".join(['"parallel"'] * rank)
+    p.lines.append(
+        f"    {res} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
+        f"[{iterators}]}} {ins}outs({outs} : {tensor_type(rank, t)}) attrs = {{{attrs}}} {{"
+    )
+    p.lines.append(f"    ^bb0({', '.join(block_args + [f'%o: {storage(t)}'])}):")
+    p.lines += ["      " + b.strip() for b in body]
+    p.lines.append(f"      linalg.yield {result} : {storage(t)}")
+    p.lines.append(f"    }} -> {tensor_type(rank, t)}")
+    return res
+
+
 def build_payload(plan: DynPlan) -> str:
     p = _Printer(plan)
     pipe = plan.pipeline
@@ -224,22 +244,8 @@ def build_payload(plan: DynPlan) -> str:
 
         em = _Emitter(body, p.fresh, "", leaf)
         r = em.to_storage(em.emit(st.value), t)
-        maps = [affine_map(rank, [f"d{i}" for i in range(rank)])] * (len(operands) + 1)
-        ins = ""
-        if operands:
-            ins = f"ins({', '.join(o for o, _ in operands)} : {', '.join(ty for _, ty in operands)}) "
-        res = p.fresh("t")
-        iterators = ", ".join(['"parallel"'] * rank)
-        p.lines.append(
-            f"    {res} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-            f"[{iterators}]}} {ins}outs({outs} : {tensor_type(rank, t)}) "
-            f"attrs = {{hl.{'func_edge' if kind == 'edge' else 'func'} = {mlir_string(st.name)}, hl.any_size}} {{"
-        )
-        p.lines.append(f"    ^bb0({', '.join(block_args + [f'%o: {storage(t)}'])}):")
-        p.lines += ["      " + b.strip() for b in body]
-        p.lines.append(f"      linalg.yield {r} : {storage(t)}")
-        p.lines.append(f"    }} -> {tensor_type(rank, t)}")
-        return res
+        attrs = f"hl.{'func_edge' if kind == 'edge' else 'func'} = {mlir_string(st.name)}, hl.any_size"
+        return _print_generic(p, rank, t, operands, block_args, body, r, outs, attrs)
 
     def update_generic(st, up, mins, exts, current) -> str:
         """Update ``up`` of ``st``: one elementwise generic over the region whose body applies the update at each
@@ -309,22 +315,8 @@ def build_payload(plan: DynPlan) -> str:
             em = _Emitter(body, p.fresh, "", leaf)  # (a fresh memo per point: the same Exprs, other values)
             state["value"] = em.emit(up.value)
         r = em.to_storage(state["value"], t)
-        maps = [affine_map(rank, [f"d{i}" for i in range(rank)])] * (len(operands) + 1)
-        ins = ""
-        if operands:
-            ins = f"ins({', '.join(o for o, _ in operands)} : {', '.join(ty for _, ty in operands)}) "
-        res = p.fresh("t")
-        iterators = ", ".join(['"parallel"'] * rank)
-        p.lines.append(
-            f"    {res} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-            f"[{iterators}]}} {ins}outs({current} : {tensor_type(rank, t)}) "
-            f"attrs = {{hl.update_of = {mlir_string(st.name)}, hl.update = {up.index} : i64, hl.any_size}} {{"
-        )
-        p.lines.append(f"    ^bb0({', '.join(block_args + [f'%o: {storage(t)}'])}):")
-        p.lines += ["      " + b.strip() for b in body]
-        p.lines.append(f"      linalg.yield {r} : {storage(t)}")
-        p.lines.append(f"    }} -> {tensor_type(rank, t)}")
-        return res
+        attrs = f"hl.update_of = {mlir_string(st.name)}, hl.update = {up.index} : i64, hl.any_size"
+        return _print_generic(p, rank, t, operands, block_args, body, r, current, attrs)
 
     for st in plan.stages:
         mins = [p.add(f"%out_min{d}", st.lo[d]) for d in range(rank)]
