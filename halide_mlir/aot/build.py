@@ -26,8 +26,8 @@ from .wrapper import header, wrapper
 
 RUNTIME_C = os.path.join(os.path.dirname(__file__), "runtime.c")
 
-# Halide target features and the LLVM attributes they select (x86-64 only: the wrapper is built by the host's cc)
-_FEATURES = {
+# Halide's x86 target features and the LLVM attributes they select (aot/cross.py uses them for x86 targets too)
+X86_FEATURES = {
     "sse41": "+sse4.1",
     "avx": "+avx",
     "avx2": "+avx2,+fma,+f16c",
@@ -69,8 +69,8 @@ def parse_target(target) -> Target:
     for f in rest:
         if f == "no_runtime":
             runtime = False
-        elif f in _FEATURES:
-            attrs.append(_FEATURES[f])
+        elif f in X86_FEATURES:
+            attrs.append(X86_FEATURES[f])
         elif f not in _NO_OP:
             raise HalideError(
                 f"{user_site()}: target feature '{f}' (in '{text}') is not supported by halide_mlir's "

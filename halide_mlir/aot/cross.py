@@ -25,17 +25,8 @@ from dataclasses import dataclass
 
 from ..error import HalideError
 from ..lang.source import user_site
+from .build import X86_FEATURES
 
-# Halide's x86 feature -> LLVM attributes (aot/build.py has the same table for x86-64-linux)
-_X86_ATTRS = {
-    "sse41": "+sse4.1",
-    "avx": "+avx",
-    "avx2": "+avx2,+fma,+f16c",
-    "fma": "+fma",
-    "f16c": "+f16c",
-    "avx512": "+avx512f,+avx512cd",
-    "avx512_skylake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq",
-}
 _ARM_ATTRS = {
     "arm_fp16": "+fullfp16",
     "arm_dot_prod": "+dotprod",
@@ -98,8 +89,8 @@ def cross_target(text: str, t) -> tuple:
     arch, bits, os_ = t.arch, t.bits, t.os
     attrs: list = []
     if arch == TargetArch.X86 and bits == 64:
-        unknown = tokens - set(_X86_ATTRS)
-        attrs = [_X86_ATTRS[f] for f in sorted(tokens & set(_X86_ATTRS))]
+        unknown = tokens - set(X86_FEATURES)
+        attrs = [X86_FEATURES[f] for f in sorted(tokens & set(X86_FEATURES))]
         cpu = (
             "x86-64-v4"
             if "avx512_skylake" in tokens

@@ -162,6 +162,17 @@ def buffer_checks(buffers: list) -> list:
     return lines
 
 
+# the runtime's (aot/runtime.c) entry points every wrapper calls
+RUNTIME_EXTERNS = (
+    "extern int __hl_aot_fail(int code, const char *fmt, ...);",
+    "extern const char *__hl_aot_type_code(int code);",
+    "extern int __hl_aot_view(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
+    "                         int output, int64_t *descriptor, void **temp);",
+    "extern void __hl_aot_finish(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
+    "                            int output, void *temp);",
+)
+
+
 def wrapper(spec: Spec, kernel_symbol: str, name: str | None = None) -> str:
     """The C source of the function the header declares (or, with ``name``, of a function of that name and the
     same arguments, without the _argv form: aot/anysize.py's dispatch)."""
@@ -172,12 +183,7 @@ def wrapper(spec: Spec, kernel_symbol: str, name: str | None = None) -> str:
         f'#include "{fn}.h"',
         "#include <string.h>",
         "",
-        "extern int __hl_aot_fail(int code, const char *fmt, ...);",
-        "extern const char *__hl_aot_type_code(int code);",
-        "extern int __hl_aot_view(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
-        "                         int output, int64_t *descriptor, void **temp);",
-        "extern void __hl_aot_finish(struct halide_buffer_t *b, const int32_t *mins, const int32_t *extents,",
-        "                            int output, void *temp);",
+        *RUNTIME_EXTERNS,
     ]
     kernel_params = []
     for k, x in enumerate(spec.kernel_inputs):
