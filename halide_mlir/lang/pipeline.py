@@ -150,36 +150,53 @@ class Pipeline:
     def infer_input_bounds(self, *args):
         return self._output().infer_input_bounds(*args)
 
-    # ahead of time (halide_mlir/aot): the output Func's compile_to_*
+    # ahead of time (halide_mlir/aot): every output Func in one function, as Halide's (aot/multi.py)
+    def _aot_subject(self):
+        if not self._outputs:
+            raise HalideError(f"{user_site()}: can't use an undefined Pipeline")
+        from .. import aot
+
+        return aot, self if len(self._outputs) > 1 else self._outputs[0]
+
     def compile_to(self, outputs, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to(outputs, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to(f, outputs, arguments, fn_name, target)
 
     def compile_to_static_library(self, filename_prefix, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_static_library(filename_prefix, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_static_library(f, filename_prefix, arguments, fn_name, target)
 
     def compile_to_file(self, filename_prefix, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_file(filename_prefix, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_file(f, filename_prefix, arguments, fn_name, target)
 
     def compile_to_object(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_object(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_object(f, filename, arguments, fn_name, target)
 
     def compile_to_header(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_header(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_header(f, filename, arguments, fn_name, target)
 
     def compile_to_assembly(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_assembly(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_assembly(f, filename, arguments, fn_name, target)
 
     def compile_to_llvm_assembly(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_llvm_assembly(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_llvm_assembly(f, filename, arguments, fn_name, target)
 
     def compile_to_bitcode(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_bitcode(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_bitcode(f, filename, arguments, fn_name, target)
 
     def compile_to_c(self, filename, arguments, fn_name="", target=None) -> None:
-        self._output().compile_to_c(filename, arguments, fn_name, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_c(f, filename, arguments, fn_name, target)
 
     def compile_to_lowered_stmt(self, filename, arguments, fmt=None, target=None) -> None:
-        self._output().compile_to_lowered_stmt(filename, arguments, fmt, target)
+        aot, f = self._aot_subject()
+        aot.compile_to_lowered_stmt(f, filename, arguments, fmt, target)
 
     def infer_arguments(self) -> list:
         return self._output().infer_arguments()

@@ -213,3 +213,29 @@ def test_pipeline_with_a_compiled_in_buffer(tmp_path):
     assert lib.mapped(ctypes.byref(halide_buffer(a)), ctypes.byref(halide_buffer(out))) == 0
     inp.set(hl.Buffer(a))
     np.testing.assert_array_equal(out, np.asarray(f.realize([32, 8])))
+
+
+def test_pipeline_of_two_funcs_through_pipeline_methods(tmp_path):
+    """hl.Pipeline([f, g]).compile_to_* writes one function with both outputs, as Halide's (it refused before)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.ImageParam(hl.UInt(8), 2, "input")
+    f, g = hl.Func("pf"), hl.Func("pg")
+    f[x, y] = hl.u16(inp[x, y]) * 3
+    g[x, y] = hl.f32(inp[x, y]) * 0.5
+    for h in (f, g):
+        h.set_estimates([(0, 32), (0, 8)])
+    inp.set_estimates([(0, 32), (0, 8)])
+    p = hl.Pipeline([f, g])
+    p.compile_to_header(str(tmp_path / "two_funcs.h"), [inp], "two_funcs")
+    assert "two_funcs(struct halide_buffer_t *_input_buffer" in (tmp_path / "two_funcs.h").read_text()
+    p.compile_to_object(str(tmp_path / "two_funcs.o"), [inp], "two_funcs")
+    cc("-shared", str(tmp_path / "two_funcs.o"), "-o", str(tmp_path / "two_funcs.so"), "-lpthread", "-lm")
+    lib = ctypes.CDLL(str(tmp_path / "two_funcs.so"))
+    a = (np.arange(32 * 8) * 7 % 256).astype(np.uint8).reshape(8, 32)
+    o1, o2 = np.zeros((8, 32), np.uint16), np.zeros((8, 32), np.float32)
+    bufs = [halide_buffer(v) for v in (a, o1, o2)]
+    assert lib.two_funcs(*[ctypes.byref(b) for b in bufs]) == 0
+    inp.set(hl.Buffer(a))
+    r = p.realize([32, 8])
+    np.testing.assert_array_equal(o1, np.asarray(r[0]))
+    np.testing.assert_array_equal(o2, np.asarray(r[1]))
