@@ -182,11 +182,14 @@ class _Buf(ctypes.Structure):   # struct halide_buffer_t
                 ("padding", ctypes.c_void_p)]
 
 
-def halide_buffer(a: np.ndarray):
-    """A halide_buffer_t over numpy array ``a`` (Halide's dimension 0 is numpy's last axis)."""
-    dims = (_Dim * a.ndim)(*[_Dim(0, n, s // a.itemsize, 0) for n, s in zip(reversed(a.shape), reversed(a.strides))])
-    code = {"i": 0, "u": 1, "f": 2}[a.dtype.kind]
-    b = _Buf(0, None, a.ctypes.data, 0, code, a.itemsize * 8, 1, a.ndim, dims, None)
+def halide_buffer(a: np.ndarray, mins=None):
+    """A halide_buffer_t over numpy array ``a`` (Halide's dimension 0 is numpy's last axis) with ``mins``."""
+    mins = mins or (0,) * a.ndim
+    dims = (_Dim * a.ndim)(*[_Dim(m, n, s // a.itemsize, 0)
+                             for m, n, s in zip(mins, reversed(a.shape), reversed(a.strides))])
+    code = 1 if a.dtype == np.bool_ else {"i": 0, "u": 1, "f": 2}[a.dtype.kind]
+    bits = 1 if a.dtype == np.bool_ else a.itemsize * 8
+    b = _Buf(0, None, a.ctypes.data, 0, code, bits, 1, a.ndim, dims, None)
     b.keep = (a, dims)
     return b
 

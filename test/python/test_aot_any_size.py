@@ -20,28 +20,7 @@ pytestmark = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None
 C_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "c")
 
 
-class _Dim(ctypes.Structure):
-    _fields_ = [("min", ctypes.c_int32), ("extent", ctypes.c_int32), ("stride", ctypes.c_int32),
-                ("flags", ctypes.c_uint32)]
-
-
-class _Buf(ctypes.Structure):   # struct halide_buffer_t
-    _fields_ = [("device", ctypes.c_uint64), ("device_interface", ctypes.c_void_p), ("host", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16), ("dimensions", ctypes.c_int32), ("dim", ctypes.POINTER(_Dim)),
-                ("padding", ctypes.c_void_p)]
-
-
-def hbuf(a: np.ndarray, mins=None):
-    """A halide_buffer_t over numpy array ``a`` (Halide's dimension 0 is numpy's last axis) with ``mins``."""
-    mins = mins or (0,) * a.ndim
-    dims = (_Dim * a.ndim)(*[_Dim(m, n, s // a.itemsize, 0)
-                             for m, n, s in zip(mins, reversed(a.shape), reversed(a.strides))])
-    code = 1 if a.dtype == np.bool_ else {"i": 0, "u": 1, "f": 2}[a.dtype.kind]
-    bits = 1 if a.dtype == np.bool_ else a.itemsize * 8
-    b = _Buf(0, None, a.ctypes.data, 0, code, bits, 1, a.ndim, dims, None)
-    b.keep = (a, dims)
-    return b
+from test_aot import halide_buffer as hbuf  # noqa: E402 (after the skips: it needs the C compiler too)
 
 
 def library(tmp_path, f, args, fn_name):
