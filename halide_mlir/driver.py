@@ -34,6 +34,7 @@ from .analysis.plan import PipelinePlan, plan_stages
 from .analysis.specialize import path_of as specialization_path
 from .codegen import trace
 from .codegen.payload import build_payload
+from .driver_extern import bind_externs, standins as extern_standins
 from .codegen.transform import build_transform
 from .error import AutoVectorizeWarning, HalideError, InternalError
 from .lang.buffer import Buffer
@@ -387,6 +388,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
+    externs = bind_externs(p, region)  # extern stages (define_extern) run first, bound to the inputs they stand for
     memoized = _memoized_funcs(func, _memoizing)
     if memoized:  # memoized Funcs are inputs, computed (or found in the cache) first
         p = _bind_memoized(func, p, region)
@@ -413,6 +415,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         repeat_key is not None
         and not p.specializations
         and not memoized
+        and not externs
         and not p.requirements
         and not dims_read_elsewhere(p)
     ):
@@ -428,6 +431,8 @@ def compiled_for(func, outs: list):
     take the full path each time (GPU schedules, memoized Funcs, specializations) or nothing was compiled."""
     p = front_end(func)
     if p.specializations or p.requirements or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
+        return None
+    if extern_standins(p):  # (each call runs its extern stages first)
         return None
     if dims_read_elsewhere(p) or output_constrained(func):  # (what the fast path doesn't check)
         return None

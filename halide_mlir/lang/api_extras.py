@@ -207,7 +207,7 @@ scatter = _refusal("scatter", "vector gather/scatter in update definitions is no
 compile_standalone_runtime = _refusal(
     "compile_standalone_runtime", "AOT objects carry halide_mlir's own runtime; there is no separate one to build"
 )
-ExternFuncArgument = _refused_class("ExternFuncArgument", "define_extern is not implemented yet")
+from .extern import ExternFuncArgument  # noqa: E402  (Func.define_extern's arguments: lang/extern.py)
 
 
 def require(condition, value, *error_args) -> Expr:
@@ -239,7 +239,6 @@ FUNC_REFUSALS = {
     "compile_to_multitarget_static_library": "one target per compile (compile once per target)",
     "copy_to_device": "explicit device copies are not implemented (GPU stages copy their own inputs)",
     "copy_to_host": "explicit device copies are not implemented (GPU stages copy their own outputs)",
-    "define_extern": "C functions as pipeline stages are not implemented yet",
     "debug_to_file": "dumping realizations to files is not implemented yet",
     "rename": "the rename directive is not implemented yet",
 }
@@ -271,14 +270,6 @@ def _update_values(self, idx: int = 0):
     from .func import Tuple
 
     return Tuple(*self._update(idx).values)
-
-
-def _is_extern(self) -> bool:
-    return False  # no define_extern: every Func is defined by Exprs
-
-
-def _extern_function_name(self) -> str:
-    return ""  # Halide's answer for a Func that is not extern
 
 
 def _funcref_size(self) -> int:
@@ -431,6 +422,7 @@ def _install_enum_ints(cls, order: str) -> None:
 
 
 def install() -> None:
+    from . import extern
     from .func import Func, FuncRef, FuncTupleElementRef, Stage
     from .expr import ExprOps
     from .param import ImageParam, OutputImageParam, Param
@@ -450,8 +442,9 @@ def install() -> None:
     for name, fn in (
         ("rvars", _rvars),
         ("update_values", _update_values),
-        ("is_extern", _is_extern),
-        ("extern_function_name", _extern_function_name),
+        ("is_extern", extern.is_extern),
+        ("extern_function_name", extern.extern_function_name),
+        ("define_extern", extern.define_extern),
     ):
         if not hasattr(Func, name):
             setattr(Func, name, fn)
