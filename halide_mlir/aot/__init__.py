@@ -119,7 +119,16 @@ def compile_kernel(f, args, fn_name: str, target=None, _schedule_part=None):
         kernel = compile_multi(funcs, list(args), fn_name, target, _schedule_part)
         kernel.parts[0].spec.requirements = requirements_of(f) + in_definitions(funcs)
     else:
-        kernel = build.compile_kernel(_output_func(f), list(args), fn_name, target)
+        from .. import driver
+        from ..driver_extern import standins
+
+        held = standins(driver.front_end(_output_func(f)))
+        if held:  # extern stages: called by the function before the compiled pipeline (aot/extern.py)
+            from .extern import compile_extern
+
+            kernel = compile_extern(_output_func(f), list(args), fn_name, target, held)
+        else:
+            kernel = build.compile_kernel(_output_func(f), list(args), fn_name, target)
         kernel.spec.requirements = requirements_of(f) + in_definitions(funcs)
     return kernel
 

@@ -358,8 +358,8 @@ def build_object(kernel, d: str) -> str:
 
         with open(os.path.join(d, f"{fn}.h"), "w") as f:
             f.write(header(kernel.spec, runtime_header()))
-        with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:
-            f.write(top_wrapper(kernel))
+        with open(os.path.join(d, f"{fn}_wrapper.c"), "w") as f:  # (aot/extern.py's kernels write their own)
+            f.write(kernel.top_wrapper() if hasattr(kernel, "top_wrapper") else top_wrapper(kernel))
         objects.append(os.path.join(d, f"{fn}_wrapper.o"))
         _run(
             [cc, "-c", "-O2", "-fPIC", "-I", d, "-o", objects[-1], os.path.join(d, f"{fn}_wrapper.c")],
@@ -383,14 +383,16 @@ def build_library(kernel: Kernel, d: str) -> str:
     lib = os.path.join(d, f"{kernel.spec.fn_name}.a")
     _run([llvm_tool("llvm-ar"), "rcs", lib, obj], "llvm-ar")
     if kernel.target.runtime:
-        check_link(lib, kernel.spec.fn_name, d)
+        check_link(lib, kernel.spec.fn_name, d, [e.name for e, _ in getattr(kernel, "externs", ())])
     return lib
 
 
-def check_link(lib: str, fn_name: str, d: str) -> None:
-    """Links ``lib`` as Halide's callers do: every symbol the code needs must be in it or in libc/libm."""
+def check_link(lib: str, fn_name: str, d: str, provided=()) -> None:
+    """Links ``lib`` as Halide's callers do: every symbol the code needs must be in it or in libc/libm, or be
+    one of ``provided`` (extern stages' C functions: the caller's program has them)."""
     main = os.path.join(d, "link_check.c")
     with open(main, "w") as f:
+        f.write("".join(f"int {name}(void) {{ return 0; }}\n" for name in dict.fromkeys(provided)))
         f.write(f"extern int {fn_name}(); int main(void) {{ return (int)(long)&{fn_name} == 0; }}\n")
     r = subprocess.run(
         [_cc(), main, lib, "-lpthread", "-ldl", "-lm", "-o", os.path.join(d, "link_check")],

@@ -39,6 +39,7 @@ class Callable:
     def __init__(self, func, arguments, output_names=None):
         """``func``: a Func or a Pipeline (a Generator's: its outputs named ``output_names``)."""
         from .. import driver
+        from ..lang.extern import standin_of  # (an extern stage's output: bound by each call, not an argument)
         from ..lang.pipeline import Pipeline
 
         self._func = func
@@ -49,7 +50,7 @@ class Callable:
         for f in funcs:
             p = driver.front_end(f)
             for h in [*p.inputs, *p.params]:
-                if not isinstance(h, Buffer) and id(h) not in given:
+                if not isinstance(h, Buffer) and id(h) not in given and standin_of(h) is None:
                     kind = "buffer" if isinstance(h, ImageParam) else "parameter"
                     raise HalideError(
                         f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not "

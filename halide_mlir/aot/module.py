@@ -199,7 +199,7 @@ def _write_several(module: Module, kernels: list, kinds: dict) -> None:
             build._run([llvm_tool("llvm-ar"), "rcs", lib, obj], "llvm-ar")
             if all(k.target.runtime for k in kernels):
                 for k in kernels:
-                    build.check_link(lib, k.spec.fn_name, d)
+                    build.check_link(lib, k.spec.fn_name, d, [e.name for e, _ in getattr(k, "externs", ())])
             shutil.copyfile(lib, kinds[OutputFileType.static_library])
 
 
@@ -217,13 +217,15 @@ def compile_to_module(f, arguments, fn_name: str = "", target=None, linkage=Link
     t = _target(target)
     aot_target = _aot_target(t)
     parse_target(aot_target)  # an unsupported target is refused now, not at compile()
+    from ..lang.extern import standin_of
+
     args = [argument_of(a) for a in arguments]
     given = {id(a._source) for a in args}
     funcs = f.outputs() if isinstance(f, Pipeline) else [f]
     for func in funcs:
         p = driver.front_end(func)
         for h in [*p.inputs, *p.params]:
-            if not isinstance(h, Buffer) and id(h) not in given:
+            if not isinstance(h, Buffer) and id(h) not in given and standin_of(h) is None:  # (extern stages' outputs)
                 kind = "buffer" if isinstance(h, ImageParam) else "parameter"
                 raise HalideError(
                     f"{user_site()}: Generated code refers to {kind} {h.name()}, which was not found in the "
