@@ -40,7 +40,6 @@ PYBIND = "pybind11 artefact"
 # "Class.name" (or "name" for the module): (category, why). Refusals raise HalideError saying the same.
 REASONS: dict[str, tuple[str, str]] = {
     "halide_": (INTERNAL, "Halide's compiled extension module; halide_mlir is pure Python over MLIR"),
-    "ExternFuncArgument": (NOT_YET, "define_extern (C functions as stages) is not implemented; refuses"),
     "gather": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "scatter": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "user_context_value": (NOT_YET, "the JIT passes no user_context; refuses with HalideError"),
@@ -51,17 +50,13 @@ REASONS: dict[str, tuple[str, str]] = {
     "Pipeline.compile_to_multitarget_static_library": (NOT_YET, "one target per compile; refuses"),
     "Func.copy_to_device": (GPU, "explicit device copies; refuses with HalideError"),
     "Func.copy_to_host": (GPU, "explicit device copies; refuses with HalideError"),
-    "Func.define_extern": (NOT_YET, "C functions as stages; refuses with HalideError"),
     "Func.debug_to_file": (NOT_YET, "dumping realizations to .tiff/.mat files; refuses with HalideError"),
     "Func.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Pipeline.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Stage.dump_argument_list": (NOT_YET, "Halide's debug listing of a stage's dims; refuses with HalideError"),
     "require": (NOT_YET, "conditions of Params and constants (checked before each run); of Vars or Funcs refuse"),
-    "Func.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
-    "Stage.rename": (NOT_YET, "the rename directive; refuses with HalideError"),
     "ImageParam.store_in": (GPU, "GPU memory types; MemoryType.Auto/Heap accepted, others refuse"),
     "Generator.__abstractmethods__": (INTERNAL, "Python's abc bookkeeping, not API"),
-    "ExternFuncArgument.*": (NOT_YET, "define_extern: constructing one raises HalideError"),
     "Parameter.*": (INTERNAL, "Halide's Internal::Parameter accessors; ours carries what (de)serialization needs"),
 }
 for _cls in ("Expr", "Var", "RVar", "RDom", "Param", "FuncRef", "FuncTupleElementRef", "Realization"):

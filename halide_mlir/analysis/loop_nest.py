@@ -190,6 +190,8 @@ def stage_loops(
             pass
         elif k == DirectiveKind.PREFETCH:  # no loop changes: analysis/prefetch.py checks its loops
             pass
+        elif k == DirectiveKind.RENAME:  # a name only (lang/rename.py): the loop must exist
+            _find(loops, a[0], stage_name, d)
         elif k in GPU_DIRECTIVES:  # the loop stays; analysis/gpu.py maps it to GPU blocks or threads
             for v in a:
                 _find(loops, v, stage_name, d)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..lang.rename import display_names
 from ..lang.schedule import LoopKind
 from .loop_nest import stage_loops, update_loops
 from .pipeline import Pipeline
@@ -22,16 +23,17 @@ def loop_nest_text(p: Pipeline) -> str:
 
     def produce(stage, indent: str, out: list) -> None:
         out.append(f"{indent}produce {stage.name}:")
-        nest(stage, loops[stage.func], indent + "  ", out)
+        nest(stage, loops[stage.func], indent + "  ", out, display_names(stage.func.schedule()))
         for u in stage.updates:
-            nest(stage, update_loops(stage, u), indent + "  ", out)
+            nest(stage, update_loops(stage, u), indent + "  ", out, display_names(u.schedule))
 
-    def nest(stage, stage_loops_, indent: str, out: list) -> None:
+    def nest(stage, stage_loops_, indent: str, out: list, names: dict) -> None:
         inner = indent
         for l in stage_loops_:
             prefix = "for" if l.kind == LoopKind.SERIAL else l.kind
             rng = f" in [0, {l.extent - 1}]" if l.constant else ""
-            out.append(f"{inner}{prefix} {l.path}{rng}:")
+            path = ".".join(names.get(c, c) for c in l.path.split(".")) if names else l.path
+            out.append(f"{inner}{prefix} {path}{rng}:")
             inner += "  "
             # a producer goes in the first definition that has its loop (loop_nest.py loop_position)
             for producer in at.pop((stage.func, l.name), []):

@@ -240,9 +240,8 @@ FUNC_REFUSALS = {
     "copy_to_device": "explicit device copies are not implemented (GPU stages copy their own inputs)",
     "copy_to_host": "explicit device copies are not implemented (GPU stages copy their own outputs)",
     "debug_to_file": "dumping realizations to files is not implemented yet",
-    "rename": "the rename directive is not implemented yet",
 }
-STAGE_REFUSALS = ("rename", "dump_argument_list")
+STAGE_REFUSALS = ("dump_argument_list",)
 PIPELINE_REFUSALS = (
     "compile_to_conceptual_stmt",
     "compile_to_multitarget_object_files",
@@ -423,6 +422,7 @@ def _install_enum_ints(cls, order: str) -> None:
 
 def install() -> None:
     from . import extern
+    from .rename import rename
     from .func import Func, FuncRef, FuncTupleElementRef, Stage
     from .expr import ExprOps
     from .param import ImageParam, OutputImageParam, Param
@@ -445,6 +445,7 @@ def install() -> None:
         ("is_extern", extern.is_extern),
         ("extern_function_name", extern.extern_function_name),
         ("define_extern", extern.define_extern),
+        ("rename", rename),
     ):
         if not hasattr(Func, name):
             setattr(Func, name, fn)

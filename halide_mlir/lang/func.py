@@ -15,6 +15,7 @@ from .undef import UNDEF, resolve_undef
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, StorageFold, TailStrategy, touch
 from .random import lower_random, next_tag
+from .rename import translate as translate_renamed, translate_var as translate_renamed_var
 from .source import capture_site, user_site
 from .types import Int, Type
 from .debugging import install as install_tracing
@@ -567,7 +568,8 @@ class Func(GpuScheduleMixin):
             raise HalideError(f"{user_site()}: compute_at of Func '{self._name}' takes a Func and a Var, got {func!r}")
         if func is self:
             raise HalideError(f"{user_site()}: Func '{self._name}' can't be computed at one of its own loops")
-        return self._set_compute(LoopLevel(LevelKind.AT, func, _var_name(var), capture_site()))
+        var = translate_renamed_var(func, _var_name(var))
+        return self._set_compute(LoopLevel(LevelKind.AT, func, var, capture_site()))
 
     def compute_with(self, stage, var, align=None) -> "Func":
         """Computed in the loop nest of ``stage`` down to its loop ``var`` (lang/compute_with.py)."""
@@ -584,13 +586,17 @@ class Func(GpuScheduleMixin):
     def store_at(self, func: "Func", var=None) -> "Func":
         if var is None and hasattr(func, "_stage_index"):  # a hl.LoopLevel
             return _api_extras().apply_level(self, func, "store")
-        self._schedule.store = LoopLevel(LevelKind.AT, func, _var_name(var), capture_site())
+        var = translate_renamed_var(func, _var_name(var))
+        self._schedule.store = LoopLevel(LevelKind.AT, func, var, capture_site())
         self._schedule.padded_copy = ()
         touch()
         return self
 
     def _directive(self, kind: DirectiveKind, *args) -> "Func":
-        self._stage_schedule().directives.append(Directive(kind, args, capture_site()))
+        sch = self._stage_schedule()
+        if "_renames" in sch.__dict__:  # loops renamed before (lang/rename.py): their first names
+            args = translate_renamed(sch, args, self.name())
+        sch.directives.append(Directive(kind, args, capture_site()))
         touch()
         return self
 

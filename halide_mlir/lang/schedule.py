@@ -48,6 +48,7 @@ class DirectiveKind(_Kind):
     BOUND_EXTENT = "bound_extent"  # (var, extent): the region's extent (analysis/bounds.py)
     ALIGN = "align"  # (var, modulus, remainder or None): align_bounds / align_extent
     PREFETCH = "prefetch"  # (ImageParam or Buffer, at, from, offset, strategy): lang/prefetch.py
+    RENAME = "rename"  # (loop's first name, new name): lang/rename.py (later directives use the first name)
 
 
 class LoopKind(_Kind):
