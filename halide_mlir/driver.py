@@ -34,6 +34,7 @@ from .analysis.plan import PipelinePlan, plan_stages
 from .analysis.specialize import path_of as specialization_path
 from .codegen import trace
 from .codegen.payload import build_payload
+from .driver_debug import debug_funcs, write_debug_files
 from .driver_extern import bind_externs, standins as extern_standins
 from .codegen.transform import build_transform
 from .error import AutoVectorizeWarning, HalideError, InternalError
@@ -409,6 +410,9 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
                 del _compiled[k]
         _compiled[key] = weakref.ref(compiled)
     run(compiled, p, outs)
+    debug = debug_funcs(p)
+    if debug:  # Func.debug_to_file (driver_debug.py)
+        write_debug_files(p, region, outs, debug)
     # (a specialized pipeline is not repeated blindly: its Params may choose another variant next time)
     # (nor one whose code has sizes or strides of buffers it doesn't read: the plan checks only the inputs')
     if (
@@ -416,6 +420,7 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
         and not p.specializations
         and not memoized
         and not externs
+        and not debug
         and not p.requirements
         and not dims_read_elsewhere(p)
     ):
@@ -432,7 +437,7 @@ def compiled_for(func, outs: list):
     p = front_end(func)
     if p.specializations or p.requirements or _gpu().uses_gpu(p) or _memoized_funcs(func, False):
         return None
-    if extern_standins(p):  # (each call runs its extern stages first)
+    if extern_standins(p) or debug_funcs(p):  # (each call runs its extern stages first, writes its files)
         return None
     if dims_read_elsewhere(p) or output_constrained(func):  # (what the fast path doesn't check)
         return None

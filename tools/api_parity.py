@@ -50,7 +50,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "Pipeline.compile_to_multitarget_static_library": (NOT_YET, "one target per compile; refuses"),
     "Func.copy_to_device": (GPU, "explicit device copies; refuses with HalideError"),
     "Func.copy_to_host": (GPU, "explicit device copies; refuses with HalideError"),
-    "Func.debug_to_file": (NOT_YET, "dumping realizations to .tiff/.mat files; refuses with HalideError"),
     "Func.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Pipeline.compile_to_conceptual_stmt": (NOT_YET, "no Halide IR Stmt to print; refuses with HalideError"),
     "Stage.dump_argument_list": (NOT_YET, "Halide's debug listing of a stage's dims; refuses with HalideError"),

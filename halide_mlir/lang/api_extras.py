@@ -239,7 +239,6 @@ FUNC_REFUSALS = {
     "compile_to_multitarget_static_library": "one target per compile (compile once per target)",
     "copy_to_device": "explicit device copies are not implemented (GPU stages copy their own inputs)",
     "copy_to_host": "explicit device copies are not implemented (GPU stages copy their own outputs)",
-    "debug_to_file": "dumping realizations to files is not implemented yet",
 }
 STAGE_REFUSALS = ("dump_argument_list",)
 PIPELINE_REFUSALS = (
@@ -263,6 +262,17 @@ def _method_refusal(name: str, why: str):
 def _rvars(self, idx: int = 0) -> list:
     """The RVars update ``idx`` iterates, innermost first."""
     return self._update(idx).rvars()
+
+
+def _debug_to_file(self, filename):
+    """Write each realization of this Func to ``filename`` (format by extension: driver_debug.py)."""
+    from .schedule import touch
+
+    if not isinstance(filename, (str, os.PathLike)):
+        raise HalideTypeError(f"{user_site()}: debug_to_file takes a file name, not {filename!r}")
+    self._debug_file = os.fspath(filename)
+    touch()
+    return self
 
 
 def _update_values(self, idx: int = 0):
@@ -446,6 +456,7 @@ def install() -> None:
         ("extern_function_name", extern.extern_function_name),
         ("define_extern", extern.define_extern),
         ("rename", rename),
+        ("debug_to_file", _debug_to_file),
     ):
         if not hasattr(Func, name):
             setattr(Func, name, fn)

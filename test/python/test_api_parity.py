@@ -341,7 +341,6 @@ def test_require_with_constant_condition(m):
 
 REFUSED = [
     lambda m: m.Func("f").compile_to_multitarget_object_files("/nonexistent/f", [], [], []),
-    lambda m: m.Func("f").debug_to_file("/nonexistent/f.tiff"),
     lambda m: m.Func("f").copy_to_host(),
     lambda m: m.user_context_value(),
 ]
