@@ -235,17 +235,11 @@ def require(condition, value, *error_args) -> Expr:
 
 FUNC_REFUSALS = {
     "compile_to_conceptual_stmt": "halide_mlir has no Halide IR Stmt to print (see compile_to_lowered_stmt)",
-    "compile_to_multitarget_object_files": "one target per compile (compile once per target)",
-    "compile_to_multitarget_static_library": "one target per compile (compile once per target)",
     "copy_to_device": "explicit device copies are not implemented (GPU stages copy their own inputs)",
     "copy_to_host": "explicit device copies are not implemented (GPU stages copy their own outputs)",
 }
 STAGE_REFUSALS = ("dump_argument_list",)
-PIPELINE_REFUSALS = (
-    "compile_to_conceptual_stmt",
-    "compile_to_multitarget_object_files",
-    "compile_to_multitarget_static_library",
-)
+PIPELINE_REFUSALS = ("compile_to_conceptual_stmt",)
 
 
 def _method_refusal(name: str, why: str):
@@ -273,6 +267,21 @@ def _debug_to_file(self, filename):
     self._debug_file = os.fspath(filename)
     touch()
     return self
+
+
+def _multitarget_static_library(self, filename_prefix, arguments, targets) -> None:
+    """``prefix.a`` and ``prefix.h``: one function per target, the wrapper choosing by CPU features
+    (aot/multitarget.py)."""
+    from ..aot.multitarget import compile_multitarget
+
+    compile_multitarget(self, str(filename_prefix), arguments, targets, None, library=True)
+
+
+def _multitarget_object_files(self, filename_prefix, arguments, targets, suffixes) -> None:
+    """``prefix-<suffix>.o`` per target, ``prefix_wrapper.o``, ``prefix_runtime.o`` and ``prefix.h``."""
+    from ..aot.multitarget import compile_multitarget
+
+    compile_multitarget(self, str(filename_prefix), arguments, targets, list(suffixes), library=False)
 
 
 def _update_values(self, idx: int = 0):
@@ -446,6 +455,8 @@ def install() -> None:
         if name not in Stage.__dict__:
             why = FUNC_REFUSALS.get(name, "not implemented yet")
             setattr(Stage, name, _method_refusal(name, why))
+    Pipeline.compile_to_multitarget_static_library = _multitarget_static_library
+    Pipeline.compile_to_multitarget_object_files = _multitarget_object_files
     for name in PIPELINE_REFUSALS:
         if not hasattr(Pipeline, name):
             setattr(Pipeline, name, _method_refusal(name, FUNC_REFUSALS[name]))
@@ -457,6 +468,8 @@ def install() -> None:
         ("define_extern", extern.define_extern),
         ("rename", rename),
         ("debug_to_file", _debug_to_file),
+        ("compile_to_multitarget_static_library", _multitarget_static_library),
+        ("compile_to_multitarget_object_files", _multitarget_object_files),
     ):
         if not hasattr(Func, name):
             setattr(Func, name, fn)

@@ -340,7 +340,7 @@ def test_require_with_constant_condition(m):
 
 
 REFUSED = [
-    lambda m: m.Func("f").compile_to_multitarget_object_files("/nonexistent/f", [], [], []),
+    lambda m: m.Func("f").compile_to_conceptual_stmt("/nonexistent/f.stmt", []),
     lambda m: m.Func("f").copy_to_host(),
     lambda m: m.user_context_value(),
 ]
