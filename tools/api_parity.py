@@ -52,7 +52,6 @@ REASONS: dict[str, tuple[str, str]] = {
     "require": (NOT_YET, "conditions of Params and constants (checked before each run); of Vars or Funcs refuse"),
     "ImageParam.store_in": (GPU, "GPU memory types; MemoryType.Auto/Heap accepted, others refuse"),
     "Generator.__abstractmethods__": (INTERNAL, "Python's abc bookkeeping, not API"),
-    "Parameter.*": (INTERNAL, "Halide's Internal::Parameter accessors; ours carries what (de)serialization needs"),
 }
 for _cls in ("Expr", "Var", "RVar", "RDom", "Param", "FuncRef", "FuncTupleElementRef", "Realization"):
     for _op in ("req", "rne", "rlt", "rle", "rgt", "rge"):

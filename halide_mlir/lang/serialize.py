@@ -20,32 +20,7 @@ from .source import user_site
 MAGIC = b"HLMLIR-PIPE1\n"
 
 
-class Parameter:
-    """Halide's ``hl.Parameter``: a Param's or ImageParam's underlying parameter (what ``p.parameter()``
-    returns), by which serialized pipelines are bound to the user's inputs."""
-
-    def __init__(self, param=None):
-        self._param = param
-
-    def defined(self) -> bool:
-        return self._param is not None
-
-    def name(self) -> str:
-        return self._param.name()
-
-    def type(self):
-        return self._param.type()
-
-    def is_buffer(self) -> bool:
-        from .param import ImageParam
-
-        return isinstance(self._param, ImageParam)
-
-    def dimensions(self) -> int:
-        return self._param.dimensions() if self.is_buffer() else 0
-
-    def __repr__(self) -> str:
-        return f"<halide.Parameter '{self.name()}'>" if self.defined() else "<halide.Parameter>"
+from .parameter import Parameter  # noqa: E402  (Halide's hl.Parameter: lang/parameter.py)
 
 
 def _is_param(obj) -> bool:
