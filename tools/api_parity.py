@@ -40,8 +40,6 @@ PYBIND = "pybind11 artefact"
 # "Class.name" (or "name" for the module): (category, why). Refusals raise HalideError saying the same.
 REASONS: dict[str, tuple[str, str]] = {
     "halide_": (INTERNAL, "Halide's compiled extension module; halide_mlir is pure Python over MLIR"),
-    "gather": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
-    "scatter": (NOT_YET, "vector gather/scatter stores in update definitions; refuses with HalideError"),
     "user_context_value": (NOT_YET, "the JIT passes no user_context; refuses with HalideError"),
     "compile_standalone_runtime": (NOT_YET, "AOT objects link halide_mlir's own small runtime; refuses"),
     "Func.copy_to_device": (GPU, "explicit device copies; refuses with HalideError"),

@@ -81,6 +81,14 @@ def propagate_adjoints(output, adjoint=None, output_bounds=None) -> Derivative:
 
     if not isinstance(output, Func) or not output.defined():
         raise HalideError(f"{user_site()}: propagate_adjoints takes a defined Func as its output, not {output!r}")
+    from .memoize import closure
+
+    for g in closure(output):
+        if any(u.stores for u in g.updates()):
+            raise HalideError(
+                f"{user_site()}: propagate_adjoints: Func '{g.name()}' has an update with several stores per point "
+                f"(hl.scatter/hl.gather), which halide_mlir does not differentiate"
+            )
     dims = output.dimensions()
     out_type = output.output_types()[0]
     # Halide's output box: [min, min + extent] for each (min, extent) it is given (one point more than the

@@ -80,6 +80,9 @@ def infer_bounds(pipeline: Pipeline, out_region: Region, check_inputs: bool = Tr
                 args=tuple(resolve_buffer_dims(a) for a in u.args),
                 values=tuple(resolve_buffer_dims(v) for v in u.values),
                 predicates=[resolve_buffer_dims(p) for p in u.predicates],
+                stores=tuple(
+                    (tuple(map(resolve_buffer_dims, sa)), tuple(map(resolve_buffer_dims, sv))) for sa, sv in u.stores
+                ),
             )
             for u in s.updates
         ]
@@ -199,7 +202,8 @@ def _update_region(stage, updates, env, region: Region, output: bool) -> Region:
     mins = list(region.mins)
     maxs = [m + e - 1 for m, e in zip(region.mins, region.extents)]
     for u in updates:
-        points = [u.args] + [n.args for e in u.exprs() for n in walk(e) if n.kind == "call" and n.value is stage.func]
+        points = [u.args, *(sa for sa, _ in u.stores)]
+        points += [n.args for e in u.exprs() for n in walk(e) if n.kind == "call" and n.value is stage.func]
         for args in points:
             for d, a in enumerate(args):
                 iv = bounds(a, env)

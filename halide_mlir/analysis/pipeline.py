@@ -34,13 +34,14 @@ class Update:
     predicates: list  # RDom.where conditions
     schedule: object  # FuncSchedule of f.update(index)
     site: object
+    stores: tuple = ()  # hl.scatter/gather: the other lanes' (args, values), stored after lane 0 (serial loops)
 
     @property
     def value(self) -> Expr:
         return self.values[0]
 
     def exprs(self) -> list[Expr]:
-        return [*self.args, *self.values, *self.predicates]
+        return [*self.args, *self.values, *self.predicates, *(x for sa, sv in self.stores for x in (*sa, *sv))]
 
 
 @dataclass(eq=False)  # (identity: stages are dictionary keys)
@@ -85,7 +86,7 @@ def is_reduction(stage: Stage, u: Update) -> bool:
     """Does the update write every point at its own pure coordinates and read the Func only there
     (``f[x, y] += g(x, r.x)``)? The others are scatters (``h[img[r]] += 1``) and scans (``c[r] = c[r - 1]``)."""
     pure_lhs = all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, stage.vars))
-    if not pure_lhs:
+    if not pure_lhs or u.stores:  # (several stores per point: serial loops)
         return False
     for e in [u.value, *u.predicates]:
         for n in walk(e):
@@ -202,6 +203,7 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
                 [inline(f, p) for p in u.predicates()],
                 u.schedule,
                 u.site,
+                tuple((tuple(inline(f, a) for a in sa), tuple(inline(f, v) for v in sv)) for sa, sv in u.stores),
             )
             for i, u in enumerate(f.updates())
         ]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import itertools
 from dataclasses import dataclass, field
 
+from ..error import HalideError
 from ..lang.func import Func
 from ..lang.schedule import Directive, DirectiveKind, LevelKind, LoopKind, LoopLevel, Partition
 from ..lang.traversal import walk
@@ -301,6 +302,16 @@ def _plan_update(
         uext = [bounded.rvar_range(r)[1] for r in u.rvars] + list(extents)
         kept = vectorize.kept(u.schedule.directives)
         loops = serialize_nested_parallel(update_loops(stage, u, uext, kept), inside or in_tile)
+        if u.stores:  # hl.scatter/gather: every lane computed, then stored, in serial loops (codegen/updates.py)
+            gpu = (DirectiveKind.GPU_BLOCKS, DirectiveKind.GPU_THREADS, DirectiveKind.GPU_SINGLE)
+            kinds = [(l.kind, l.name) for l in loops if l.kind in (LoopKind.PARALLEL, LoopKind.VECTORIZED)]
+            kinds += [(d.kind, d.args[0] if d.args else "") for d in u.schedule.directives if d.kind in gpu]
+            if kinds:
+                raise HalideError(
+                    f"{u.site}: update {u.index} of Func '{stage.name}' stores several values per point "
+                    f"(hl.scatter/hl.gather): halide_mlir runs it serially, so its {kinds[0][0]} loop "
+                    f"'{kinds[0][1]}' is not supported"
+                )
         up = UpdatePlan(u, uname, False, uext, kept, loops, {}, False)
         region = bounded.region(stage.func)
         if in_tile:  # over a tile of the payload's loops, serially (codegen/updates.py emit_loops)

@@ -427,6 +427,7 @@ def _update(s, u, rank: int) -> DynUpdate:
         raise refuse(f"an RDom with a where() predicate in an update of Func '{name}'")
     if (
         len(u.values) != 1
+        or u.stores  # (hl.scatter/gather)
         or [a.kind for a in u.args] != ["var"] * rank
         or [a.value.name() for a in u.args] != list(s.vars)
     ):

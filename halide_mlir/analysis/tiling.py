@@ -428,7 +428,7 @@ def _explicit_update_spans(bounded, prod, spans, gathered, readers) -> list | No
     region = bounded.region(prod.func)
     spans = list(spans)
     for u in bounded.updates[prod.func]:
-        for j, a in enumerate(u.args):
+        for j, a in ((j, a) for args in (u.args, *(sa for sa, _ in u.stores)) for j, a in enumerate(args)):
             if a.kind == "var" and a.value.name() == prod.vars[j]:
                 continue
             lo, hi = region.mins[j], region.mins[j] + region.extents[j] - 1

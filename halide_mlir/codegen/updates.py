@@ -658,13 +658,25 @@ def _close_memref_loops(pb, body, loops, mems, types, shape, loc, tag=lambda loo
 
 
 def _insert(pb, em, u, acc: list, region, ttypes: list, loc, func) -> list:
-    """All the Tuple's new values are computed from the old ones before any is stored (Halide's semantics)."""
-    values = [em.emit(v) for v in u.values]
-    trace.stores(em, func, pb.name_of(func), lambda: [em.emit(a) for a in u.args], values, [v.type for v in u.values])
-    values = [em.to_storage(v, e.type) for v, e in zip(values, u.values)]
-    m = len(u.args)
+    """All the Tuple's new values are computed from the old ones before any is stored (Halide's semantics); with
+    several stores (hl.scatter/gather: ``u.stores``), every lane's values before any lane is stored."""
+    lanes = [(u.args, u.values), *u.stores]
+    computed = []
+    for args, exprs in lanes:
+        values = [em.emit(v) for v in exprs]
+        trace.stores(
+            em, func, pb.name_of(func), lambda a=args: [em.emit(x) for x in a], values, [v.type for v in exprs]
+        )
+        computed.append([em.to_storage(v, e.type) for v, e in zip(values, exprs)])
+    for (args, _), values in zip(lanes, computed):
+        acc = _insert_lane(pb, em, args, values, acc, region, ttypes, loc, func)
+    return acc
+
+
+def _insert_lane(pb, em, args, values, acc: list, region, ttypes: list, loc, func) -> list:
+    m = len(args)
     idx = [None] * m
-    for j, a in enumerate(u.args):
+    for j, a in enumerate(args):
         v = em.emit(a)
         if isinstance(region.mins[j], str):  # a parallel iteration's slice: its dynamic min
             v = em.op(f"arith.subi {v}, {region.mins[j]} : i32", "x")

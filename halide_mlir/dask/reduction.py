@@ -116,6 +116,8 @@ def split(stage, inputs) -> Split:
     if len(stage.updates) != 1:
         raise refuse(f"it has {len(stage.updates)} update definitions; one is split")
     u = stage.updates[0]
+    if u.stores:
+        raise refuse("its update stores several values per point (hl.scatter/hl.gather)")
     if not u.rvars:
         raise refuse("its update has no RDom")
     v = u.value

@@ -202,8 +202,8 @@ def _refused_class(name: str, why: str):
 
 
 user_context_value = _refusal("user_context_value", "the JIT passes no user_context")
-gather = _refusal("gather", "vector gather/scatter in update definitions is not implemented yet")
-scatter = _refusal("scatter", "vector gather/scatter in update definitions is not implemented yet")
+from .scatter_gather import gather, scatter  # noqa: E402  (several stores per update: lang/scatter_gather.py)
+
 compile_standalone_runtime = _refusal(
     "compile_standalone_runtime", "AOT objects carry halide_mlir's own runtime; there is no separate one to build"
 )

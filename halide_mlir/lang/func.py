@@ -15,6 +15,7 @@ from .undef import UNDEF, resolve_undef
 from .traversal import free_rvars, free_vars, walk
 from .schedule import Directive, DirectiveKind, FuncSchedule, LevelKind, LoopLevel, StorageFold, TailStrategy, touch
 from .random import lower_random, next_tag
+from .scatter_gather import has_lanes, lane, lane_count
 from .rename import translate as translate_renamed, translate_var as translate_renamed_var
 from .source import capture_site, user_site
 from .types import Int, Type
@@ -202,11 +203,12 @@ class Definition:
         self.values = tuple(value) if isinstance(value, tuple) else (value,)
         self.args, self.value, self.site = args, self.values[0], site
         self.schedule = schedule  # updates have their own loop schedule (f.update(i))
+        self.stores = ()  # hl.scatter/gather: the other lanes' (args, values) (lang/scatter_gather.py)
 
     def rvars(self) -> list:
         """Every RVar of every RDom the update uses: the whole domain is iterated, r.x innermost."""
         doms: dict = {}
-        for e in (*self.args, *self.values):
+        for e in (*self.args, *self.values, *(x for sa, sv in self.stores for x in (*sa, *sv))):
             for r in free_rvars(e):
                 doms.setdefault(id(r.domain()), r.domain())
         return [r for d in doms.values() for r in (d[i] for i in range(d.dimensions()))]
@@ -339,6 +341,10 @@ class Func(GpuScheduleMixin):
         self._define_update(args, binary(upd.op, self[args], upd.e))
 
     def _define_update(self, args: tuple, value) -> None:
+        stores = ()
+        if has_lanes([*map(to_expr, args), *(value if isinstance(value, tuple) else (value,))]):
+            # hl.scatter / hl.gather: lane 0 is this definition, the others its stores (lang/scatter_gather.py)
+            args, value, stores = self._lanes_of(tuple(args), value)
         value = resolve_undef(self, args, value, update=True)
         site = capture_site()
         i = len(self._updates)
@@ -377,6 +383,7 @@ class Func(GpuScheduleMixin):
                 f"side; use an RDom to iterate over values"
             )
         d = Definition(exprs, value, site, FuncSchedule())
+        d.stores = tuple((tuple(cast(Int(32), to_expr(a)) for a in sa), sv) for sa, sv in stores)
         doms = {id(r.domain()) for r in d.rvars()}
         if len(doms) > 1:
             raise HalideError(
@@ -386,7 +393,21 @@ class Func(GpuScheduleMixin):
         self._updates.append(d)
         touch()
 
+    def _lanes_of(self, args: tuple, value):
+        """(lane 0's args, lane 0's value, the other lanes as (args, values)) of a scatter/gather definition."""
+        values = value if isinstance(value, tuple) else (value,)
+        exprs = [to_expr(a) for a in args]
+        n = lane_count(self._name, [*exprs, *values])
+        lanes = [(tuple(lane(a, k) for a in exprs), tuple(lane(v, k) for v in values)) for k in range(n)]
+        first_args = tuple(a if isinstance(a, Var) else lanes[0][0][j] for j, a in enumerate(args))
+        first = lanes[0][1] if isinstance(value, tuple) else lanes[0][1][0]
+        return first_args, first, tuple(lanes[1:])
+
     def _define(self, args: tuple, value, implicit: bool = False) -> None:
+        values_ = value if isinstance(value, tuple) else (value,)
+        if has_lanes(values_):  # a gather in a pure definition: its lanes store at one point, the last one wins
+            n = lane_count(self._name, values_)
+            value = tuple(lane(v, n - 1) for v in values_) if isinstance(value, tuple) else lane(value, n - 1)
         value = resolve_undef(self, args, value, update=False)
         site = capture_site()
         values = value if isinstance(value, tuple) else (value,)

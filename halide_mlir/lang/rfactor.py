@@ -127,6 +127,8 @@ def rfactor(stage, preserved) -> "object":
     d = func._updates[index]
     sched = d.schedule
     where = f"{user_site()}: In schedule for {func.name()}.update({index})"
+    if d.stores:
+        raise HalideError(f"{where}: rfactor of an update with several stores per point (hl.scatter) is not supported")
     pairs = []
     for rv, v in preserved:
         if not isinstance(rv, RVar) or not isinstance(v, Var):
