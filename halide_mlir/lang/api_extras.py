@@ -13,6 +13,8 @@ import os
 
 from ..error import HalideError, HalideTypeError
 from .expr import REQUIRE, Expr, binary, to_expr
+from .extern import ExternFuncArgument  # (Func.define_extern's arguments: lang/extern.py)
+from .scatter_gather import gather, scatter  # (several stores per update: lang/scatter_gather.py)
 from .source import user_site
 from .undef import undef
 
@@ -194,20 +196,11 @@ def _refusal(name: str, why: str):
     return refuse
 
 
-def _refused_class(name: str, why: str):
-    def __init__(self, *args, **kwargs):
-        raise HalideError(f"{user_site()}: {name} is not supported by halide_mlir: {why} (docs/api-parity.md)")
-
-    return type(name, (), {"__init__": __init__, "__doc__": f"Halide's ``{name}``: {why}; raises HalideError."})
-
-
 user_context_value = _refusal("user_context_value", "the JIT passes no user_context")
-from .scatter_gather import gather, scatter  # noqa: E402  (several stores per update: lang/scatter_gather.py)
 
 compile_standalone_runtime = _refusal(
     "compile_standalone_runtime", "AOT objects carry halide_mlir's own runtime; there is no separate one to build"
 )
-from .extern import ExternFuncArgument  # noqa: E402  (Func.define_extern's arguments: lang/extern.py)
 
 
 def require(condition, value, *error_args) -> Expr:

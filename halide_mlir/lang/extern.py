@@ -130,7 +130,8 @@ def define_extern(self, function_name, params, types, arguments, mangling=None, 
         raise HalideError(f"{user_site()}: define_extern of Func '{self.name()}': only DeviceAPI.Host is supported")
     if self.defined():
         raise HalideError(
-            f"{user_site()}: Func '{self.name()}' already has a definition; define_extern needs an undefined Func"
+            f'{user_site()}: Error: In extern definition for Func "{self.name()}":\nFunc with a pure definition '
+            f"cannot have an extern definition."
         )
     args = [_implicit(a) for a in params]
     for a in args:

@@ -341,6 +341,8 @@ class Func(GpuScheduleMixin):
         self._define_update(args, binary(upd.op, self[args], upd.e))
 
     def _define_update(self, args: tuple, value) -> None:
+        if "_extern" in self.__dict__:  # (its values are the C function's: lang/extern.py)
+            raise HalideError(f"{user_site()}: Func '{self._name}' is defined by define_extern and can't be updated")
         stores = ()
         if has_lanes([*map(to_expr, args), *(value if isinstance(value, tuple) else (value,))]):
             # hl.scatter / hl.gather: lane 0 is this definition, the others its stores (lang/scatter_gather.py)

@@ -322,3 +322,21 @@ def test_aot_calls_the_extern_symbol(tmp_path):
     assert [int(v) for v in lines[0].split()] == [int(5 * sq[i + 1] + 5 * sq[i + 3]) for i in range(10)]
     assert lines[1] == "rc=-5 errors=1"
     assert "Call to external stage hlx_scale returned non-zero value: -5" in run.stderr
+
+
+@BOTH
+def test_defined_func_and_update_refused(mod):
+    m = importlib.import_module(mod)
+    x = m.Var("x")
+    f = m.Func("f")
+    f[x] = x
+    with pytest.raises(m.HalideError, match="Func with a pure definition cannot have an extern definition"):
+        f.define_extern("hlx_box", [m.Expr(1)], m.Int(32), 1)
+
+
+def test_update_of_an_extern_refused():
+    x = hl.Var("x")
+    e = hl.Func("e")
+    e.define_extern("hlx_box", [hl.Expr(1)], hl.Int(32), [x])
+    with pytest.raises(hl.HalideError, match="defined by define_extern and can't be updated"):
+        e[x] = e[x] + 1
