@@ -381,15 +381,18 @@ def realize(func, sizes, *rest, _memoizing: bool = False):
     check_output_constraints(func, outs, given is not None)  # and those of func.output_buffer(), bound to outs
     if p.requirements:  # hl.require's conditions (of Params)
         check_requirements(p.requirements)
+    # extern stages (define_extern) run first, bound to the inputs they stand for (driver_extern.py)
+    externs = 0 not in region.extents and bind_externs(p, region)
     if _gpu().uses_gpu(p):  # GPU schedules: Halide's error on a CPU target, else the CUDA backend
         target = check_target(p, target)
         memoize.warn_uncached(func, "a GPU pipeline", _memoizing)
         if 0 not in region.extents:
             _gpu_driver().realize(func, outs, region, target, copy_back=given is None)
+            if debug_funcs(p):
+                write_debug_files(p, region, outs, debug_funcs(p))
         return result
     if 0 in region.extents:  # Halide realizes an empty region as an empty buffer, without running anything
         return result
-    externs = bind_externs(p, region)  # extern stages (define_extern) run first, bound to the inputs they stand for
     memoized = _memoized_funcs(func, _memoizing)
     if memoized:  # memoized Funcs are inputs, computed (or found in the cache) first
         p = _bind_memoized(func, p, region)

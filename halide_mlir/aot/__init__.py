@@ -122,7 +122,15 @@ def compile_kernel(f, args, fn_name: str, target=None, _schedule_part=None):
         from .. import driver
         from ..driver_extern import standins
 
+        from ..driver_debug import debug_funcs
+
         held = standins(driver.front_end(_output_func(f)))
+        debug = debug_funcs(driver.front_end(_output_func(f)))
+        if debug:  # (the JIT writes them: driver_debug.py; AOT code has no file writer)
+            raise HalideError(
+                f"{user_site()}: Func '{debug[0].name}' has debug_to_file, which halide_mlir's ahead-of-time code "
+                f"does not write (realize it in the JIT, or remove debug_to_file)"
+            )
         if held:  # extern stages: called by the function before the compiled pipeline (aot/extern.py)
             from .extern import compile_extern
 

@@ -116,3 +116,13 @@ def test_compute_at_refused(tmp_path):
     g.compute_at(f, y).debug_to_file(str(tmp_path / "g.npy"))
     with pytest.raises(hl.HalideError, match="debug_to_file of a Func computed at f.y"):
         f.realize([4, 4])
+
+
+def test_aot_refused(tmp_path):
+    x = hl.Var("x")
+    f = hl.Func("f")
+    f[x] = x
+    f.set_estimates([(0, 8)])
+    f.debug_to_file(str(tmp_path / "f.npy"))
+    with pytest.raises(hl.HalideError, match="debug_to_file"):
+        f.compile_to_static_library(str(tmp_path / "f"), [], "f")
