@@ -81,3 +81,33 @@ def test_vectorized_producer_read_through_lut_in_inline_maximum(w, h):
         return out
     with pytest.warns(halide_mlir.ComputeAtWarning, match="'g' is scheduled compute_at"):
         _both(build, [w, h])
+
+
+@pytest.mark.parametrize("w, h", [(48, 6), (32, 5), (16, 3), (47, 4), (40, 7)])
+def test_partial_tile_of_loop_with_fused_producers_is_peeled(w, h):
+    """camera_pipe: curved (2562 wide, tiled by 64) has demosaiced and corrected fused at its x loop; the partial
+    last tile made every tile's extent dynamic (``min(64, 2562 - x)``), so each fused producer's tile was a heap
+    allocation per iteration and every vector op masked at run time (3x the time of a 2560-wide curved). The
+    loop's last tile is now peeled off (analysis/loop_schedule.py ``_peel``); the values stay Halide's, with the
+    tail narrower than the vector, one lane, or none, in a parallel loop."""
+    data = np.random.default_rng(1).integers(0, 1000, (h + 2, w + 2), dtype=np.uint16)
+
+    def build(hl):
+        x, y, xo, xi, yo, yi = (hl.Var(n) for n in "x y xo xi yo yi".split())
+        inp = hl.Buffer(data, "inp")
+        f, g, out = hl.Func("f"), hl.Func("g"), hl.Func("out")
+        f[x, y] = inp[x, y] * 3 + inp[x + 1, y]
+        g[x, y] = f[x, y] + f[x, y + 1]
+        out[x, y] = g[x, y] + g[x + 1, y] + g[x, y + 1]  # g is w + 1 wide
+        out.split(y, yo, yi, 2).parallel(yo).vectorize(x, 16)
+        g.compute_at(out, yo).split(x, xo, xi, 16).vectorize(xi)
+        f.compute_at(g, xo).vectorize(x, 16)
+        return out
+
+    _both(build, [w, h])
+    f = build(halide_mlir)
+    from halide_mlir import driver
+    from halide_mlir.runtime.realize import output_region
+
+    comp = driver.compile_pipeline(f, output_region(f, [w, h], None))
+    assert ("transform.loop.peel" in comp.transform) == ((w + 1) > 16 and (w + 1) % 16 != 0)
