@@ -25,7 +25,8 @@ rows the first iteration needs but does not compute itself just before the loop 
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
 consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every
 tile has a static shape. Where it can, the buffer is folded to the rows in flight (analysis/folding.py), else it
-spans the whole loop.
+spans the whole loop. A window that can't slide here (scaled reads, below) is computed once per iteration of its
+storage loop instead, over every row the loops inside need (``_unslid_windows``).
 
 *Scaled reads* (``f[x / 2]``, ``f[2 * x + 1]``, Span.num/den): the tile is bounds inference's interval, its start
 computed per iteration and clamped into the producer's region, its extent the largest any start gives. Such a
