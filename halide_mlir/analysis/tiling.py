@@ -25,7 +25,8 @@ rows the first iteration needs but does not compute itself just before the loop 
 iteration only the rows no earlier iteration computed, into one buffer carried through the loop, and the
 consumer reads its window of that buffer. A chain of such producers (Harris's gray -> Ix) slides together. Every
 tile has a static shape. Where it can, the buffer is folded to the rows in flight (analysis/folding.py), else it
-spans the whole loop.
+spans the whole loop. A window that can't slide here (scaled reads, below) is computed once per iteration of its
+storage loop instead, over every row the loops inside need (``_unslid_windows``).
 
 *Scaled reads* (``f[x / 2]``, ``f[2 * x + 1]``, Span.num/den): the tile is bounds inference's interval, its start
 computed per iteration and clamped into the producer's region, its extent the largest any start gives. Such a
@@ -43,13 +44,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import warnings
 from dataclasses import dataclass, field, replace
 
 from ..lang.traversal import walk
 from .affine import scaled_forms, slice_forms
 from .folding import fold_windows
 from .pyramid import plan_pyramids, windows as pyramid_windows
-from ..error import InternalError
+from ..error import InternalError, StorageWarning
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
 from .pipeline import as_generic
@@ -270,6 +272,23 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         if s.compute.at_loop() and s.func not in level_var and s.compute.func in (level_var.keys() | nested.keys()):
             nested[s.func] = s.compute.func
             level_var[s.func] = level_var[s.compute.func]
+    plan = _nested_tile_plan(bounded, stage, level_var, nested)
+    hoisted = _unslid_windows(plan, stage) if plan is not None else {}
+    if not hoisted:
+        return plan
+    # the windows that can't slide are computed once at their storage level, and with them the stages
+    # computed at their loops (nested, consumers first)
+    moved = {**level_var, **hoisted}
+    for f, c in nested.items():
+        moved[f] = moved[c]
+    again = _nested_tile_plan(bounded, stage, moved, nested)
+    if again is None or not all(f in again.computed for f in hoisted):
+        return plan
+    _warn_unfolded(stage, hoisted)
+    return again
+
+
+def _nested_tile_plan(bounded: Bounded, stage: Stage, level_var: dict, nested: dict) -> TilePlan | None:
     reads_direct = any(
         n.kind == "call" and n.value in level_var and n.value not in nested
         for f in nested
@@ -281,6 +300,48 @@ def tile_plan(bounded: Bounded, stage: Stage) -> TilePlan | None:
         if plan is not None and all(f in plan.computed and c in plan.computed for f, c in nested.items()):
             return plan
     return _tile_plan(bounded, stage, {f: v for f, v in level_var.items() if f not in nested})
+
+
+def _unslid_windows(plan: TilePlan, stage: Stage) -> dict:
+    """Func -> the payload loop to compute it at instead: the producers stored at a loop outside the serial
+    loop they are computed at (``store_at(c, yo).compute_at(c, yi)``) whose window can't slide in the payload
+    (_slide: a tile read at ``2 * y`` or ``y / 2``, or one reading such tiles: camera_pipe's denoised,
+    deinterleaved, g_r, g_b and curved). Recomputed per iteration, each row would be computed as many times as
+    windows overlap (camera_pipe: 2 to 5 times; 3x Halide's time); Halide's sliding window computes each row
+    once, as computing them at the storage level does, over the rows all iterations need, in the buffer the
+    storage level holds anyway. The loops in between must be serial, as for Halide's sliding window."""
+    names = [lev.loop.name for lev in plan.levels]
+    out = {}
+    for li, prods in plan.producers.items():
+        for prod in prods:
+            f = prod.func
+            store = f.schedule().store
+            if f not in plan.computed or f in plan.slides or f in plan.pyramids or store is None:
+                continue
+            if not store.at_loop() or store.func is not stage.func or store.var not in names:
+                continue
+            ls = names.index(store.var)
+            between = plan.levels[ls + 1 : li + 1]
+            if (
+                ls < li
+                and plan.levels[li].trip > 1
+                and all(lev.loop.kind == LoopKind.SERIAL and not lev.collapsed for lev in between)
+            ):
+                out[f] = store.var
+    return out
+
+
+def _warn_unfolded(stage: Stage, hoisted: dict) -> None:
+    """A fold_storage of a window computed at its storage level is not applied (its buffer spans the loop)."""
+    for f, var in hoisted.items():
+        for dim, fold in f.schedule().folds.items():
+            warnings.warn(
+                f"{fold.site}: Func '{f.name()}': fold_storage({dim}, {fold.factor}) is not applied: its window "
+                f"can't slide along {stage.name}'s loops, so it is computed once per iteration of {var}, where it "
+                "is stored; its buffer spans that loop (same values, more memory)",
+                StorageWarning,
+                stacklevel=2,
+            )
 
 
 def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | None:
@@ -380,7 +441,7 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
     slides = {}
     for prod in (s for s in producers if s.compute.func is stage.func):  # producers first: a window may be
         # computed from other windows of the same loop
-        slide = _slide(bounded, stage, prod, levels, names, spans.get(prod.func), readers)
+        slide = _slide(bounded, stage, prod, levels, names.index(level_var[prod.func]), spans.get(prod.func), readers)
         if slide is None:
             continue
         reads = {
@@ -481,7 +542,7 @@ def _unfuse_parallel(loops: list) -> list:
     return out
 
 
-def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
+def _slide(bounded, stage, prod, levels, li, spans, readers) -> Slide | None:
     """Halide's sliding window, where the payload can keep it (see the module docstring): a pure producer
     read only inside these loops, reading nothing computed in them, stored outside the serial loop it is
     computed at, along a dimension its own schedule leaves as one plain loop (not x, which is vectorized).
@@ -491,9 +552,9 @@ def _slide(bounded, stage, prod, levels, names, spans, readers) -> Slide | None:
     store = prod.func.schedule().store
     if store is None or spans is None or bounded.updates[prod.func] or any(s.scaled for s in spans):
         return None
-    li = names.index(prod.compute.var)
-    if store.at_loop() and store.func is stage.func and names.index(store.var) >= li:
-        return None  # stored at the loop it is computed at: nothing to keep
+    names = [lev.loop.name for lev in levels]
+    if store.at_loop() and store.func is stage.func and (store.var not in names or names.index(store.var) >= li):
+        return None  # stored at the loop it is computed at (or inside it): nothing to keep
     if not all(c.func in readers for c in prod.consumers):
         return None
     lev = levels[li]

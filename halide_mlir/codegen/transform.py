@@ -57,6 +57,7 @@ class ScriptBuilder:
         self.inputs: tuple = ()  # the pipeline's inputs, in argument order (tag_prefetches)
         self.prefetch_ids = 0
         self.unroll_lines: list[str] = []  # the body of UNROLL_SEQUENCE
+        self.peels: list[str] = []  # loop handles whose partial last tile is peeled (loop_schedule.py _peel)
         self.loop_handles: dict = {}  # (stage, loop name) -> the loop a stage's tiling made
 
     def fresh(self, prefix="h") -> str:
@@ -128,6 +129,17 @@ class ScriptBuilder:
                 f"    transform.loop.unroll {found} {{factor = {factor}}} : {ANY}",
             ]
         self.unrolls = []
+
+    def flush_peels(self) -> None:
+        """Peeled last, after every producer fused into the loop has its own schedule (tiled, vectorized) and
+        the unrolls inside are tagged: the peeled tail is a clone of the loop body, schedule and tags included
+        (a loop peeled earlier would leave the clone's producers unscheduled). The full tiles' ``affine.min``
+        folds to the stride, so their shapes and masks become static (the clean-up's canonicalization)."""
+        for loop in self.peels:
+            cast, main, rest = self.fresh("for"), self.fresh("main"), self.fresh("tail")
+            self.emit(f'{cast} = transform.cast {loop} : {ANY} to !transform.op<"scf.for">')
+            self.emit(f'{main}, {rest} = transform.loop.peel {cast} : (!transform.op<"scf.for">) -> ({ANY}, {ANY})')
+        self.peels = []
 
     def match_loop(self, stage_name: str, loop: Loop) -> str:
         """A loop the payload spelled out (codegen/tiled.py), by its ``hl.loop`` attribute."""
@@ -210,7 +222,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
     if schedule.computed_before:
         fuse_at.computed_before(schedule.computed_before)
     op = op or sb.match_stage(schedule.name)
-    unrolled = []
+    unrolled, peeled = [], []
     last_loop = None
     # a compound update folds the unit dims of the generics in its innermost loop and vectorizes them: producers
     # fused into that loop itself (placement.py update_home) are fused after that, so the fold and the vectorizer
@@ -233,6 +245,7 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
                 continue
             loop = fuse(i, t.loop.name, last_loop, t.also)
             unrolled = [(loop if u == last_loop else u, *e) for u, *e in unrolled]  # (fusing replaces the loop)
+            peeled = [loop if u == last_loop else u for u in peeled]
             last_loop = loop
             continue
         op, loop = sb.tile(op, list(t.tile_sizes), t.loop.kind == LoopKind.PARALLEL, t.interchange)
@@ -241,6 +254,8 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         last_loop = loop
         if t.loop.kind == LoopKind.UNROLLED:
             unrolled.append((loop, t.trip, t.unroll_what))
+        if t.peel:
+            peeled.append(loop)
     if deferred is None:
         fuse_at.check_done()
     if schedule.prefetches:
@@ -257,12 +272,14 @@ def schedule_stage(sb: ScriptBuilder, schedule: LoopSchedule, op: str | None, fu
         loop = moved.get(loop, loop)
         new = moved[loop] = fuse_at(name, loop, also=also)
         unrolled = [(new if u == loop else u, *e) for u, *e in unrolled]
+        peeled = [new if u == loop else u for u in peeled]
         sb.loop_handles = {k: (new if v == loop else v) for k, v in sb.loop_handles.items()}
     if deferred is not None:
         fuse_at.check_done()
     # unroll last: the loop bodies are vector code by now, and inner tiling never replaced these loops
     for loop, extent, what in unrolled:
         sb.unroll(loop, extent, what)
+    sb.peels += peeled
 
 
 def tag_prefetches(sb: ScriptBuilder, schedule: LoopSchedule) -> None:
@@ -467,5 +484,6 @@ def build_transform(plan: PipelinePlan) -> str:
             schedule_stage(sb, u.schedule, op, FuseAt(sb, stage, u.producers, fused, u.loops), u.compound)
     fuse_siblings(sb, plan.fusions)
     sb.flush_unrolls()
+    sb.flush_peels()
     sb.cleanup()
     return sb.text()

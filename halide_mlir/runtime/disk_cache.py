@@ -219,6 +219,7 @@ def _environment() -> str:
             os.path.join(here, os.pardir, "codegen", "compute_with.py"),
             os.path.join(here, os.pardir, "codegen", "ir_walk.py"),
             os.path.join(here, os.pardir, "codegen", "divided_gathers.py"),
+            os.path.join(here, os.pardir, "codegen", "strided_gathers.py"),
             os.path.join(here, os.pardir, "driver.py"),
         ):
             try:

@@ -11,6 +11,7 @@ import threading
 import warnings
 
 from ..codegen.contiguous_gathers import contiguous_gathers
+from ..codegen.strided_gathers import strided_gathers
 from ..codegen.divided_gathers import divided_gathers
 from ..codegen.copies import rewrite_copies
 from ..codegen.gather_indices import narrow_gather_indices
@@ -118,6 +119,7 @@ def bufferize(ctx, module, script) -> None:
         dense_strided_reads(module)  # codegen/strided_reads.py
         contiguous_gathers(module)  # codegen/contiguous_gathers.py
         divided_gathers(module)  # codegen/divided_gathers.py
+        strided_gathers(module)  # codegen/strided_gathers.py
         narrow_gather_indices(module)  # codegen/gather_indices.py
         inject_prefetches(module)  # codegen/prefetch.py
     unroll = _sequence(script, UNROLL_SEQUENCE)

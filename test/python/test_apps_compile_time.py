@@ -87,6 +87,22 @@ def test_camera_pipe_fused_vectors_span_one_computation():
     assert "130]" not in "".join(l for l in comp.transform.splitlines() if "vector_sizes" in l)
 
 
+def test_camera_pipe_windows_computed_once_per_strip():
+    """camera_pipe's windows stored at the strip (yo) and computed per 2-row step (yi) can't slide (read at
+    ``2 * y``, ``y / 2``): they are computed once per strip, where they are stored (curved: 34 rows for 32 output
+    rows, not 4 per step), and curved's x loop, 2 elements longer than a multiple of 64 and with demosaiced and
+    corrected fused in it, has its partial tile peeled (analysis/loop_schedule.py)."""
+    ins = apps.camera_pipe_inputs(SMOKE)
+    f, sizes = apps.camera_pipe_build(hl, ins)
+    with pytest.warns(hl.StorageWarning, match="fold_storage"):
+        comp = driver.compile_pipeline(f, output_region(f, sizes, None))
+    by_name = {sp.name: sp for sp in comp.plan.stages}
+    tile = by_name["camera_pipe"].tile
+    assert [lev.loop.name for lev in tile.levels] == ["yo"]
+    assert by_name["curved"].extents[1] == 34
+    assert comp.transform.count("transform.loop.peel") == 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("app", ["stencil_chain", "camera_pipe"])
 def test_app_matches_halide(app):
