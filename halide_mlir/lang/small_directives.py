@@ -197,6 +197,7 @@ def bound_storage(self, dim, bound):
     b = _int(bound, "bound")
     old = self._schedule.storage.get(name, (None, None))
     self._schedule.storage[name] = (old[0], b)
+    self._schedule.sites[("bound_storage", name)] = capture_site()
     touch()
     return self
 
@@ -219,7 +220,7 @@ def hoist_storage(self, *args):
 
 def hoist_storage_root(self):
     _func_only(self, "hoist_storage_root")
-    self._schedule.hoist = LoopLevel.root()
+    self._schedule.hoist = LoopLevel(LevelKind.ROOT, site=capture_site())
     touch()
     return self
 
