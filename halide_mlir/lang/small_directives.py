@@ -36,13 +36,30 @@ def _func_only(self, method: str):
         raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func '{self._name}'")
 
 
+def _var_only(self, var) -> None:
+    """Halide's bindings take a Var (not an RVar) in the storage and bounds directives: a TypeError there."""
+    from .rdom import RVar
+
+    if isinstance(var, RVar):
+        raise HalideTypeError(
+            f"{user_site()}: In schedule for {self._name}: this directive takes a Var, not the RVar {var.name()}"
+        )
+
+
 def _pure_arg(self, var, message: str) -> str:
     from .func import _var_name
 
+    _var_only(self, var)
     name = _var_name(var)
     if name not in [v.name() for v in self.args()]:
         raise HalideError(f"{user_site()}: {message.format(v=name, f=self._name)}")
     return name
+
+
+def _stage_name(self) -> str:
+    """Halide's name of a stage in its errors: ``f`` or ``f.update(0)``."""
+    index = getattr(self, "_index", -1)
+    return f"{self._name}.update({index})" if index >= 0 else self._name
 
 
 def _stage_dims(self) -> list[str]:
@@ -77,7 +94,7 @@ def partition(self, var, partition_policy):
     name = _var_name(var)
     if name not in _stage_dims(self):
         raise HalideError(
-            f"{user_site()}: In schedule for {self._name}, could not find var {name} to set loop "
+            f"{user_site()}: In schedule for {_stage_name(self)}, could not find var {name} to set loop "
             f"partition policy.\nVars: {' '.join(_stage_dims(self))} {OUTERMOST}"
         )
     return self._directive(DirectiveKind.PARTITION, name, partition_policy)
@@ -161,6 +178,7 @@ def align_extent(self, var, modulus):
 def _storage_var(self, var, what: str) -> str:
     from .func import _var_name
 
+    _var_only(self, var)
     name = _var_name(var)
     names = [v.name() for v in self.args()]
     if name not in names:

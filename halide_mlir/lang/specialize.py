@@ -71,7 +71,9 @@ def specialize(stage_schedule: FuncSchedule, cond, name: str) -> Specialization:
         if s.failure is None and same_expr(s.condition, c):
             return s
     if specs and specs[-1].failure is not None:
-        raise HalideError(f"{user_site()}: Cannot add new specializations after specialize_fail().")
+        raise HalideError(
+            f"{user_site()}: In schedule for {name}: Cannot add new specializations after specialize_fail()."
+        )
     s = Specialization(c, _inherit(stage_schedule), None, capture_site())
     specs.append(s)
     touch()

@@ -173,6 +173,146 @@ def fold_storage_unknown_var(hl):
     return by.realize([8, 8])
 
 
+def specialize_on_a_var(hl):
+    x, y, bx, by = _blur(hl)
+    by.specialize(x > 3)  # site:specialize_on_a_var
+    return by.realize([8, 8])
+
+
+def specialize_after_fail(hl):
+    x, y, bx, by = _blur(hl)
+    by.specialize_fail("never")
+    by.specialize(hl.Param(hl.Bool(), "b", True))  # site:specialize_after_fail
+    return by.realize([8, 8])
+
+
+def _sum(hl):
+    x = hl.Var("x")
+    r = hl.RDom([(0, 16)])
+    s = hl.Func("s")
+    s[x] = 0
+    s[x] += r.x * x
+    return x, r, s
+
+
+def rfactor_foreign_rvar(hl):
+    x, r, s = _sum(hl)
+    s.update().rfactor(hl.RDom([(0, 4)]).x, hl.Var("u"))  # site:rfactor_foreign_rvar
+    return s.realize([4])
+
+
+def rfactor_of_a_pure_var(hl):
+    x, r, s = _sum(hl)
+    s.update().rfactor(x, hl.Var("u"))  # site:rfactor_of_a_pure_var
+    return s.realize([4])
+
+
+def clone_in_of_itself(hl):
+    x, y, bx, by = _blur(hl)
+    bx.clone_in(bx)  # site:clone_in_of_itself
+    return by.realize([8, 8])
+
+
+def compute_with_other_level(hl):
+    x, y, bx, by = _blur(hl)
+    g = hl.Func("g")
+    g[x, y] = bx[x, y] * 2
+    out = hl.Func("out")
+    out[x, y] = by[x, y] + g[x, y]
+    bx.compute_root()
+    by.compute_root()
+    g.compute_at(out, y)
+    g.compute_with(by, y)  # site:compute_with_other_level
+    return out.realize([8, 8])
+
+
+def atomic_vectorized_non_commutative(hl):
+    hist, r = _scatter(hl, lambda v: 2 * v - 1)
+    hist.update().atomic().vectorize(r.x, 4)  # site:atomic_vectorized_non_commutative
+    return hist.realize([8])
+
+
+def atomic_scan(hl):
+    x = hl.Var("x")
+    r = hl.RDom([(1, 15)])
+    c = hl.Func("c")
+    c[x] = x
+    c[r.x] = c[r.x - 1] + c[r.x]
+    c.update().atomic().parallel(r.x)  # site:atomic_scan
+    return c.realize([16])
+
+
+def parallel_scan_without_atomic(hl):
+    x = hl.Var("x")
+    r = hl.RDom([(1, 15)])
+    c = hl.Func("c")
+    c[x] = x
+    c[r.x] = c[r.x - 1] + c[r.x]
+    c.update().parallel(r.x)  # site:parallel_scan_without_atomic
+    return c.realize([16])
+
+
+def memoize_inline(hl):
+    x, y, bx, by = _blur(hl)
+    bx.memoize()  # site:memoize_inline
+    return by.realize([8, 8])
+
+
+def hoist_storage_inside_store(hl):
+    x, y, bx, by = _blur(hl)
+    yo, yi = hl.Var("yo"), hl.Var("yi")
+    by.split(y, yo, yi, 4)
+    bx.compute_at(by, yo).hoist_storage(by, yi)  # site:hoist_storage_inside_store
+    return by.realize([8, 8])
+
+
+def hoist_storage_across_parallel(hl):
+    x, y, bx, by = _blur(hl)
+    by.parallel(y)
+    bx.compute_at(by, y).hoist_storage_root()  # site:hoist_storage_across_parallel
+    return by.realize([8, 8])
+
+
+def partition_unknown_update_var(hl):
+    x, r, s = _sum(hl)
+    s.update().partition(hl.Var("z"), hl.Partition.Never)  # site:partition_unknown_update_var
+    return s.realize([4])
+
+
+def bound_extent_unknown_var(hl):
+    x, y, bx, by = _blur(hl)
+    bx.compute_root().bound_extent(hl.Var("z"), 4)  # site:bound_extent_unknown_var
+    return by.realize([8, 8])
+
+
+def bound_extent_of_an_rvar(hl):
+    x, r, s = _sum(hl)
+    out = hl.Func("out")
+    out[x] = s[x]
+    s.compute_root().bound_extent(r.x, 4)  # site:bound_extent_of_an_rvar
+    return out.realize([4])
+
+
+def align_storage_unknown_var(hl):
+    x, y, bx, by = _blur(hl)
+    bx.compute_root().align_storage(hl.Var("z"), 4)  # site:align_storage_unknown_var
+    return by.realize([8, 8])
+
+
+def fold_storage_of_an_rvar(hl):
+    x, r, s = _sum(hl)
+    out = hl.Func("out")
+    out[x] = s[x]
+    s.compute_root().fold_storage(r.x, 4)  # site:fold_storage_of_an_rvar
+    return out.realize([4])
+
+
+def fold_storage_by_a_param(hl):
+    x, y, bx, by = _blur(hl)
+    bx.store_root().compute_at(by, y).fold_storage(y, hl.Param(hl.Int(32), "p", 4))  # site:fold_storage_by_a_param
+    return by.realize([8, 8])
+
+
 CASES = [
     ("specialize_non_bool", "by", specialize_non_bool),
     ("specialize_fail_reached", "by", specialize_fail_reached),
@@ -192,6 +332,24 @@ CASES = [
     ("bound_storage_too_small", "bx", bound_storage_too_small),
     ("fold_storage_too_small", "bx", fold_storage_too_small),
     ("fold_storage_unknown_var", "bx", fold_storage_unknown_var),
+    ("specialize_on_a_var", "by", specialize_on_a_var),
+    ("specialize_after_fail", "by", specialize_after_fail),
+    ("rfactor_foreign_rvar", "s", rfactor_foreign_rvar),
+    ("rfactor_of_a_pure_var", "s", rfactor_of_a_pure_var),
+    ("clone_in_of_itself", "bx", clone_in_of_itself),
+    ("compute_with_other_level", "g", compute_with_other_level),
+    ("atomic_vectorized_non_commutative", "hist", atomic_vectorized_non_commutative),
+    ("atomic_scan", "c", atomic_scan),
+    ("parallel_scan_without_atomic", "c", parallel_scan_without_atomic),
+    ("memoize_inline", "bx", memoize_inline),
+    ("hoist_storage_inside_store", "bx", hoist_storage_inside_store),
+    ("hoist_storage_across_parallel", "bx", hoist_storage_across_parallel),
+    ("partition_unknown_update_var", "s.update(0)", partition_unknown_update_var),
+    ("bound_extent_unknown_var", "bx", bound_extent_unknown_var),
+    ("bound_extent_of_an_rvar", "s", bound_extent_of_an_rvar),
+    ("align_storage_unknown_var", "bx", align_storage_unknown_var),
+    ("fold_storage_of_an_rvar", "s", fold_storage_of_an_rvar),
+    ("fold_storage_by_a_param", "bx", fold_storage_by_a_param),
 ]
 
 
