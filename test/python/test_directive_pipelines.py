@@ -1,7 +1,7 @@
 """Issue 16's value column where a directive had fewer than three pipelines against real Halide 21: the bound/align
-family, bound_storage, hoist_storage(_root), compute_with, specialize_fail not taken, and allow_race_conditions,
-each on three pipelines (u8 blur, f32 with an inline reduction, i32 through a boundary condition), at an odd size,
-combined with tile/vectorize/parallel/compute_at. docs/directives.md's "Done-means checklist" points here.
+family, bound_storage, hoist_storage(_root), compute_with, specialize_fail not taken, clone_in and
+allow_race_conditions, each on three pipelines (u8 blur, f32 with an inline reduction, i32 through a boundary
+condition), at an odd size, combined with tile/vectorize/parallel/compute_at. docs/directives.md's "Done-means checklist" points here.
 """
 
 import numpy as np
@@ -111,9 +111,16 @@ def specialize_fail_not_taken(m, out, g, h, x, y):
     g.compute_at(out, xo)
 
 
+def clone_in_at_tile(m, out, g, h, x, y):
+    xo, yo, xi, yi = _tile(m, out, x, y)
+    out.parallel(yo).vectorize(xi, 8)
+    g.compute_root()   # (the clone replaces g in out: g itself is then computed for no one, in neither)
+    g.clone_in(out).compute_at(out, xo).vectorize(x, 8)
+
+
 SCHEDULES = [align_bounds_root_parallel, align_extent_at_tile, bound_extent_root, bound_storage_at_row,
              hoist_storage_tile, hoist_storage_root_strip, compute_with_rows, compute_with_parallel_aligned,
-             specialize_fail_not_taken]
+             specialize_fail_not_taken, clone_in_at_tile]
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES, ids=[s.__name__ for s in SCHEDULES])
