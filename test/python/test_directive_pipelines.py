@@ -1,7 +1,8 @@
 """Issue 16's value column where a directive had fewer than three pipelines against real Halide 21: the bound/align
 family, bound_storage, hoist_storage(_root), compute_with, specialize_fail not taken, clone_in and
 allow_race_conditions, each on three pipelines (u8 blur, f32 with an inline reduction, i32 through a boundary
-condition), at an odd size, combined with tile/vectorize/parallel/compute_at. docs/directives.md's "Done-means checklist" points here.
+condition), at an odd size, combined with tile/vectorize/parallel/compute_at. docs/directives.md's "Done-means
+checklist" points here.
 """
 
 import numpy as np
