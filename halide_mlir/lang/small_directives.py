@@ -101,13 +101,13 @@ def partition(self, var, partition_policy):
 
 
 def never_partition(self, vars_):
-    for v in _var_list(vars_):
+    for v in _var_list(self, vars_, "never_partition"):
         partition(self, v, Partition.Never)
     return self
 
 
 def always_partition(self, vars_):
-    for v in _var_list(vars_):
+    for v in _var_list(self, vars_, "always_partition"):
         partition(self, v, Partition.Always)
     return self
 
@@ -124,8 +124,14 @@ def always_partition_all(self):
     return self
 
 
-def _var_list(vars_) -> list:
-    return list(vars_) if isinstance(vars_, (list, tuple)) else [vars_]
+def _var_list(self, vars_, method: str) -> list:
+    """Halide's bindings take a list of Vars/RVars here (a bare Var is their TypeError)."""
+    if not isinstance(vars_, (list, tuple)):
+        raise HalideTypeError(
+            f"{user_site()}: In schedule for {_stage_name(self)}: {method}() takes a list of Vars or RVars, "
+            f"got {vars_!r}"
+        )
+    return list(vars_)
 
 
 # --- the computed region ---------------------------------------------------------------------------------------

@@ -139,6 +139,12 @@ def partition_always_unpartitioned(hl):
     return by.realize([8, 8])
 
 
+def partition_bare_var(hl):
+    x, y, bx, by = _blur(hl)
+    by.never_partition(x)  # site:partition_bare_var
+    return by.realize([8, 8])
+
+
 def partition_unknown_var(hl):
     x, y, bx, by = _blur(hl)
     by.partition(hl.Var("z"), hl.Partition.Never)  # site:partition_unknown_var
@@ -328,6 +334,7 @@ CASES = [
     ("prefetch_from_outside", "f", prefetch_from_outside),
     ("partition_always_unpartitioned", "by", partition_always_unpartitioned),
     ("partition_unknown_var", "by", partition_unknown_var),
+    ("partition_bare_var", "by", partition_bare_var),
     ("bound_extent_too_small", "bx", bound_extent_too_small),
     ("bound_storage_too_small", "bx", bound_storage_too_small),
     ("fold_storage_too_small", "bx", fold_storage_too_small),
