@@ -165,8 +165,10 @@ def warn_async(pipeline) -> None:
     for s in pipeline.stages:
         sch, name = s.func.schedule(), s.name
         if sch.ring_buffer is not None and sch.hoist is None:
+            site = sch.sites.get("ring_buffer")
+            at = f"{site}: " if site is not None else ""
             raise HalideError(
-                f'Func "{name}" is scheduled with ring_buffer(), but has matching store_at and '
+                f'{at}Func "{name}" is scheduled with ring_buffer(), but has matching store_at and '
                 f"hoist_storage levels. Add an explicit hoist_storage directive to the schedule to fix "
                 f"the issue."
             )

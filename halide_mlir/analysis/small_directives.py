@@ -65,9 +65,11 @@ def check_always(stage, values, pieces) -> None:
     dimension, and not the outer loop of a split whose tail is guarded (GuardWithIf, or a vectorize's split,
     whose tail Halide partitions off). Where the loop has clamps of its own but is computed in one piece here, a
     PartitionWarning (clamps read through a padded copy are partitioned in the copy)."""
-    always = [
-        d.args[0] for d in stage.directives if d.kind == DirectiveKind.PARTITION and d.args[1] == Partition.Always
-    ]
+    always = {
+        d.args[0]: d.site
+        for d in reversed(stage.directives)
+        if d.kind == DirectiveKind.PARTITION and d.args[1] == Partition.Always
+    }  # the first Always of each loop: its line is the one the error names
     if not always:
         return
     loops = {l.name: l for l in stage_loops(stage.name, stage.vars, None, stage.directives)}
@@ -80,14 +82,14 @@ def check_always(stage, values, pieces) -> None:
     }
     clamped, direct = clamped_vars(stage, values), clamped_vars(stage, values, copies=False)
     cut = {d for d in range(len(stage.vars)) if pieces and len({p[0][d] for p in pieces}) > 1}
-    for name in dict.fromkeys(always):
+    for name, site in reversed(always.items()):
         if name not in loops:
             continue
         var = stage.vars[loops[name].dim]
         if var not in clamped and name not in guarded:
             raise HalideError(
                 f"Loop Partition Policy is set to Always for {stage.name}.s0.{loops[name].path}, but "
-                f"no loop partitioning was performed."
+                f"no loop partitioning was performed.{f' (at {site})' if site is not None else ''}"
             )
         if var in direct and loops[name].dim not in cut and pieces is None:
             warnings.warn(
@@ -129,6 +131,7 @@ def check_update_partitions(stage) -> None:
                     raise HalideError(
                         f"Loop Partition Policy is set to Always for {stage.name}.s{u.index + 1}."
                         f"{d.args[0]}, but no loop partitioning was performed."
+                        + (f" (at {d.site})" if d.site is not None else "")
                     )
                 warnings.warn(
                     f"Func '{stage.name}'.update({u.index}): Partition.Always on {d.args[0]}: update "
@@ -225,6 +228,11 @@ def _at(level) -> str:
 # --- bound_storage ---------------------------------------------------------------------------------------------
 
 
+def _at_site(func, v) -> str:
+    site = func.schedule().sites.get(("bound_storage", v))
+    return f" (at {site})" if site is not None else ""
+
+
 def check_storage_bounds(plan) -> None:
     """``bound_storage(v, n)``: Halide's error when the allocation must hold more than n along v. The allocation
     here is the region one computation covers (static, as bound_storage asks; a sliding window's spans the loop
@@ -242,5 +250,5 @@ def check_storage_bounds(plan) -> None:
             if extents[d] > bound:
                 raise HalideError(
                     f"The explicit allocation bound ({bound}) of dimension {v} of {sp.name} is too "
-                    f"small to store the required region ({extents[d]})."
+                    f"small to store the required region ({extents[d]}).{_at_site(sp.func, v)}"
                 )

@@ -75,8 +75,10 @@ class Wrapping:
             for c, w in reg.custom():
                 if id(c) in self.consumers and (id(callee), id(c)) not in self.applied:
                     name = callee.name() if hasattr(callee, "_pure") else f"{callee.name()}_im"
+                    site = getattr(w, "_wrap_site_", None)
+                    at = f"{site}: " if site is not None else ""
                     raise HalideError(
-                        f'Cannot wrap "{name}" in "{c.name()}" because "{c.name()}" does not '
+                        f'{at}Cannot wrap "{name}" in "{c.name()}" because "{c.name()}" does not '
                         f"call \"{name}\" (wrapper '{w.name()}')"
                     )
 

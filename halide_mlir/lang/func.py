@@ -744,8 +744,18 @@ class Func(GpuScheduleMixin):
     def fold_storage(self, var, factor, fold_forward=True) -> "Func":
         """Store ``var`` as a circular buffer of ``factor`` elements: a sliding window keeps only the rows in
         flight (analysis/folding.py; a window it can't fold warns with StorageWarning)."""
+        from .small_directives import _var_only
+
+        _var_only(self, var)
         name = _var_name(var)
-        if int(factor) <= 0:
+        try:
+            factor = int(factor)
+        except TypeError:  # a Param: Halide takes an Expr, compiled code here needs the fold's size
+            raise HalideError(
+                f"{user_site()}: fold_storage factor of Func '{self._name}' must be a constant integer here, "
+                f"got {factor!r}"
+            ) from None
+        if factor <= 0:
             raise HalideError(f"{user_site()}: fold_storage factor of Func '{self._name}' must be positive")
         names = [v.name() for v in self.args()] if self._pure is not None else [name]
         if name not in names:

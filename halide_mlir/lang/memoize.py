@@ -54,6 +54,7 @@ def _ring_buffer(self, extent):
     if not (e.type.is_int() or e.type.is_uint()):
         raise HalideError(f"{user_site()}: ring_buffer extent of Func '{self.name()}' must be an integer, got {e.type}")
     self._schedule.ring_buffer = e
+    self._schedule.sites["ring_buffer"] = capture_site()
     touch()
     return self
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..error import HalideError
+from ..error import HalideError, HalideTypeError
 from .expr import Expr, binary, const, to_expr
 from .schedule import Directive, DirectiveKind, touch
 from .source import capture_site, user_site
@@ -132,7 +132,7 @@ def rfactor(stage, preserved) -> "object":
     pairs = []
     for rv, v in preserved:
         if not isinstance(rv, RVar) or not isinstance(v, Var):
-            raise HalideError(f"{where}: rfactor takes pairs (RVar, Var), got ({rv!r}, {v!r})")
+            raise HalideTypeError(f"{where}: rfactor takes pairs (RVar, Var), got ({rv!r}, {v!r})")
         pairs.append((rv.name(), v))
     rvars = d.rvars()
     n_r = len(rvars)

@@ -188,6 +188,9 @@ class FuncSchedule:
     storage: dict = field(default_factory=dict)
     hoist: LoopLevel | None = None  # hoist_storage / hoist_storage_root
     race: bool = False  # allow_race_conditions(): parallel RVar loops without atomic()
+    # the user's line of directives recorded as plain values above, for the errors that name them:
+    # ("bound_storage", var), "ring_buffer" -> Site. Not part of the key.
+    sites: dict = field(default_factory=dict)
 
     def key(self) -> tuple:
         def level(l):

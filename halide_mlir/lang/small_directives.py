@@ -36,13 +36,30 @@ def _func_only(self, method: str):
         raise HalideError(f"{user_site()}: '{method}' is not available on an update stage of Func '{self._name}'")
 
 
+def _var_only(self, var) -> None:
+    """Halide's bindings take a Var (not an RVar) in the storage and bounds directives: a TypeError there."""
+    from .rdom import RVar
+
+    if isinstance(var, RVar):
+        raise HalideTypeError(
+            f"{user_site()}: In schedule for {self._name}: this directive takes a Var, not the RVar {var.name()}"
+        )
+
+
 def _pure_arg(self, var, message: str) -> str:
     from .func import _var_name
 
+    _var_only(self, var)
     name = _var_name(var)
     if name not in [v.name() for v in self.args()]:
         raise HalideError(f"{user_site()}: {message.format(v=name, f=self._name)}")
     return name
+
+
+def _stage_name(self) -> str:
+    """Halide's name of a stage in its errors: ``f`` or ``f.update(0)``."""
+    index = getattr(self, "_index", -1)
+    return f"{self._name}.update({index})" if index >= 0 else self._name
 
 
 def _stage_dims(self) -> list[str]:
@@ -77,20 +94,20 @@ def partition(self, var, partition_policy):
     name = _var_name(var)
     if name not in _stage_dims(self):
         raise HalideError(
-            f"{user_site()}: In schedule for {self._name}, could not find var {name} to set loop "
+            f"{user_site()}: In schedule for {_stage_name(self)}, could not find var {name} to set loop "
             f"partition policy.\nVars: {' '.join(_stage_dims(self))} {OUTERMOST}"
         )
     return self._directive(DirectiveKind.PARTITION, name, partition_policy)
 
 
 def never_partition(self, vars_):
-    for v in _var_list(vars_):
+    for v in _var_list(self, vars_, "never_partition"):
         partition(self, v, Partition.Never)
     return self
 
 
 def always_partition(self, vars_):
-    for v in _var_list(vars_):
+    for v in _var_list(self, vars_, "always_partition"):
         partition(self, v, Partition.Always)
     return self
 
@@ -107,8 +124,14 @@ def always_partition_all(self):
     return self
 
 
-def _var_list(vars_) -> list:
-    return list(vars_) if isinstance(vars_, (list, tuple)) else [vars_]
+def _var_list(self, vars_, method: str) -> list:
+    """Halide's bindings take a list of Vars/RVars here (a bare Var is their TypeError)."""
+    if not isinstance(vars_, (list, tuple)):
+        raise HalideTypeError(
+            f"{user_site()}: In schedule for {_stage_name(self)}: {method}() takes a list of Vars or RVars, "
+            f"got {vars_!r}"
+        )
+    return list(vars_)
 
 
 # --- the computed region ---------------------------------------------------------------------------------------
@@ -161,6 +184,7 @@ def align_extent(self, var, modulus):
 def _storage_var(self, var, what: str) -> str:
     from .func import _var_name
 
+    _var_only(self, var)
     name = _var_name(var)
     names = [v.name() for v in self.args()]
     if name not in names:
@@ -197,6 +221,7 @@ def bound_storage(self, dim, bound):
     b = _int(bound, "bound")
     old = self._schedule.storage.get(name, (None, None))
     self._schedule.storage[name] = (old[0], b)
+    self._schedule.sites[("bound_storage", name)] = capture_site()
     touch()
     return self
 
@@ -219,7 +244,7 @@ def hoist_storage(self, *args):
 
 def hoist_storage_root(self):
     _func_only(self, "hoist_storage_root")
-    self._schedule.hoist = LoopLevel.root()
+    self._schedule.hoist = LoopLevel(LevelKind.ROOT, site=capture_site())
     touch()
     return self
 

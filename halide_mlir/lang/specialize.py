@@ -53,9 +53,11 @@ def specialize(stage_schedule: FuncSchedule, cond, name: str) -> Specialization:
     try:
         c = to_expr(cond)
     except HalideError:
-        raise HalideError(f"{user_site()}: Argument passed to specialize must be of type bool") from None
+        raise HalideError(
+            f"{user_site()}: In schedule for {name}: Argument passed to specialize must be of type bool"
+        ) from None
     if not c.type.is_bool():
-        raise HalideError(f"{user_site()}: Argument passed to specialize must be of type bool")
+        raise HalideError(f"{user_site()}: In schedule for {name}: Argument passed to specialize must be of type bool")
     from .traversal import walk
 
     bad = next((n for n in walk(c) if n.kind in ("var", "rvar")), None)
@@ -69,7 +71,9 @@ def specialize(stage_schedule: FuncSchedule, cond, name: str) -> Specialization:
         if s.failure is None and same_expr(s.condition, c):
             return s
     if specs and specs[-1].failure is not None:
-        raise HalideError(f"{user_site()}: Cannot add new specializations after specialize_fail().")
+        raise HalideError(
+            f"{user_site()}: In schedule for {name}: Cannot add new specializations after specialize_fail()."
+        )
     s = Specialization(c, _inherit(stage_schedule), None, capture_site())
     specs.append(s)
     touch()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..error import HalideError
 from .expr import Expr
 from .schedule import Directive, FuncSchedule, touch
-from .source import user_site
+from .source import capture_site, user_site
 
 GLOBAL = None  # the key of the global wrapper (f.in_())
 
@@ -105,6 +105,7 @@ def get_wrapper(obj, fs, clone: bool):
     wname += f"${len(reg.entries)}"
     wrapper = _clone(obj, wname) if clone else _in_wrapper(obj, wname)
     wrapper._wraps_ = obj
+    wrapper._wrap_site_ = capture_site()  # where the wrapper was asked for: named by the pipeline's checks
     for c in consumers:
         reg.entries.append((c, wrapper))
     touch()

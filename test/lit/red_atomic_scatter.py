@@ -6,6 +6,12 @@
 # RUN: %python %s payload | FileCheck %s
 # RUN: %python %s payload | mlir-opt | FileCheck %s --check-prefix=VERIFY
 # RUN: %python %s lowered | FileCheck %s --check-prefix=LOWERED
+# The script, run by the real mlir-opt, gives the in-process interpreter's IR:
+# RUN: %python %s payload > %t.payload.mlir
+# RUN: %python %s transform > %t.transform.mlir
+# RUN: mlir-opt %t.payload.mlir --transform-preload-library=transform-library-paths=%t.transform.mlir --transform-interpreter > %t.mlir-opt.mlir
+# RUN: %python %s scheduled | mlir-opt > %t.in-process.mlir
+# RUN: diff %t.mlir-opt.mlir %t.in-process.mlir
 
 import numpy as np
 

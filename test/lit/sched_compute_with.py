@@ -1,9 +1,16 @@
 # compute_with: g's rows computed in f's loop over y. Both are tiled as usual (one scf.for per y), the constants
 # CSE'd so the loops have the same bounds, then transform.loop.fuse_sibling makes them one loop whose body
-# computes f's row and then g's (both vectorized).
+# computes f's row and then g's (both vectorized). The script is also run by the real mlir-opt and must give the
+# same IR as the in-process interpreter (the fused loop included).
 #
-# RUN: %python %s transform | FileCheck %s
+# RUN: %python %s transform > %t.transform.mlir
+# RUN: FileCheck %s --input-file=%t.transform.mlir
 # RUN: %python %s scheduled | FileCheck %s --check-prefix=SCHED
+# RUN: %python %s payload > %t.payload.mlir
+# RUN: mlir-opt %t.payload.mlir --transform-preload-library=transform-library-paths=%t.transform.mlir --transform-interpreter > %t.mlir-opt.mlir
+# RUN: FileCheck %s --check-prefix=SCHED --input-file=%t.mlir-opt.mlir
+# RUN: %python %s scheduled | mlir-opt > %t.in-process.mlir
+# RUN: diff %t.mlir-opt.mlir %t.in-process.mlir
 
 import halide_mlir as hl
 from hl_stage import emit

@@ -5,6 +5,12 @@
 #
 # RUN: %python %s payload x | FileCheck %s --check-prefix=X
 # RUN: %python %s payload all | FileCheck %s --check-prefix=ALL
+# The script, run by the real mlir-opt, gives the in-process interpreter's IR:
+# RUN: %python %s payload x > %t.payload.mlir
+# RUN: %python %s transform x > %t.transform.mlir
+# RUN: mlir-opt %t.payload.mlir --transform-preload-library=transform-library-paths=%t.transform.mlir --transform-interpreter > %t.mlir-opt.mlir
+# RUN: %python %s scheduled x | mlir-opt > %t.in-process.mlir
+# RUN: diff %t.mlir-opt.mlir %t.in-process.mlir
 
 import sys
 

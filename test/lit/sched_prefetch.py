@@ -6,6 +6,12 @@
 # RUN: %python %s transform | FileCheck %s --check-prefix=SCRIPT
 # RUN: %python %s bufferized | FileCheck %s
 # RUN: %python %s llvm | FileCheck %s --check-prefix=LLVM
+# The script, run by the real mlir-opt, gives the in-process interpreter's IR:
+# RUN: %python %s payload > %t.payload.mlir
+# RUN: %python %s transform > %t.transform.mlir
+# RUN: mlir-opt %t.payload.mlir --transform-preload-library=transform-library-paths=%t.transform.mlir --transform-interpreter > %t.mlir-opt.mlir
+# RUN: %python %s scheduled | mlir-opt > %t.in-process.mlir
+# RUN: diff %t.mlir-opt.mlir %t.in-process.mlir
 #
 # SCRIPT: %[[T:.*]], %[[YO:.*]] = transform.structured.tile_using_for %{{.*}} tile_sizes [4, 0]
 # SCRIPT: transform.annotate %[[YO]] "hl.prefetch_from_1"
