@@ -20,6 +20,7 @@ from ..lang.source import user_site
 from .arguments import BufferArg, ScalarArg, Spec, argument_of
 from .wrapper import (
     ACCESS_OUT_OF_BOUNDS,
+    CONSTRAINT_VIOLATED,
     OUT_OF_MEMORY,
     RUNTIME_EXTERNS,
     _requirement_checks,
@@ -225,6 +226,7 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
                 f'        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, "{what} is accessed at %d, which is beyond '
                 f'the max (%d) in dimension {d}", {r[1]}, {v}->dim[{d}].min + {v}->dim[{d}].extent - 1);',
             ]
+    lines += _constraint_checks(buffers, plan)
     lines += _requirement_checks(spec)
     views = [(a, need is not None and need.clamped) for a, need, _ in ins] + [(out_arg, False)]
     for k, (a, _) in enumerate(views):
@@ -260,6 +262,28 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
         ]
         lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
     return "\n".join(lines)
+
+
+def _constraint_checks(buffers, plan) -> list:
+    """Halide's checks of the buffers' constant constraints (``dim(d).set_bounds/set_extent/set_stride``), with its
+    error (-8, "Constraint violated: name.stride.0 (1) == 3 (3)"): the plan relies on them (a constant extent
+    unrolled, symbolic_bounds._fixed_extents)."""
+    from ..lang.constraints import constraints
+
+    lines = []
+    for a in buffers:
+        holders = plan.output.__dict__.get("_output_params") or () if a.output else (a.source,)
+        c = constraints(holders[0]) if holders and holders[0] is not None else {}
+        v = f"_{c_name(a.name)}_buffer"
+        for (d, what), e in sorted(c.items(), key=lambda kv: kv[0]):
+            if e.kind != "const" or d >= len(a.mins):
+                continue
+            lines += [
+                f"    if ({v}->dim[{d}].{what} != {int(e.value)})",
+                f'        return __hl_aot_fail({CONSTRAINT_VIOLATED}, "Constraint violated: {a.name}.{what}.{d} (%d) '
+                f'== {int(e.value)} ({int(e.value)})", {v}->dim[{d}].{what});',
+            ]
+    return lines
 
 
 def fallback_kernel(func, args, fn_name: str, tgt):
