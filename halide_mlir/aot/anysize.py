@@ -316,7 +316,9 @@ def dispatch_wrapper(fixed, anysize: AnySizeKernel) -> str:
         v = f"_{c_name(a.name)}_buffer"
         conds.append(f"{v} != NULL && {v}->dimensions == {len(a.mins)}")
         conds += [
-            f"{v}->dim[{d}].min == {m} && {v}->dim[{d}].extent == {e}"
+            f"{v}->dim[{d}].min <= {m} && {v}->dim[{d}].min + {v}->dim[{d}].extent >= {m + e}"
+            if d in a.free_dims
+            else f"{v}->dim[{d}].min == {m} && {v}->dim[{d}].extent == {e}"
             for d, (m, e) in enumerate(zip(a.mins, a.extents))
         ]
     names = [f"_{c_name(a.name)}" + ("_buffer" if isinstance(a, BufferArg) else "") for a in spec.arguments]
