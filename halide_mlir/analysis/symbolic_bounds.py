@@ -258,12 +258,13 @@ def _fixed_extents(func) -> dict:
     return out
 
 
-def plan_any_size(pipeline, output) -> DynPlan:
+def plan_any_size(pipeline, output, extents=None) -> DynPlan:
     """The any-size plan of ``pipeline`` (analysis/pipeline.py, after placement), or a HalideError naming what is
-    outside the class."""
+    outside the class. ``extents``: {dim: extent} of the output a specialization's condition fixes."""
     from . import vectorize
+    from .specialize import forced
 
-    if pipeline.specializations:
+    if pipeline.specializations and not forced():  # (forced: one variant of aot/specialized.py)
         raise refuse("specialize()")
     if pipeline.index_params:
         raise refuse(f"Param '{pipeline.index_params[0].name()}' used in coordinates or RDom bounds")
@@ -305,7 +306,8 @@ def plan_any_size(pipeline, output) -> DynPlan:
         if vectorize.enabled():
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
         st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
-        st.loops = _loops(s, rank, lanes, extents=_fixed_extents(s.func) if s.func is output else None)
+        fixed = {**_fixed_extents(s.func), **(extents or {})} if s.func is output else None
+        st.loops = _loops(s, rank, lanes, extents=fixed)
         for up, u in zip(ups, s.updates):
             # the RVars' loops are unrolled in the element body (codegen/dynamic_payload.py): the pure loops stay
             up.loops = [lp for lp in _loops(s, rank, None, u) if lp.dim < rank]

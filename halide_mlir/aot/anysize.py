@@ -99,13 +99,23 @@ def any_size_spec(func, args, fn_name: str, pipeline) -> Spec:
     return spec
 
 
-def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
+def compile_any_size(func, args, fn_name: str, tgt, symbol: str = "", extents=None) -> AnySizeKernel:
+    """``symbol``/``extents``: one variant of a specialized function (aot/specialized.py): its kernel's name and
+    the output extents its conditions fix."""
     from .. import driver
     from ..analysis.symbolic_bounds import plan_any_size
     from ..codegen.dynamic_payload import build_payload, build_transform
     from ..runtime import jit
     from .build import _threads, kernel_ir
 
+    from ..analysis.specialize import forced
+
+    if not symbol and not forced():
+        from .specialized import compile_specialized
+
+        kernel = compile_specialized(func, args, fn_name, tgt)
+        if kernel is not None:
+            return kernel
     pipeline = driver.front_end(func)
     spec = any_size_spec(func, args, fn_name, pipeline)  # (the arguments' errors first, as Halide's)
     from ..analysis.memoize import warn_uncached
@@ -114,10 +124,10 @@ def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
     warn_uncached(func, "ahead-of-time code")  # (as build.compile_kernel: no memoization cache in AOT code)
     threads = _threads()
     with target_registers(tgt.register_bits):  # (vector widths of the target's registers, as build.compile_kernel)
-        plan = plan_any_size(pipeline, func)
+        plan = plan_any_size(pipeline, func, extents)
         payload, transform = build_payload(plan), build_transform(plan)
         module = driver.lower_to_llvm(jit.new_context(), payload, transform, threads)
-    ir, symbol = kernel_ir(module, f"__hl_{fn_name}_any_kernel", tgt)
+    ir, symbol = kernel_ir(module, symbol or f"__hl_{fn_name}_any_kernel", tgt)
     return AnySizeKernel(spec, tgt, plan, payload, transform, threads, ir, symbol)
 
 
