@@ -56,6 +56,7 @@ halide.imageio.imwrite(sys.argv[2], (out // 256).astype(np.uint8))
 '''
 
 
+@pytest.mark.slow  # (44 s on the shared 2-core machine: two generator runs and two c++ builds a side)
 def test_blur_app_built_as_cmake_builds_it(tmp_path):
     from PIL import Image
 
