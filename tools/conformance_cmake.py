@@ -416,6 +416,15 @@ class Builder:
             stub.write_text(f'#include <Python.h>\n#include "Halide.h"\nHALIDE_GENERATOR_PYSTUB({gen}, {module})\n')
             script = d / f"{module}.ldscript"
             script.write_text(f"{{ global: PyInit_{module}; local: *; }};\n")
+            # the wheel's libHalidePyStubs.a was compiled by a newer GCC whose libstdc++ has
+            # __cxa_call_terminate (called when an exception leaves a noexcept function); an older system
+            # libstdc++ lacks it: the module gets what that libstdc++ does (weak: a libstdc++ having it wins)
+            shim = d / "cxa_call_terminate.cpp"
+            shim.write_text(
+                "#include <cxxabi.h>\n#include <exception>\n"
+                'extern "C" __attribute__((weak, noreturn)) void __cxa_call_terminate(void *e) noexcept {\n'
+                "    if (e) __cxxabiv1::__cxa_begin_catch(e);\n    std::terminate();\n}\n"
+            )
             hlib = self.hl / "lib64"
             return self.run(
                 [
@@ -432,6 +441,7 @@ class Builder:
                     "-I",
                     sysconfig.get_paths()["include"],
                     stub,
+                    shim,
                     d / f"{Path(lib.source).stem}.o",
                     hlib / "libHalidePyStubs.a",
                     "-L",
