@@ -722,11 +722,15 @@ def main(argv: list | None = None) -> None:
     _check(flags["-d"] in ("0", "1"), "-d must be 0 or 1\n" + _USAGE)
     _check(flags["-v"] in ("0", "1"), "-v must be 0 or 1\n" + _USAGE)
     _check(flags["-d"] == "0", "-d 1 (a gradient module) is not supported by halide_mlir")
-    _check(
-        not flags["-r"],
-        "-r (a standalone runtime) is not supported by halide_mlir: every static library "
-        "carries its runtime (weak symbols, so several link into one program)",
-    )
+    if flags["-r"]:  # a standalone runtime (what CMake's GenRT builds for -no_runtime libraries)
+        from .aot.standalone import compile_standalone_runtime
+
+        _check(flags["-o"], "Output directory must be specified (-o)\n" + _USAGE)
+        kinds = [_ALIASES.get(k, k) for k in (flags["-e"] or "static_library").split(",")]
+        targets = [t for t in params.pop("target", "host").split(",") if t]
+        _check(len(targets) == 1, "halide_mlir builds a standalone runtime for one target at a time")
+        compile_standalone_runtime(flags["-r"], flags["-o"], kinds, targets[0])
+        return
     _check(_registry, "No generators have been registered and not compiling a standalone runtime\n" + _USAGE)
     if not flags["-g"]:
         raise HalideError(

@@ -10,6 +10,7 @@ variant for them; the untaken versions are never compiled. Reaching a ``speciali
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 from ..error import HalideError
@@ -102,8 +103,40 @@ def _wrap(v: int, t) -> int:
     return v - (1 << bits) if not t.is_uint() and v >= 1 << (bits - 1) else v
 
 
+# {id(schedule): path} while an any-size AOT function compiles one variant per path (aot/specialized.py): the
+# conditions are then decided at run time by its wrapper, not evaluated here (no buffers are bound)
+_forced: dict | None = None
+
+
+@contextlib.contextmanager
+def forcing(paths: dict):
+    global _forced
+    old, _forced = _forced, paths
+    try:
+        yield
+    finally:
+        _forced = old
+
+
+def forced() -> bool:
+    return _forced is not None
+
+
+def all_paths(schedule: FuncSchedule) -> list:
+    """Every path through ``schedule``'s specializations: () for none taken, (i, ...) for the i-th and its own."""
+    out = [()]
+    for i, sp in enumerate(schedule.specializations):
+        out += [(i, *p) for p in all_paths(sp.schedule)]
+    return out
+
+
 def choose(schedule: FuncSchedule, where: str) -> tuple[FuncSchedule, tuple]:
     """The schedule the bound values select, and the path to it (indices into each level's specializations)."""
+    if _forced is not None:
+        s, path = schedule, _forced.get(id(schedule), ())
+        for i in path:
+            s = s.specializations[i].schedule
+        return s, tuple(path)
     path = []
     s = schedule
     while s.specializations:

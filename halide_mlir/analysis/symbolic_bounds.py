@@ -178,10 +178,11 @@ def _clamped(e, holder, d: int) -> bool:
     return False
 
 
-def _loops(stage, rank: int, auto_lanes: int | None, update=None) -> list:
+def _loops(stage, rank: int, auto_lanes: int | None, update=None, extents=None) -> list:
     """The stage's loop nest (innermost first) from its directives, in the form the transform script needs; of
-    its update ``update``: the RVars' loops (dims rank, rank + 1, ...) innermost, then the pure Vars'."""
-    loops = [Loop(v, d, 1, None) for d, v in enumerate(stage.vars)]
+    its update ``update``: the RVars' loops (dims rank, rank + 1, ...) innermost, then the pure Vars'.
+    ``extents``: {dim: constant extent} the output's constraints fix (its buffer is checked against them)."""
+    loops = [Loop(v, d, 1, (extents or {}).get(d)) for d, v in enumerate(stage.vars)]
     directives = stage.directives
     if update is not None:
         loops = [Loop(r.name(), rank + j, 1, None) for j, r in enumerate(update.rvars)] + loops
@@ -244,12 +245,26 @@ def _loops(stage, rank: int, auto_lanes: int | None, update=None) -> list:
     return loops
 
 
-def plan_any_size(pipeline, output) -> DynPlan:
-    """The any-size plan of ``pipeline`` (analysis/pipeline.py, after placement), or a HalideError naming what is
-    outside the class."""
-    from . import vectorize
+def _fixed_extents(func) -> dict:
+    """{dim: extent} of the dims ``func.output_buffer().dim(d).set_bounds/set_extent`` fix to a constant (lesson 16's
+    interleaved ``c`` of extent 3, unrolled); the wrapper refuses a buffer of another extent (aot/anysize.py)."""
+    from ..lang.constraints import constraints
 
-    if pipeline.specializations:
+    holders = func.__dict__.get("_output_params") or ()
+    out = {}
+    for (d, what), e in (constraints(holders[0]) if holders else {}).items():
+        if what == "extent" and e.kind == "const":
+            out[d] = int(e.value)
+    return out
+
+
+def plan_any_size(pipeline, output, extents=None) -> DynPlan:
+    """The any-size plan of ``pipeline`` (analysis/pipeline.py, after placement), or a HalideError naming what is
+    outside the class. ``extents``: {dim: extent} of the output a specialization's condition fixes."""
+    from . import vectorize
+    from .specialize import forced
+
+    if pipeline.specializations and not forced():  # (forced: one variant of aot/specialized.py)
         raise refuse("specialize()")
     if pipeline.index_params:
         raise refuse(f"Param '{pipeline.index_params[0].name()}' used in coordinates or RDom bounds")
@@ -291,7 +306,8 @@ def plan_any_size(pipeline, output) -> DynPlan:
         if vectorize.enabled():
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
         st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
-        st.loops = _loops(s, rank, lanes)
+        fixed = {**_fixed_extents(s.func), **(extents or {})} if s.func is output else None
+        st.loops = _loops(s, rank, lanes, extents=fixed)
         for up, u in zip(ups, s.updates):
             # the RVars' loops are unrolled in the element body (codegen/dynamic_payload.py): the pure loops stay
             up.loops = [lp for lp in _loops(s, rank, None, u) if lp.dim < rank]

@@ -20,6 +20,7 @@ from ..lang.source import user_site
 from .arguments import BufferArg, ScalarArg, Spec, argument_of
 from .wrapper import (
     ACCESS_OUT_OF_BOUNDS,
+    CONSTRAINT_VIOLATED,
     OUT_OF_MEMORY,
     RUNTIME_EXTERNS,
     _requirement_checks,
@@ -98,13 +99,23 @@ def any_size_spec(func, args, fn_name: str, pipeline) -> Spec:
     return spec
 
 
-def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
+def compile_any_size(func, args, fn_name: str, tgt, symbol: str = "", extents=None) -> AnySizeKernel:
+    """``symbol``/``extents``: one variant of a specialized function (aot/specialized.py): its kernel's name and
+    the output extents its conditions fix."""
     from .. import driver
     from ..analysis.symbolic_bounds import plan_any_size
     from ..codegen.dynamic_payload import build_payload, build_transform
     from ..runtime import jit
     from .build import _threads, kernel_ir
 
+    from ..analysis.specialize import forced
+
+    if not symbol and not forced():
+        from .specialized import compile_specialized
+
+        kernel = compile_specialized(func, args, fn_name, tgt)
+        if kernel is not None:
+            return kernel
     pipeline = driver.front_end(func)
     spec = any_size_spec(func, args, fn_name, pipeline)  # (the arguments' errors first, as Halide's)
     from ..analysis.memoize import warn_uncached
@@ -113,10 +124,10 @@ def compile_any_size(func, args, fn_name: str, tgt) -> AnySizeKernel:
     warn_uncached(func, "ahead-of-time code")  # (as build.compile_kernel: no memoization cache in AOT code)
     threads = _threads()
     with target_registers(tgt.register_bits):  # (vector widths of the target's registers, as build.compile_kernel)
-        plan = plan_any_size(pipeline, func)
+        plan = plan_any_size(pipeline, func, extents)
         payload, transform = build_payload(plan), build_transform(plan)
         module = driver.lower_to_llvm(jit.new_context(), payload, transform, threads)
-    ir, symbol = kernel_ir(module, f"__hl_{fn_name}_any_kernel", tgt)
+    ir, symbol = kernel_ir(module, symbol or f"__hl_{fn_name}_any_kernel", tgt)
     return AnySizeKernel(spec, tgt, plan, payload, transform, threads, ir, symbol)
 
 
@@ -225,6 +236,7 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
                 f'        return __hl_aot_fail({ACCESS_OUT_OF_BOUNDS}, "{what} is accessed at %d, which is beyond '
                 f'the max (%d) in dimension {d}", {r[1]}, {v}->dim[{d}].min + {v}->dim[{d}].extent - 1);',
             ]
+    lines += _constraint_checks(buffers, plan)
     lines += _requirement_checks(spec)
     views = [(a, need is not None and need.clamped) for a, need, _ in ins] + [(out_arg, False)]
     for k, (a, _) in enumerate(views):
@@ -262,6 +274,28 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _constraint_checks(buffers, plan) -> list:
+    """Halide's checks of the buffers' constant constraints (``dim(d).set_bounds/set_extent/set_stride``), with its
+    error (-8, "Constraint violated: name.stride.0 (1) == 3 (3)"): the plan relies on them (a constant extent
+    unrolled, symbolic_bounds._fixed_extents)."""
+    from ..lang.constraints import constraints
+
+    lines = []
+    for a in buffers:
+        holders = plan.output.__dict__.get("_output_params") or () if a.output else (a.source,)
+        c = constraints(holders[0]) if holders and holders[0] is not None else {}
+        v = f"_{c_name(a.name)}_buffer"
+        for (d, what), e in sorted(c.items(), key=lambda kv: kv[0]):
+            if e.kind != "const" or d >= len(a.mins):
+                continue
+            lines += [
+                f"    if ({v}->dim[{d}].{what} != {int(e.value)})",
+                f'        return __hl_aot_fail({CONSTRAINT_VIOLATED}, "Constraint violated: {a.name}.{what}.{d} (%d) '
+                f'== {int(e.value)} ({int(e.value)})", {v}->dim[{d}].{what});',
+            ]
+    return lines
+
+
 def fallback_kernel(func, args, fn_name: str, tgt):
     """The any-size kernel a fixed-size function falls back to for other sizes, or None outside the class."""
     import warnings
@@ -292,7 +326,9 @@ def dispatch_wrapper(fixed, anysize: AnySizeKernel) -> str:
         v = f"_{c_name(a.name)}_buffer"
         conds.append(f"{v} != NULL && {v}->dimensions == {len(a.mins)}")
         conds += [
-            f"{v}->dim[{d}].min == {m} && {v}->dim[{d}].extent == {e}"
+            f"{v}->dim[{d}].min <= {m} && {v}->dim[{d}].min + {v}->dim[{d}].extent >= {m + e}"
+            if d in a.free_dims
+            else f"{v}->dim[{d}].min == {m} && {v}->dim[{d}].extent == {e}"
             for d, (m, e) in enumerate(zip(a.mins, a.extents))
         ]
     names = [f"_{c_name(a.name)}" + ("_buffer" if isinstance(a, BufferArg) else "") for a in spec.arguments]

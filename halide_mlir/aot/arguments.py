@@ -91,6 +91,7 @@ class BufferArg:
     output: bool
     exact: bool  # the algorithm reads its dims (a boundary condition): the buffer must be this region
     source: object = None  # the ImageParam (inputs)
+    free_dims: tuple = ()  # dims of an exact input where a bigger buffer gives the same values (free_dims())
 
 
 @dataclass
@@ -225,3 +226,64 @@ def specialize(func, args, fn_name: str):
     ]
     arguments.extend(outputs)
     return Spec(func, fn_name, arguments, kernel_inputs, kernel_params, outputs, region), bind
+
+
+def free_dims(stages, regions: dict, arg: BufferArg) -> tuple:
+    """The dims of the exact input ``arg`` whose size the values do not depend on: the algorithm reads its bounds
+    only to clamp coordinates (``repeat_edge``) that stay inside the compiled region anyway, e.g. the channel of
+    ``clamped[x, y, c]`` for c in 0..2 with a 4-channel image: a buffer bigger there (containing the region) is
+    taken as a crop, as Halide's code would read it. ``stages``: the pipeline's (analysis/pipeline.py), with
+    ``regions`` {id(func): Region} of the compiled ones; updates count as reading every dim."""
+    from ..analysis.interval import Interval, bounds
+
+    holder = arg.source
+    free = []
+    for d, (m, e) in enumerate(zip(arg.mins, arg.extents)):
+        ok = True
+        for st in stages:
+            r = regions.get(id(st.func))
+            uses = [
+                n
+                for x in st.exprs()
+                for n in walk(x)
+                if n.kind == "buffer_dim" and n.value[0] is holder and n.value[1] == d
+            ]
+            if not uses:
+                continue
+            if (
+                r is None
+                or any(u.exprs() for u in st.updates)
+                and any(
+                    n.kind == "buffer_dim" and n.value[0] is holder
+                    for u in st.updates
+                    for x in u.exprs()
+                    for n in walk(x)
+                )
+            ):
+                ok = False
+                break
+            env = {v: Interval(lo, lo + n - 1) for v, lo, n in zip(st.vars, r.mins, r.extents)}
+            clamped = 0
+            for x in st.values:
+                for n in walk(x):
+                    if n.kind != "call" or n.value is not holder or len(n.args) <= d:
+                        continue
+                    c = n.args[d]  # clamp(a, lo, hi) is max(min(a, hi), lo)
+                    if c.kind == "max" and c.args[0].kind == "min":
+                        a = c.args[0].args[0]
+                        inner = [k for k in walk(a) if k.kind == "buffer_dim" and k.value[0] is holder]
+                        try:
+                            iv = bounds(a, env)
+                        except (KeyError, HalideError):
+                            iv = None
+                        if inner or iv is None or not (m <= iv.lo and iv.hi <= m + e - 1):
+                            ok = False
+                        clamped += sum(
+                            1 for k in walk(c) if k.kind == "buffer_dim" and k.value[0] is holder and k.value[1] == d
+                        )
+            if not ok or clamped != len(uses):  # its bounds read elsewhere (arithmetic, another clamp)
+                ok = False
+                break
+        if ok:
+            free.append(d)
+    return tuple(free)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..error import HalideError, InternalError
 from ..lang.source import user_site
-from .arguments import Spec, specialize
+from .arguments import BufferArg, Spec, specialize
 from .wrapper import header, wrapper
 
 RUNTIME_C = os.path.join(os.path.dirname(__file__), "runtime.c")
@@ -266,6 +266,12 @@ def compile_kernel(func, args, fn_name: str, target) -> Kernel:
             compilation = driver.compile_pipeline(func, spec.region, auto_vector=False)
             module = driver.lower_to_llvm(jit.new_context(), compilation.payload, compilation.transform, threads)
     ir, symbol = kernel_ir(module, f"__hl_{fn_name}_kernel", tgt)
+    from .arguments import free_dims
+
+    regions = {id(sp.func): sp.region for sp in compilation.plan.stages}
+    for a in spec.kernel_inputs:
+        if isinstance(a, BufferArg) and a.exact:
+            a.free_dims = free_dims(compilation.plan.pipeline.stages, regions, a)
     kernel = Kernel(spec, tgt, compilation, threads, ir, symbol)
     if len(spec.outputs) == 1:  # other sizes: the any-size kernel, where the pipeline is in its class
         from .anysize import fallback_kernel

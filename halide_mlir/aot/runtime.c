@@ -387,27 +387,50 @@ typedef struct {   /* struct halide_buffer_t's layout (HalideRuntime.h) */
     void *padding;
 } hl_buffer;
 
-/* Copies an n-d region element by element (strides in elements, dimension 0 first). */
+/* Copies an n-d region (strides in elements, dimension 0 first): row by row along dimension 0, a memcpy where
+ * both rows are dense, else a loop typed by the element size (interleaved images go through here). */
+#define HL_COPY_ROW(T)                                                                                  \
+    for (int64_t i = 0; i < n; i++) ((T *)d)[i * ds] = ((const T *)s)[i * ss];
 static void hl_copy(char *dst, const int64_t *dst_strides, const char *src, const int64_t *src_strides,
                     const int32_t *extents, int rank, size_t elem) {
     int64_t index[16] = {0};
     for (int d = 0; d < rank; d++)
         if (extents[d] <= 0) return;
+    if (rank == 0) {
+        memcpy(dst, src, elem);
+        return;
+    }
+    const int64_t n = extents[0], ds = dst_strides[0], ss = src_strides[0];
     for (;;) {
         int64_t so = 0, dof = 0;
-        for (int d = 0; d < rank; d++) {
-            so += index[d] * src_strides[d];
-            dof += index[d] * dst_strides[d];
+        for (int k = 1; k < rank; k++) {
+            so += index[k] * src_strides[k];
+            dof += index[k] * dst_strides[k];
         }
-        memcpy(dst + dof * (int64_t)elem, src + so * (int64_t)elem, elem);
-        int d = 0;
-        for (; d < rank; d++) {
-            if (++index[d] < extents[d]) break;
-            index[d] = 0;
+        char *d = dst + dof * (int64_t)elem;
+        const char *s = src + so * (int64_t)elem;
+        if (ds == 1 && ss == 1) {
+            memcpy(d, s, (size_t)n * elem);
+        } else if (elem == 1) {
+            HL_COPY_ROW(uint8_t)
+        } else if (elem == 2) {
+            HL_COPY_ROW(uint16_t)
+        } else if (elem == 4) {
+            HL_COPY_ROW(uint32_t)
+        } else if (elem == 8) {
+            HL_COPY_ROW(uint64_t)
+        } else {
+            for (int64_t i = 0; i < n; i++) memcpy(d + i * ds * (int64_t)elem, s + i * ss * (int64_t)elem, elem);
         }
-        if (d == rank) return;
+        int k = 1;
+        for (; k < rank; k++) {
+            if (++index[k] < extents[k]) break;
+            index[k] = 0;
+        }
+        if (k >= rank) return;
     }
 }
+#undef HL_COPY_ROW
 
 static char *hl_region_start(hl_buffer *b, const int32_t *mins, size_t elem, int64_t *strides) {
     int64_t off = 0;

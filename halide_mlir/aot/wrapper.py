@@ -100,7 +100,10 @@ def _sizes_comment(spec: Spec) -> str:
     for a in spec.arguments:
         if isinstance(a, BufferArg) and a in spec.kernel_inputs + spec.outputs:
             how = "exactly" if a.exact else "at least"
-            dims = ", ".join(f"[{m}, {m + e - 1}]" for m, e in zip(a.mins, a.extents))
+            dims = ", ".join(
+                f"[{m}, {m + e - 1}]" + " (or more)" * (d in a.free_dims)
+                for d, (m, e) in enumerate(zip(a.mins, a.extents))
+            )
             lines.append(f" *   {'output' if a.output else 'input'} {a.name}: {how} {dims}")
         elif isinstance(a, ScalarArg) and a.fixed is not None:
             lines.append(f" *   {a.name} == {a.fixed} (used in coordinates)")
@@ -217,7 +220,7 @@ def wrapper(spec: Spec, kernel_symbol: str, name: str | None = None) -> str:
         what = f"{'Output' if a.output else 'Input'} buffer {a.name}"
         v = f"_{c_name(a.name)}_buffer"
         for d, (m, e) in enumerate(zip(a.mins, a.extents)):
-            if a.exact:
+            if a.exact and d not in a.free_dims:
                 lines += [
                     f"    if ({v}->dim[{d}].min != {m} || {v}->dim[{d}].extent != {e})",
                     f'        return __hl_aot_fail({CONSTRAINT_VIOLATED}, "Constraint violated: {a.name}.min.{d} '

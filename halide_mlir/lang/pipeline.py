@@ -7,6 +7,8 @@ for Halide's ``apply_autoscheduler`` runs unchanged (``load_plugin`` of an autos
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 
 from ..error import HalideError
@@ -18,7 +20,8 @@ AUTOSCHEDULERS = ("halide_mlir", "Mullapudi2016", "Adams2019", "Li2018", "Anders
 
 def load_plugin(name: str) -> None:
     """Halide loads autoscheduler plugins from shared libraries; halide_mlir's autoscheduler is built in."""
-    if not str(name).replace("lib", "").startswith("autoschedule_"):
+    # a path, as CMake's ``-p`` passes the plugin targets' files (.../libautoschedule_adams2019.so)
+    if not os.path.basename(str(name)).replace("lib", "").startswith("autoschedule_"):
         raise HalideError(
             f"{user_site()}: Failed to load: {name}: halide_mlir has no plugins besides the built-in autoscheduler"
         )
