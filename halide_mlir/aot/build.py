@@ -38,6 +38,11 @@ X86_FEATURES = {
     "avx512_skylake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq",
     "avx512_cannonlake": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi",
     "avx512_sapphirerapids": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512bf16,+avx512fp16",
+    "avx512_zen4": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi,+avx512vnni,"
+    "+avx512bf16,+avx512vbmi2,+avx512bitalg,+avx512vpopcntdq",
+    "avx512_zen5": "+avx512f,+avx512cd,+avx512vl,+avx512bw,+avx512dq,+avx512ifma,+avx512vbmi,+avx512vnni,"
+    "+avx512bf16,+avx512vbmi2,+avx512bitalg,+avx512vpopcntdq,+avxvnni",
+    "avxvnni": "+avxvnni",
 }
 # features that change nothing in what halide_mlir generates
 _NO_OP = {"no_asserts", "no_bounds_query", "large_buffers", "strict_float", "no_neon", "c_plus_plus_name_mangling"}
@@ -71,7 +76,7 @@ def parse_target(target) -> Target:
             runtime = False
         elif f in X86_FEATURES:
             attrs.append(X86_FEATURES[f])
-        elif f not in _NO_OP:
+        elif f not in _NO_OP and not f.startswith("tune_"):  # tune_<cpu>: scheduling hints, no ISA change
             raise HalideError(
                 f"{user_site()}: target feature '{f}' (in '{text}') is not supported by halide_mlir's "
                 f"ahead-of-time compilation"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import os
+import shutil
+import tempfile
 
 from ..error import HalideError, HalideTypeError
 from .expr import REQUIRE, Expr, binary, to_expr
@@ -198,9 +200,25 @@ def _refusal(name: str, why: str):
 
 user_context_value = _refusal("user_context_value", "the JIT passes no user_context")
 
-compile_standalone_runtime = _refusal(
-    "compile_standalone_runtime", "AOT objects carry halide_mlir's own runtime; there is no separate one to build"
-)
+
+def compile_standalone_runtime(outputs, target):
+    """Halide's runtime alone, for libraries built with ``-no_runtime`` (aot/standalone.py): ``outputs`` a file name
+    (an object) or a dict {OutputFileType.object/static_library: path}; the dict form returns it, as Halide's."""
+    from ..aot.standalone import compile_standalone_runtime as build_runtime
+    from ..aot import OutputFileType
+
+    as_dict = isinstance(outputs, dict)
+    wanted = dict(outputs) if as_dict else {OutputFileType.object: outputs}
+    for kind, path in wanted.items():
+        name = getattr(kind, "name", str(kind))
+        if name not in ("object", "static_library"):
+            raise HalideError(
+                f"{user_site()}: compile_standalone_runtime writes an object or a static_library, not {name}"
+            )
+        with tempfile.TemporaryDirectory() as tmp:  # the builder's intermediate rt.o must not clobber a user's file
+            (built,) = build_runtime("runtime", tmp, [name], str(target))
+            shutil.move(built, path)
+    return wanted if as_dict else None
 
 
 def require(condition, value, *error_args) -> Expr:
