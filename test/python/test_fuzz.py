@@ -199,7 +199,7 @@ def test_generator_draws_each_of_issue_16s_smaller_directives():
         seen += g.small_directive("f1", lv, loops, out)
     text = "\n".join(seen)
     for word in (".partition(x, hl.Partition.", ".never_partition_all()", ".bound_extent(y, H)", ".align_extent(x,",
-                 ".align_storage(x,", ".store_in(hl.MemoryType.Heap)", ".memoize()", ".async_()",
+                 ".bound_storage(x,", ".store_in(hl.MemoryType.Heap)", ".memoize()", ".async_()",
                  ".hoist_storage_root()", ".ring_buffer(2)"):
         assert word in text, (word, text)
 
