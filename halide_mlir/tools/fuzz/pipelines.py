@@ -151,8 +151,7 @@ class PipelineGen(Draws):
         if depth == 0:
             return leaves()
         ops = ["leaf", "add", "sub", "mul", "min", "max", "select", "div", "mod", "abs", "sqrt"]
-        if not self.gpu:  # issue 15's everyday ops and intrinsics (appended: the simplest draws stay the same)
-            ops += ["intrinsic", "mux", "lerp", "f64", "select_chain"]
+        ops += ["intrinsic", "mux", "lerp", "f64", "select_chain"]  # issue 15's ops (appended: simplest draws stay)
         op = self.choice(ops)
         if op == "leaf":
             return leaves()
