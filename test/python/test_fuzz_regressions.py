@@ -464,8 +464,9 @@ def test_rfactor_intermediate_update_vectorized_along_x():
 
 # GPU schedules in the fuzzer (no GPU here: PTX compiled, values from driver_gpu.realize_on_host). A producer
 # computed at the thread loop of gpu_blocks(y).gpu_threads(x) (x not split): "LLVM Translation failed for
-# operation: builtin.unrealized_conversion_cast" (a memref descriptor left in the kernel) when lowering to PTX.
-@pytest.mark.xfail(strict=True, reason="GPU: compute_at an unsplit gpu_threads loop fails to lower to PTX")
+# operation: builtin.unrealized_conversion_cast" (a memref descriptor left in the kernel) when lowering to PTX: the
+# producer's one-point tile only copies, and its strided memref.copy became a call to memrefCopy; now a linalg.copy
+# (runtime/gpu_jit.py _copies_as_linalg).
 def test_gpu_compute_at_unsplit_thread_loop():
     check_case("""
         IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
