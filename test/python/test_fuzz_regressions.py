@@ -836,3 +836,52 @@ def test_boundary_condition_at_x_under_chained_inline_reductions():
                 b0.compute_at(f2, x)
             return f2
     """)
+
+
+# Found by the seed-2525 campaign once the fuzzer drew the partition policies (examples 121-126): Halide's
+# ``always_partition_all()`` after ``vectorize(x, 16)`` covers the vector lanes too, which are no loops by the time
+# Halide partitions; ours raised "Loop Partition Policy is set to Always for f.s0.x.v0, but no loop partitioning
+# was performed" (analysis/small_directives.py check_always).
+def test_always_partition_all_of_a_vectorized_stage():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Int(32), b0[3 * x + 2, y]) + b0[3 * x - 2, y - 2]
+            if schedule:
+                f0.vectorize(x, 16)
+                f0.always_partition_all()
+            return f0
+        """)
+
+
+# Same run (examples 152, 198-199): ``never_partition_all()`` after a split of y named the split-away y too (ours
+# kept every name a split ever made), so compiling raised "there is no loop variable 'y' to partition". Halide
+# sets the policy of the stage's current loops only (lang/small_directives.py _current_dims).
+def test_never_partition_all_after_a_split():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-2, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.Int(16), b0[x + r0.x, y]))
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 10)
+                f0.reorder(f0_yo, x, f0_yi)
+                f0.vectorize(f0_yo, 8)
+                f0.unroll(x, 2, hl.TailStrategy.ShiftInwards)
+                f0.parallel(f0_yi)
+                f0.never_partition_all()
+            return f0
+        """)
