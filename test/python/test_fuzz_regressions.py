@@ -885,3 +885,33 @@ def test_never_partition_all_after_a_split():
                 f0.never_partition_all()
             return f0
         """)
+
+
+# Seed-2525 campaign, example 360: f0 (with an update) read at two places of an inlined Func, all computed at the
+# output's y, is fused there twice; the unit-dim folding before vectorizing its update got two loops in one handle
+# ("apply_patterns ... requires exactly one target handle"), and auto-vectorization fell back to scalar code
+# (AutoVectorizeWarning). Now each loop is folded in a transform.foreach (codegen/transform.py fold_unit_dims).
+def test_producer_fused_twice_folds_each_copy():
+    check_case("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, -2.25)
+            r0 = hl.RDom([(-2, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = b0[x - 2, y]
+            f0[x, y] = hl.max(f0[x, y], hl.abs(b0[x + r0.x, y]))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.min(b0[2 * x + 2, 2 * y - 1], f0[2 * x + 2, 2 * y - 1]) + f0[2 * x, 2 * y - 2]
+            r2 = hl.RDom([(0, 2), (0, 2)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.maximum(f1[x + r2.x, y + r2.y] / 2.0)
+            f3 = hl.Func("f3")
+            f3[x, y] = f2[x, y]
+            if schedule:
+                b0.compute_at(f3, y)
+            return f3
+        """)
