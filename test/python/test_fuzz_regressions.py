@@ -406,8 +406,8 @@ def test_producer_read_only_by_a_producer_at_an_inner_loop_of_a_fused_consumer()
 
 # Issue 16/18's directives in the fuzzer (`python -m halide_mlir.tools.fuzz --examples 2000 --seed 1`, example 212,
 # schedule reduced by `fuzz.reduce_schedule`): a global wrapper of a boundary condition computed at the innermost
-# loop of a tile makes ours fall back to scalar code (AutoVectorizeWarning, an error under the fuzzer's rules).
-@pytest.mark.xfail(strict=True, reason="wrapper of a boundary condition at a tile's inner loop: scalar fallback")
+# loop of a tile makes ours fall back to scalar code (AutoVectorizeWarning, an error under the fuzzer's rules):
+# the wrapper is fused at two places and its unit-dim folding got both loops in one handle; now a foreach.
 def test_wrapper_of_boundary_condition_at_inner_tile_loop():
     check_case("""
         IN0 = np.random.default_rng(1).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
