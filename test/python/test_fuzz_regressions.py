@@ -915,3 +915,33 @@ def test_producer_fused_twice_folds_each_copy():
                 b0.compute_at(f3, y)
             return f3
         """)
+
+
+# Seed-2525 campaign, examples 138 and 440-443 (reduced; not fixed yet): the class of
+# test_boundary_condition_at_x_under_chained_inline_reductions. Two inline reductions (sum inside maximum), both
+# computed at the consumer's x with the boundary condition at its y: vectorizing the fused maximum fails
+# ("Attempted to vectorize, but failed"), scalar fallback with an AutoVectorizeWarning; the values are Halide's.
+@pytest.mark.xfail(strict=True, reason="chained inline reductions computed at x: auto-vectorization fails")
+def test_chained_inline_reductions_at_x_with_boundary_condition_at_y():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(0, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.UInt(8), b0[x + r0.x, y]))
+            r1 = hl.RDom([(-2, 1)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.maximum(hl.cast(hl.Int(32), f0[x + r1.x, y]))
+            f2 = hl.Func("f2")
+            f2[x, y] = f1[x, y] + 1
+            if schedule:
+                f1.compute_at(f2, x)
+                f0.compute_at(f1, x)
+                b0.compute_at(f1, y)
+            return f2
+        """)
