@@ -204,6 +204,10 @@ class PipelineGen(Draws):
         a, ba = self.expr(t, leaves, depth - 1)
         b, bb = self.expr(t, leaves, depth - 1)
         f, ty = _is_float(t), _ty(t)
+        if op == "lerp" and t == "i32":
+            # Halide 21's lerp of negative Int(32) values is wrong when one comes through a float cast:
+            # lerp(i32(f32(v)), v, u8(111)) is 21921 for v = i32(i16(-15088)), not v; so not drawn for Int(32)
+            op = "mux"
         if op == "mux":  # the index from the coordinates: a float-derived index could differ in its last bit
             return f"hl.mux((x + y) % {self.choice([2, 3, 4])}, [{a}, {b}])", max(ba, bb)
         if op == "lerp":
