@@ -111,7 +111,7 @@ def test_generator_covers_pipelines_and_schedules():
                      ".prefetch(", "hl.PrefetchBoundStrategy.", ".compute_with(", "hl.LoopAlignStrategy.",
                      ".update(0).vectorize(x", ".update(0).parallel(y", ") / 2", "x / 2",
                      # issue 16's smaller directives, issue 15's ops (each one: test_generator_draws_each_...)
-                     ".partition(", "_partition_all()", ".bound_storage(", "hl.saturating_cast(", "hl.mux(",
+                     ".partition(", ".bound_storage(", "hl.saturating_cast(", "hl.mux(",
                      "hl.lerp(", "hl.f64("):
             calls[word] += word in text
         calls["select chain"] += any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "select"
