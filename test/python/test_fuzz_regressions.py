@@ -945,3 +945,49 @@ def test_chained_inline_reductions_at_x_with_boundary_condition_at_y():
                 b0.compute_at(f1, y)
             return f2
         """)
+
+
+# Seed-2525 campaign (examples 619-625, the prefetch reduced away): vectorize(yi, 8) then unroll(yi, 5) of a y
+# split by 13. Halide's Func::split makes the unroll's Auto tail RoundUp (yi descends from the outer variable of
+# the vectorize's ShiftInwards split, of factor 8 >= 5), and a RoundUp there stays inside the tile (the
+# ShiftInwards min clamps it); ours raised "Output buffer f0 is accessed at 25, which is beyond the max (22)".
+@pytest.mark.parametrize("tail", ["", ", hl.TailStrategy.RoundUp"])
+def test_unroll_inside_a_vectorized_split_is_roundup(tail):
+    check_case(f"""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0 = hl.Func("f0")
+            f0[x, y] = in0[x, (y + 1) / 2] * 2 + in0[x, y / 2]
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 13)
+                f0.reorder(f0_yi, f0_yo, x)
+                f0.vectorize(f0_yi, 8)
+                f0.unroll(f0_yi, 5{tail})
+                f0.parallel(x, 2, hl.TailStrategy.ShiftInwards)
+            return f0
+        """)
+
+
+# The same nest with ShiftInwards asked for: Halide's error (the split shifts out of the tile), ours too.
+def test_unroll_inside_a_vectorized_split_shiftinwards_is_refused():
+    check_rejected_by_both("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0 = hl.Func("f0")
+            f0[x, y] = in0[x, y] * 2
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 13)
+                f0.vectorize(f0_yi, 8)
+                f0.unroll(f0_yi, 5, hl.TailStrategy.ShiftInwards)
+            return f0
+        """)
