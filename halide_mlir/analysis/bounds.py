@@ -237,6 +237,10 @@ def _check_output_splits(stage, region: Region) -> None:
     extent_of = {v: region.extents[d] for d, v in enumerate(stage.vars)}
     dim_of = {v: d for d, v in enumerate(stage.vars)}
     nested: dict = {}  # variable nested in a tile -> whether it is the outer variable of its split
+    # Halide's Func::split: a variable split off the outer variable of a ShiftInwards split (-> that factor).
+    # Splitting it by at most that factor, Auto is RoundUp, and a RoundUp split there stays in the tile (the
+    # ShiftInwards min clamps every position it makes): neither is the error below
+    shifted: dict = {}
     for d in stage.directives:
         if d.kind != DirectiveKind.SPLIT or d.args[0] not in extent_of:
             continue
@@ -245,7 +249,12 @@ def _check_output_splits(stage, region: Region) -> None:
             return  # (a non-positive factor gets its own error from the schedule's checks)
         e, dim = extent_of[old], dim_of[old]
         strategy = tail.name if tail is not None else "Auto"
-        if old in nested and f > e and strategy in ("Auto", "ShiftInwards", "RoundUp"):
+        covered = old in shifted and (strategy == "RoundUp" or (strategy == "Auto" and shifted[old] >= f))
+        if strategy == "ShiftInwards" or (strategy == "Auto" and old not in shifted):
+            shifted[outer] = f
+        elif old in shifted:
+            shifted[inner] = shifted[outer] = shifted[old]
+        if old in nested and f > e and strategy in ("Auto", "ShiftInwards", "RoundUp") and not covered:
             lo, hi = region.mins[dim], region.mins[dim] + region.extents[dim] - 1
             side = (
                 f"at {hi + f - e}, which is beyond the max ({hi})"

@@ -14,7 +14,7 @@ from ..lang.buffer import Buffer
 from ..lang.expr import REQUIRE, Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
-from ..lang.schedule import DirectiveKind, LevelKind, LoopKind, LoopLevel
+from ..lang.schedule import GPU_DIRECTIVES, DirectiveKind, LevelKind, LoopKind, LoopLevel
 from ..lang.traversal import walk
 from .affine import slice_forms
 from .compute_with import adjacent_partners
@@ -304,7 +304,10 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     """A BoundaryConditions Func left to its default is a padded copy at the root (lang/boundary.py); a
     consumer that codegen computes in pieces reads the condition inlined instead, as in Halide: its interior
     piece reads the source through plain slices, so the copy (written, then read again) is not needed for it.
-    The copy stays for the other consumers, over the region they read; it goes when none is left."""
+    The copy stays for the other consumers, over the region they read; it goes when none is left. In a GPU
+    pipeline every consumer reads it inlined (Halide's default inline schedule): a copy with no GPU schedule
+    would be a stage on the host, which the GPU backend does not run."""
+    gpu = any(d.kind in GPU_DIRECTIVES for f in order for d in _all_directives(f.schedule()))
     for bc in [f for f in order if f is not output and f.schedule().padded_copy and not _all_directives(f.schedule())]:
         d = bc._definition()
         for c in order:
@@ -312,8 +315,8 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
             if (
                 c is bc
                 or not calls
-                or not partitionable(c, output, order)
-                or any(slice_forms(n) is None for n in calls)
+                or not gpu
+                and (not partitionable(c, output, order) or any(slice_forms(n) is None for n in calls))
             ):
                 continue
 

@@ -83,7 +83,8 @@ def check_always(stage, values, pieces) -> None:
     clamped, direct = clamped_vars(stage, values), clamped_vars(stage, values, copies=False)
     cut = {d for d in range(len(stage.vars)) if pieces and len({p[0][d] for p in pieces}) > 1}
     for name, site in reversed(always.items()):
-        if name not in loops:
+        # vector lanes and unrolled loops are no loops by the time Halide partitions (nor checks the policy)
+        if name not in loops or loops[name].kind in (LoopKind.VECTORIZED, LoopKind.UNROLLED):
             continue
         var = stage.vars[loops[name].dim]
         if var not in clamped and name not in guarded:

@@ -22,10 +22,11 @@ MAP_SEQUENCE = "halide_gpu_map"
 # After @halide_gpu_map: loops inside the threads, the views folded into the loads (else every tap's subview
 # becomes a kernel parameter), index computations sunk into the launches (outlining no longer does it), then the
 # kernels outlined into a gpu.module.
-OUTLINE = (
+OUTLINE_PREPARE = (
     "func.func(convert-linalg-to-loops),fold-memref-alias-ops,canonicalize,cse,"
-    "func.func(gpu-launch-sink-index-computations),gpu-kernel-outlining"
+    "func.func(gpu-launch-sink-index-computations)"
 )
+OUTLINE = OUTLINE_PREPARE + ",gpu-kernel-outlining"
 # The kernels to PTX text (format=isa: the driver JIT-compiles it; no ptxas). Memrefs are passed as bare pointers
 # (their shapes are static), so a kernel's parameters are one pointer per buffer.
 TO_PTX = (
@@ -92,6 +93,7 @@ def build_gpu_transform(kernels: list[KernelPlan], host: bool = False) -> str:
             f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}"
         )
         mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> {ANY}")
+        _tag_launch(k.name, launch, mapping, fresh)
         mapping.append(
             f"{fresh('mapped')} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
             f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = false : ({ANY}) -> {ANY}"
@@ -150,12 +152,21 @@ def _tiled_kernel(k: KernelPlan, main: list, mapping: list, fresh) -> None:
         f"{{hl.kernel = {mlir_string(k.name)}}} in %root : ({ANY}) -> {ANY}"
     )
     mapping.append(f"{launch} = transform.gpu.map_forall_to_blocks {forall} generate_gpu_launch : ({ANY}) -> {ANY}")
+    _tag_launch(k.name, launch, mapping, fresh)
     mapped = fresh("mapped")
     mapping.append(
         f"{mapped} = transform.gpu.map_nested_forall_to_threads {launch} block_dims = "
         f"[{', '.join(map(str, k.block_dims))}] sync_after_distribute = "
         f"{'true' if k.barriers else 'false'} : ({ANY}) -> {ANY}"
     )
+
+
+def _tag_launch(name: str, launch: str, mapping: list, fresh) -> None:
+    """The launch keeps its kernel's name (``hl.kernel``): a kernel whose result nothing reads is erased as dead
+    code on the way to outlining, and the names of the others must not shift (runtime/gpu_jit.py)."""
+    param = fresh("name")
+    mapping.append(f"{param} = transform.param.constant {mlir_string(name)} -> !transform.any_param")
+    mapping.append(f'transform.annotate {launch} "hl.kernel" = {param} : {ANY}, !transform.any_param')
 
 
 def _attrs(kind: str, axes) -> str:

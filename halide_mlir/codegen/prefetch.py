@@ -121,17 +121,28 @@ def _inject(at, k: int, arg: int, offset: int, strategy: str) -> int:
     with ip:
         lo, hi = None, None
         for chain in slices:
-            starts = [const(0)] * rank
-            for s in chain:
+            # from the input outwards: a view's offsets count in its parent's strides (a strided read, ``in[2 * x]``,
+            # is a view of stride 2); its last view's points span (size - 1) * stride + 1 elements
+            starts, strides = [const(0)] * rank, [1] * rank
+            for s in reversed(chain):
+                if any(st == DYNAMIC or st < 1 for st in s.static_strides):
+                    raise InternalError(f"prefetch {k}: a slice of dynamic or negative stride", stage="bufferize")
                 dyn = iter(s.offsets)
                 for d, so in enumerate(s.static_offsets):
                     o = shift(next(dyn)) if so == DYNAMIC else const(so)
+                    if strides[d] != 1:
+                        o = arith.MulIOp(o, const(strides[d])).result
                     starts[d] = arith.AddIOp(starts[d], o).result
-                if any(st != 1 for st in s.static_strides):
-                    raise InternalError(f"prefetch {k}: a strided slice", stage="bufferize")
+                strides = [a * b for a, b in zip(strides, s.static_strides)]
             dyn = iter(chain[0].sizes)
             sizes = [shift(next(dyn)) if sz == DYNAMIC else const(sz) for sz in chain[0].static_sizes]
-            ends = [arith.AddIOp(a, b).result for a, b in zip(starts, sizes)]
+            spans = [
+                sz
+                if st == 1
+                else arith.AddIOp(arith.MulIOp(arith.SubIOp(sz, const(1)).result, const(st)).result, const(1)).result
+                for sz, st in zip(sizes, strides)
+            ]
+            ends = [arith.AddIOp(a, b).result for a, b in zip(starts, spans)]
             lo = starts if lo is None else [arith.MinSIOp(a, b).result for a, b in zip(lo, starts)]
             hi = ends if hi is None else [arith.MaxSIOp(a, b).result for a, b in zip(hi, ends)]
         if strategy == "Clamp":

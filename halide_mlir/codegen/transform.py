@@ -172,11 +172,17 @@ class ScriptBuilder:
         if loop is None:
             loop = self.fresh("fn")
             self.emit(f'{loop} = transform.get_parent_op {op} {{op_name = "func.func"}} : ({ANY}) -> {ANY}')
-        self.emit(f"transform.apply_patterns to {loop} {{")
-        self.emit("  transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes")
-        self.emit(f"}} : {ANY}")
-        folded = self.fresh("folded")
-        self.emit(f'{folded} = transform.structured.match ops{{["linalg.generic"]}} in {loop} : ({ANY}) -> {ANY}')
+        # one loop per fused copy of the producer (a Func read at two places is fused twice); apply_patterns
+        # takes one op, so each in turn
+        each, folded, found = self.fresh("each"), self.fresh("folded"), self.fresh("found")
+        self.emit(f"{folded} = transform.foreach {loop} : {ANY} -> {ANY} {{")
+        self.emit(f"^bb0({each}: {ANY}):")
+        self.emit(f"  transform.apply_patterns to {each} {{")
+        self.emit("    transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes")
+        self.emit(f"  }} : {ANY}")
+        self.emit(f'  {found} = transform.structured.match ops{{["linalg.generic"]}} in {each} : ({ANY}) -> {ANY}')
+        self.emit(f"  transform.yield {found} : {ANY}")
+        self.emit("}")
         return folded
 
     def cleanup(self) -> None:

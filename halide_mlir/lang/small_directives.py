@@ -62,6 +62,15 @@ def _stage_name(self) -> str:
     return f"{self._name}.update({index})" if index >= 0 else self._name
 
 
+def _initial_dims(self) -> list[str]:
+    from .func import Stage
+
+    if isinstance(self, Stage) and self._index >= 0:
+        d = self._func._update(self._index)
+        return [r.name() for r in d.rvars()] + [a.value.name() for a in d.args if a.kind == "var"]
+    return [v.name() for v in (self._func if isinstance(self, Stage) else self).args()]
+
+
 def _stage_dims(self) -> list[str]:
     """The loop names a stage's schedule can name (Halide's ``dims``): its Vars, its RVars, and every Var its
     splits and fuses made (stage_loops checks, when compiling, that the loop still exists)."""
@@ -113,13 +122,13 @@ def always_partition(self, vars_):
 
 
 def never_partition_all(self):
-    for v in _stage_dims(self):
+    for v in _current_dims(self):
         partition(self, v, Partition.Never)
     return self
 
 
 def always_partition_all(self):
-    for v in _stage_dims(self):
+    for v in _current_dims(self):
         partition(self, v, Partition.Always)
     return self
 
@@ -132,6 +141,19 @@ def _var_list(self, vars_, method: str) -> list:
             f"got {vars_!r}"
         )
     return list(vars_)
+
+
+def _current_dims(self) -> list[str]:
+    """The loops the stage has now (Halide's ``*_partition_all`` sets the policy of its current dims): a split
+    Var or the two halves of a fuse are gone."""
+    names = [n for n in _stage_dims(self) if n in _initial_dims(self)]
+    for d in self._stage_schedule().directives:
+        if d.kind == DirectiveKind.SPLIT and d.args[0] in names:
+            i = names.index(d.args[0])
+            names[i : i + 1] = [d.args[2], d.args[1]]
+        elif d.kind == DirectiveKind.FUSE and d.args[0] in names and d.args[1] in names:
+            names = [n for n in names if n not in (d.args[0], d.args[1])] + [d.args[2]]
+    return list(dict.fromkeys(names))
 
 
 # --- the computed region ---------------------------------------------------------------------------------------

@@ -39,10 +39,10 @@ emit(relu, [CO, W, H, N])
 # the warning when one is left (runtime/jit.py check_unrolled).
 # SCRIPT:      %[[U:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} attributes {hl.update_of = "conv", hl.update = 0 : i64}
 # SCRIPT:      transform.structured.tile_using_for %{{[A-Za-z0-9_]+}} tile_sizes [0, 0, 0, 16, 0, 0, 0]
-# SCRIPT-NEXT: transform.apply_patterns to %[[C:[A-Za-z0-9_]+]] {
-# SCRIPT-NEXT:   transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
-# SCRIPT:      %[[F:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} in %[[C]]
-# SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
+# SCRIPT-NEXT: %[[F:[A-Za-z0-9_]+]] = transform.foreach %[[C:[A-Za-z0-9_]+]] : !transform.any_op -> !transform.any_op {
+# SCRIPT:        transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
+# SCRIPT:        transform.structured.match ops{["linalg.generic"]} in
+# SCRIPT:      transform.structured.vectorize %[[F]] vector_sizes [16]
 # SCRIPT-NEXT: %[[P0:[A-Za-z0-9_]+]] = transform.param.constant 0 : i64
 # SCRIPT-NEXT: transform.annotate %[[C]] "hl.unroll" = %[[P0]]
 # SCRIPT-NEXT: %[[D0:[A-Za-z0-9_]+]] = transform.param.constant "conv_vectorized.py:32: Func 'conv.update(0)': unrolled loop 'c'"

@@ -30,8 +30,8 @@ emit(m, [64, 32])
 # SCRIPT:      tile_sizes [0, 16, 0, 0]
 # SCRIPT:      tile_sizes [0, 0, 1, 0]
 # SCRIPT:      %{{[A-Za-z0-9_]+}}, %[[L:[A-Za-z0-9_]+]] = transform.structured.tile_using_for %{{[A-Za-z0-9_]+}} tile_sizes [0, 0, 0, 1]
-# SCRIPT:      transform.apply_patterns to %[[L]] {
-# SCRIPT-NEXT:   transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
+# SCRIPT:      transform.foreach %[[L]] : !transform.any_op -> !transform.any_op {
+# SCRIPT:        transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
 # SCRIPT:      transform.structured.vectorize %{{[A-Za-z0-9_]+}} vector_sizes [16]
 
 # LOWERED-LABEL: llvm.func @pipeline

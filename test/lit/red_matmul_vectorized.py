@@ -27,9 +27,10 @@ emit(c, [128, 64])
 # SCRIPT-NEXT: %[[Y:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_forall %[[U]] tile_sizes [1, 0, 0]
 # SCRIPT-NEXT: %[[R:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_for %[[Y]] tile_sizes [0, 0, 1]
 # SCRIPT-NEXT: %[[X:[A-Za-z0-9_]+]], %{{[A-Za-z0-9_]+}} = transform.structured.tile_using_for %[[R]] tile_sizes [0, 16, 0]
+# SCRIPT:      %[[F:[A-Za-z0-9_]+]] = transform.foreach %{{[A-Za-z0-9_]+}} : !transform.any_op -> !transform.any_op {
 # SCRIPT:      transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
-# SCRIPT:      %[[F:[A-Za-z0-9_]+]] = transform.structured.match ops{["linalg.generic"]} in
-# SCRIPT-NEXT: transform.structured.vectorize %[[F]] vector_sizes [16]
+# SCRIPT:      transform.structured.match ops{["linalg.generic"]} in
+# SCRIPT:      transform.structured.vectorize %[[F]] vector_sizes [16]
 
 # VEC-LABEL: func.func @pipeline
 # VEC:         scf.forall (%{{[A-Za-z0-9_]+}}) in (64)

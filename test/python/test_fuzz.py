@@ -5,6 +5,7 @@ Hypothesis and the assertion message is a standalone Python reproducer (add it t
 Examples real Halide rejects are discarded (``assume``); examples ours refuses with ``hl.HalideError`` are
 counted as unsupported, not failures. Larger budgets: ``python -m halide_mlir.tools.fuzz --examples N --seed S``.
 """
+import ast
 import collections
 import os
 import subprocess
@@ -108,13 +109,99 @@ def test_generator_covers_pipelines_and_schedules():
                      ".gpu_blocks(", ".gpu_threads(", ".gpu(", "hl.MemoryType.", "hl.RVar(",
                      # prefetch, compute_with, scans over pure Vars, unrolled parallel scatters, pyramid reads
                      ".prefetch(", "hl.PrefetchBoundStrategy.", ".compute_with(", "hl.LoopAlignStrategy.",
-                     ".update(0).vectorize(x", ".update(0).parallel(y", ") / 2", "x / 2"):
+                     ".update(0).vectorize(x", ".update(0).parallel(y", ") / 2", "x / 2",
+                     # issue 16's smaller directives, issue 15's ops (each one: test_generator_draws_each_...)
+                     ".partition(", ".bound_storage(", "hl.saturating_cast(", "hl.mux(",
+                     "hl.lerp(", "hl.f64("):
             calls[word] += word in text
+        calls["select chain"] += any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "select"
+                                     and len(n.args) >= 5 for n in ast.walk(ast.parse(source)))
 
     collect()
     assert {"point", "stencil", "sum", "max", "hist", "scan", "pair", "u8", "u16", "i16", "i32", "f32"} <= set(kinds), kinds
     missing = [w for w, c in calls.items() if c == 0]
     assert not missing, f"never drawn: {missing}"
+
+
+class _Forced:
+    """Draws that pick ``target`` wherever it is offered, else the first option (the simplest)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def choice(self, options):
+        return self.target if self.target in options else options[0]
+
+    def integer(self, lo, hi):
+        return lo
+
+    def flag(self, p_true_hint=None):
+        return False
+
+    def rare(self, n=3):
+        return False
+
+
+INTRINSICS = ["saturating_add", "saturating_sub", "halving_add", "rounding_halving_add", "halving_sub", "absd",
+              "widening_mul", "widening_add", "widening_sub", "saturating_cast", "rounding_shift_right",
+              "widening_shift_left", "mul_shift_right", "rounding_mul_shift_right", "popcount",
+              "count_leading_zeros", "count_trailing_zeros"]
+
+
+@pytest.mark.parametrize("t", ["u8", "i16", "i32", "f32"])
+def test_generator_draws_each_of_issue_15s_ops(t):
+    """Every intrinsic, mux, lerp, float64 and select chains are in the generator's options (drawn rarely: one
+    forced draw each here) and render to Python that real Halide and ours both build."""
+    import halide
+
+    import halide_mlir as hl
+    from halide_mlir.tools.fuzz.pipelines import PipelineGen
+
+    ty = {"u8": "hl.UInt(8)", "i16": "hl.Int(16)", "i32": "hl.Int(32)", "f32": "hl.Float(32)"}[t]
+
+    def leaves():
+        return f"hl.cast({ty}, x * 3 - y)", 100
+
+    def render(op, which=None):
+        g = PipelineGen(None, None)
+        for name in ("choice", "integer", "flag", "rare"):
+            setattr(g, name, getattr(_Forced(which or op), name))
+        if op == "select_chain":
+            g.integer = lambda lo, hi: hi if (lo, hi) == (3, 4) else lo
+            return g.expr(t, leaves, 2)[0]
+        return g.everyday(op, t, leaves, 2)[0]
+
+    codes = [render("intrinsic", w) for w in (INTRINSICS if t != "f32" else ["saturating_cast"])]
+    codes += [render(op) for op in ("mux", "lerp", "f64", "select_chain")]
+    if t != "f32":
+        for w, code in zip(INTRINSICS, codes):
+            assert f"hl.{w}(" in code, (w, code)
+    assert "hl.f64(" in codes[-2] and len(ast.parse(codes[-1]).body[0].value.args) == 7, codes[-2:]
+    for m in (halide, hl):
+        x, y = m.Var("x"), m.Var("y")
+        for code in codes:
+            assert eval(code, {"hl": m, "x": x, "y": y}).type() is not None, code
+
+
+def test_generator_draws_each_of_issue_16s_smaller_directives():
+    """partition, bound/align, storage, store_in, memoize, async_, hoist_storage_root + ring_buffer: each is
+    an option of ScheduleGen.small_directive (drawn rarely: one forced draw each here)."""
+    from halide_mlir.tools.fuzz.schedules import ScheduleGen
+
+    loops = [("x", "x", False, None), ("y", "y", False, None)]
+    seen = []
+    for how, lv, out in [("partition", "root", False), ("partition_all", "root", False), ("bound", "root", True),
+                         ("align", "at", False), ("storage", "root", False), ("store_in", "root", False),
+                         ("memoize", "root", False), ("async", "at", False), ("ring", "at", False)]:
+        g = ScheduleGen(None, None, {}, [])
+        for name in ("choice", "integer", "flag", "rare"):
+            setattr(g, name, getattr(_Forced(how), name))
+        seen += g.small_directive("f1", lv, loops, out)
+    text = "\n".join(seen)
+    for word in (".partition(x, hl.Partition.", ".never_partition_all()", ".bound_extent(y, H)", ".align_extent(x,",
+                 ".bound_storage(x,", ".store_in(hl.MemoryType.Heap)", ".memoize()", ".async_()",
+                 ".hoist_storage_root()", ".ring_buffer(2)"):
+        assert word in text, (word, text)
 
 
 def test_command_line_prints_the_summary(tmp_path):

@@ -406,8 +406,8 @@ def test_producer_read_only_by_a_producer_at_an_inner_loop_of_a_fused_consumer()
 
 # Issue 16/18's directives in the fuzzer (`python -m halide_mlir.tools.fuzz --examples 2000 --seed 1`, example 212,
 # schedule reduced by `fuzz.reduce_schedule`): a global wrapper of a boundary condition computed at the innermost
-# loop of a tile makes ours fall back to scalar code (AutoVectorizeWarning, an error under the fuzzer's rules).
-@pytest.mark.xfail(strict=True, reason="wrapper of a boundary condition at a tile's inner loop: scalar fallback")
+# loop of a tile makes ours fall back to scalar code (AutoVectorizeWarning, an error under the fuzzer's rules):
+# the wrapper is fused at two places and its unit-dim folding got both loops in one handle; now a foreach.
 def test_wrapper_of_boundary_condition_at_inner_tile_loop():
     check_case("""
         IN0 = np.random.default_rng(1).integers(0, 65535, (H, W), endpoint=True).astype(np.uint16)
@@ -464,8 +464,9 @@ def test_rfactor_intermediate_update_vectorized_along_x():
 
 # GPU schedules in the fuzzer (no GPU here: PTX compiled, values from driver_gpu.realize_on_host). A producer
 # computed at the thread loop of gpu_blocks(y).gpu_threads(x) (x not split): "LLVM Translation failed for
-# operation: builtin.unrealized_conversion_cast" (a memref descriptor left in the kernel) when lowering to PTX.
-@pytest.mark.xfail(strict=True, reason="GPU: compute_at an unsplit gpu_threads loop fails to lower to PTX")
+# operation: builtin.unrealized_conversion_cast" (a memref descriptor left in the kernel) when lowering to PTX: the
+# producer's one-point tile only copies, and its strided memref.copy became a call to memrefCopy; now a linalg.copy
+# (runtime/gpu_jit.py _copies_as_linalg).
 def test_gpu_compute_at_unsplit_thread_loop():
     check_case("""
         IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
@@ -835,3 +836,158 @@ def test_boundary_condition_at_x_under_chained_inline_reductions():
                 b0.compute_at(f2, x)
             return f2
     """)
+
+
+# Found by the seed-2525 campaign once the fuzzer drew the partition policies (examples 121-126): Halide's
+# ``always_partition_all()`` after ``vectorize(x, 16)`` covers the vector lanes too, which are no loops by the time
+# Halide partitions; ours raised "Loop Partition Policy is set to Always for f.s0.x.v0, but no loop partitioning
+# was performed" (analysis/small_directives.py check_always).
+def test_always_partition_all_of_a_vectorized_stage():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(-32768, 32767, (H, W), endpoint=True).astype(np.int16)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.cast(hl.Int(32), b0[3 * x + 2, y]) + b0[3 * x - 2, y - 2]
+            if schedule:
+                f0.vectorize(x, 16)
+                f0.always_partition_all()
+            return f0
+        """)
+
+
+# Same run (examples 152, 198-199): ``never_partition_all()`` after a split of y named the split-away y too (ours
+# kept every name a split ever made), so compiling raised "there is no loop variable 'y' to partition". Halide
+# sets the policy of the stage's current loops only (lang/small_directives.py _current_dims).
+def test_never_partition_all_after_a_split():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(-2, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.Int(16), b0[x + r0.x, y]))
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 10)
+                f0.reorder(f0_yo, x, f0_yi)
+                f0.vectorize(f0_yo, 8)
+                f0.unroll(x, 2, hl.TailStrategy.ShiftInwards)
+                f0.parallel(f0_yi)
+                f0.never_partition_all()
+            return f0
+        """)
+
+
+# Seed-2525 campaign, example 360: f0 (with an update) read at two places of an inlined Func, all computed at the
+# output's y, is fused there twice; the unit-dim folding before vectorizing its update got two loops in one handle
+# ("apply_patterns ... requires exactly one target handle"), and auto-vectorization fell back to scalar code
+# (AutoVectorizeWarning). Now each loop is folded in a transform.foreach (codegen/transform.py fold_unit_dims).
+def test_producer_fused_twice_folds_each_copy():
+    check_case("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.constant_exterior(in0, -2.25)
+            r0 = hl.RDom([(-2, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = b0[x - 2, y]
+            f0[x, y] = hl.max(f0[x, y], hl.abs(b0[x + r0.x, y]))
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.min(b0[2 * x + 2, 2 * y - 1], f0[2 * x + 2, 2 * y - 1]) + f0[2 * x, 2 * y - 2]
+            r2 = hl.RDom([(0, 2), (0, 2)], "r2")
+            f2 = hl.Func("f2")
+            f2[x, y] = hl.maximum(f1[x + r2.x, y + r2.y] / 2.0)
+            f3 = hl.Func("f3")
+            f3[x, y] = f2[x, y]
+            if schedule:
+                b0.compute_at(f3, y)
+            return f3
+        """)
+
+
+# Seed-2525 campaign, examples 138 and 440-443 (reduced; not fixed yet): the class of
+# test_boundary_condition_at_x_under_chained_inline_reductions. Two inline reductions (sum inside maximum), both
+# computed at the consumer's x with the boundary condition at its y: vectorizing the fused maximum fails
+# ("Attempted to vectorize, but failed"), scalar fallback with an AutoVectorizeWarning; the values are Halide's.
+@pytest.mark.xfail(strict=True, reason="chained inline reductions computed at x: auto-vectorization fails")
+def test_chained_inline_reductions_at_x_with_boundary_condition_at_y():
+    check_case("""
+        IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.mirror_image(in0)
+            r0 = hl.RDom([(0, 2)], "r0")
+            f0 = hl.Func("f0")
+            f0[x, y] = hl.sum(hl.cast(hl.UInt(8), b0[x + r0.x, y]))
+            r1 = hl.RDom([(-2, 1)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = hl.maximum(hl.cast(hl.Int(32), f0[x + r1.x, y]))
+            f2 = hl.Func("f2")
+            f2[x, y] = f1[x, y] + 1
+            if schedule:
+                f1.compute_at(f2, x)
+                f0.compute_at(f1, x)
+                b0.compute_at(f1, y)
+            return f2
+        """)
+
+
+# Seed-2525 campaign (examples 619-625, the prefetch reduced away): vectorize(yi, 8) then unroll(yi, 5) of a y
+# split by 13. Halide's Func::split makes the unroll's Auto tail RoundUp (yi descends from the outer variable of
+# the vectorize's ShiftInwards split, of factor 8 >= 5), and a RoundUp there stays inside the tile (the
+# ShiftInwards min clamps it); ours raised "Output buffer f0 is accessed at 25, which is beyond the max (22)".
+@pytest.mark.parametrize("tail", ["", ", hl.TailStrategy.RoundUp"])
+def test_unroll_inside_a_vectorized_split_is_roundup(tail):
+    check_case(f"""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0 = hl.Func("f0")
+            f0[x, y] = in0[x, (y + 1) / 2] * 2 + in0[x, y / 2]
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 13)
+                f0.reorder(f0_yi, f0_yo, x)
+                f0.vectorize(f0_yi, 8)
+                f0.unroll(f0_yi, 5{tail})
+                f0.parallel(x, 2, hl.TailStrategy.ShiftInwards)
+            return f0
+        """)
+
+
+# The same nest with ShiftInwards asked for: Halide's error (the split shifts out of the tile), ours too.
+def test_unroll_inside_a_vectorized_split_shiftinwards_is_refused():
+    check_rejected_by_both("""
+        IN0 = np.random.default_rng(1).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0 = hl.Func("f0")
+            f0[x, y] = in0[x, y] * 2
+            if schedule:
+                f0_yo, f0_yi = hl.Var("f0_yo"), hl.Var("f0_yi")
+                f0.split(y, f0_yo, f0_yi, 13)
+                f0.vectorize(f0_yi, 8)
+                f0.unroll(f0_yi, 5, hl.TailStrategy.ShiftInwards)
+            return f0
+        """)

@@ -81,6 +81,7 @@ def run(
     passing = set()  # digests of examples that did not fail (skipped when replaying for shrinking)
     kinds = collections.Counter()
     sched_ops = collections.Counter()
+    ops = collections.Counter()  # the Expr ops and intrinsics of the algorithms
     start = time.time()
     w = worker()
     state = {"i": 0}
@@ -88,6 +89,9 @@ def run(
     def account(source, prog):
         for k in prog.description.split():
             kinds[k.split(":")[1]] += 1
+        for name in re.findall(r"hl\.(\w+)\(", "\n".join(prog.algorithm)):
+            if name not in ("cast", "Func", "Buffer", "Var", "RDom", "Float", "Int", "UInt", "ImageParam", "Param"):
+                ops[name] += 1
         for l in prog.schedule:
             for op in (
                 "compute_root",
@@ -115,6 +119,19 @@ def run(
                 "gpu_blocks",
                 "gpu_threads",
                 "store_in",
+                ".prefetch(",
+                ".compute_with(",
+                "partition",
+                ".bound(",
+                ".bound_extent(",
+                ".align_bounds(",
+                ".align_extent(",
+                ".align_storage(",
+                ".bound_storage(",
+                ".memoize(",
+                ".async_(",
+                ".hoist_storage",
+                ".ring_buffer(",
             ):
                 if op in l:
                     sched_ops[op] += 1
@@ -173,6 +190,7 @@ def run(
     mism, crashes, errors = counts["mismatch"], counts["crash"], counts["error"]
     print(f"\nstage kinds drawn: {dict(kinds)}", file=stream)
     print(f"schedule calls drawn: {dict(sched_ops)}", file=stream)
+    print(f"ops drawn: {dict(ops.most_common())}", file=stream)
     print(
         f"\nunsupported by halide_mlir ({counts['unsupported']}, of which {counts['internal']} MLIR failures):",
         file=stream,

@@ -151,13 +151,19 @@ class PipelineGen(Draws):
         if depth == 0:
             return leaves()
         ops = ["leaf", "add", "sub", "mul", "min", "max", "select", "div", "mod", "abs", "sqrt"]
-        if not self.gpu:  # issue 15's everyday ops and intrinsics (appended: the simplest draws stay the same)
-            ops += ["intrinsic", "mux", "lerp", "f64"]
+        ops += ["intrinsic", "mux", "lerp", "f64", "select_chain"]  # issue 15's ops (appended: simplest draws stay)
         op = self.choice(ops)
         if op == "leaf":
             return leaves()
         if op in ("intrinsic", "mux", "lerp", "f64"):
             return self.everyday(op, t, leaves, depth)
+        if op == "select_chain":  # Halide's select(c0, v0, c1, v1, ..., default)
+            vals = [self.expr(t, leaves, depth - 1) for _ in range(self.integer(3, 4))]
+            conds = [
+                f"{vals[k][0]} {self.choice(['<', '>', '<=', '=='])} {vals[k + 1][0]}" for k in range(len(vals) - 1)
+            ]
+            args = [a for k in range(len(conds)) for a in (conds[k], vals[k][0])] + [vals[-1][0]]
+            return f"hl.select({', '.join(args)})", max(b for _, b in vals)
         a, ba = self.expr(t, leaves, depth - 1)
         f = _is_float(t)
         if op in ("add", "sub", "min", "max", "select"):
@@ -198,6 +204,10 @@ class PipelineGen(Draws):
         a, ba = self.expr(t, leaves, depth - 1)
         b, bb = self.expr(t, leaves, depth - 1)
         f, ty = _is_float(t), _ty(t)
+        if op == "lerp" and t == "i32":
+            # Halide 21's lerp of negative Int(32) values is wrong when one comes through a float cast:
+            # lerp(i32(f32(v)), v, u8(111)) is 21921 for v = i32(i16(-15088)), not v; so not drawn for Int(32)
+            op = "mux"
         if op == "mux":  # the index from the coordinates: a float-derived index could differ in its last bit
             return f"hl.mux((x + y) % {self.choice([2, 3, 4])}, [{a}, {b}])", max(ba, bb)
         if op == "lerp":
@@ -224,6 +234,10 @@ class PipelineGen(Draws):
                 "mul_shift_right",
                 "popcount",
                 "count_leading_zeros",
+                "count_trailing_zeros",
+                "widening_add",
+                "widening_sub",
+                "rounding_mul_shift_right",
             ]
         )
         lo, hi = TYPES[t][3], TYPES[t][4]
@@ -237,6 +251,8 @@ class PipelineGen(Draws):
             return f"hl.halving_sub({a}, {b})", (ba + bb) / 2 + 1 if t in ("i16", "i32") else full
         if which == "absd":  # unsigned of the same width: cast back
             return f"hl.cast({ty}, hl.absd({a}, {b}))", _wrap_bound(t, ba + bb) if t != "i32" else min(ba + bb, full)
+        if which in ("widening_add", "widening_sub"):  # then narrowed back, saturating
+            return clamp(f"hl.saturating_cast({ty}, hl.{which}({a}, {b}))"), min(ba + bb, full)
         if which == "widening_mul":
             return clamp(f"hl.saturating_cast({ty}, hl.widening_mul({a}, {b}))"), min(ba * bb, full)
         if which == "saturating_cast":
@@ -246,9 +262,9 @@ class PipelineGen(Draws):
             return f"hl.rounding_shift_right({a}, {k})", ba / (1 << k) + 1
         if which == "widening_shift_left":  # then narrowed back, saturating
             return clamp(f"hl.saturating_cast({ty}, hl.widening_shift_left({a}, {self.integer(0, 3)}))"), full
-        if which == "mul_shift_right":
+        if which in ("mul_shift_right", "rounding_mul_shift_right"):
             q = self.integer(0, 8)
-            return clamp(f"hl.mul_shift_right({a}, {b}, {q})"), min(ba * bb / (1 << q) + 1, full)
+            return clamp(f"hl.{which}({a}, {b}, {q})"), min(ba * bb / (1 << q) + 1, full)
         return f"hl.{which}({a})", 32
 
     # --- stages ---------------------------------------------------------------------------------------------------

@@ -350,6 +350,8 @@ class ScheduleGen(Draws):
                 body += self.specialize(f, loops)
             if info.kind != "bc" and self.inputs and self.rare(5):
                 body += self.prefetch(f, loops)
+            if info.kind != "bc" and self.rare(5):
+                body += self.small_directive(f, level[f], loops, f == output)
             offered += [(0, l[0], l[1]) for l in loops if l[1] is not None]
             if info.update_loops:
                 ul = list(info.update_loops)
@@ -404,6 +406,43 @@ class ScheduleGen(Draws):
             f"{obj}.prefetch({name}, {cands[i][1]}, {cands[j][1]}, {self.choice([1, 0, 2, 4, -1])}, "
             f"hl.PrefetchBoundStrategy.{strategy})"
         ]
+
+    def small_directive(self, f: str, lv: str, loops: list, output: bool) -> list:
+        """One of issue 16's smaller directives on a Func computed at the root or at a loop: partition policies,
+        bound/bound_extent (the output: its region is known), align_bounds/align_extent/align_storage/
+        bound_storage (a producer computes or stores more), store_in, memoize (at the root), async_ and
+        hoist_storage_root with a ring_buffer. Halide rejects some combinations: those examples are skipped."""
+        cands = [l[1] for l in loops if l[1] is not None and not l[2]]
+        opts = ["partition", "partition_all"] + (["bound"] if output else ["align", "storage", "store_in", "async"])
+        if lv == "root" and not output:
+            opts.append("memoize")
+        if lv == "at":
+            opts.append("ring")
+        how = self.choice(opts)
+        v = self.choice(["x", "y"])
+        if how == "partition" and cands:
+            policy = self.choice(["Never", "Always", "Auto"])
+            return [f"{f}.partition({self.choice(cands)}, hl.Partition.{policy})"]
+        if how in ("partition", "partition_all"):
+            return [f"{f}.{self.choice(['never_partition_all', 'always_partition_all'])}()"]
+        if how == "bound":
+            return [f"{f}.bound(x, 0, W)" if self.flag() else f"{f}.bound_extent(y, H)"]
+        if how == "align":
+            k = self.choice([2, 4, 8, 3])
+            if self.flag():
+                return [f"{f}.align_bounds({v}, {k}{', 1' if self.flag() else ''})"]
+            return [f"{f}.align_extent({v}, {k})"]
+        if how == "storage":
+            if self.flag():
+                return [f"{f}.align_storage({v}, {self.choice([8, 16, 4])})"]
+            return [f"{f}.bound_storage({v}, {self.choice([128, 64])})"]
+        if how == "store_in":
+            return [f"{f}.store_in(hl.MemoryType.{self.choice(['Heap', 'Stack', 'Auto'])})"]
+        if how == "memoize":
+            return [f"{f}.memoize()"]
+        if how == "async":
+            return [f"{f}.async_()"]
+        return [f"{f}.async_()", f"{f}.hoist_storage_root()", f"{f}.ring_buffer({self.choice([2, 3])})"]
 
     def compute_with_parent(self, child: str, level: dict, loops: list):
         """The child of a sibling pair, both at the root: perhaps its parent's loop directives (same Vars) and
