@@ -20,6 +20,7 @@ from .affine import slice_forms
 from .compute_with import adjacent_partners
 from .memoize import redirect as redirect_memoized
 from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
+from .unrolled_reductions import unrolled_into, unrolled_values
 from .wrappers import Wrapping
 
 
@@ -147,20 +148,26 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     )
 
 
-def _is_stage(f: Func, output: Func) -> bool:
-    """Funcs with update definitions can't be inlined (Halide computes them where they are used)."""
-    return f is output or f.schedule().compute.kind != LevelKind.INLINE or f.has_update_definition()
+def _is_stage(f: Func, output: Func, unroll: bool = False) -> bool:
+    """Funcs with update definitions can't be inlined (Halide computes them where they are used), but for small
+    inline reductions unrolled (``unroll``: analysis/unrolled_reductions.py)."""
+    if f is output or f.schedule().compute.kind != LevelKind.INLINE:
+        return True
+    return f.has_update_definition() and not (unroll and unrolled_values(f) is not None)
 
 
-def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
+def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping, unroll: bool = False) -> Expr:
     """Substitute every call to an inline Func by its definition (recursively), its calls to wrapped Funcs
-    redirected to their wrappers first (analysis/wrappers.py)."""
+    redirected to their wrappers first (analysis/wrappers.py); with ``unroll``, small inline reductions too."""
 
     def leaf(n, args):
-        if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
+        if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output, unroll):
             d = n.value._definition()
-            value = wrapping.wrap(n.value, d.values[n.index])
-            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping)
+            values = unrolled_values(n.value) if n.value.has_update_definition() else d.values
+            value = wrapping.wrap(n.value, values[n.index])
+            return _inline(
+                substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping, unroll
+            )
         return None
 
     return _rewrite(e, leaf, memo)
@@ -175,14 +182,16 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
     funcs: list[Func] = []  # reachable stages, discovered consumers-first
     bodies: dict[Func, tuple] = {}
     updates: dict[Func, list] = {}
-    memo: dict = {}
+    memos: dict = {False: {}, True: {}}  # (inlined with and without unrolled reductions)
     wrapping = Wrapping()
 
     requirements: list = []
     strip_memo: dict = {}
 
     def inline(f, e):
-        e = _strip_requirements(_inline(wrapping.wrap(f, e), output, memo, wrapping), requirements, strip_memo)
+        unroll = unrolled_into(f, output)
+        e = _inline(wrapping.wrap(f, e), output, memos[unroll], wrapping, unroll)
+        e = _strip_requirements(e, requirements, strip_memo)
         return redirect_memoized(f, e, output) if memoized else e
 
     work = [output]

@@ -1,0 +1,84 @@
+"""Small inline reductions unrolled into their consumer, where that consumer is computed at a loop.
+
+Halide computes an inline reduction (``hl.sum(d[x, y + r.x])``) inside the innermost loop of its consumer, one
+point at a time. Here a Func with an update is a stage of its own: a zeroing pass, an update pass and (fused or
+not) a copy, computed at the root or at the consumer's loop (analysis/placement.py). For a consumer computed at a
+loop of another Func (nl_means's ``d``, ``blur_d_y``, ``blur_d``: box sums over 3 and 7 taps, computed per tile)
+that stage breaks the consumer's locality: a stage with updates can't be computed by a tile plan's payload loops
+(analysis/tiling.py), so it and everything it reads end up at the root. An inline reduction over a small
+constant RDom is, point for point, ``op(...op(op(init, e(r0)), e(r1))..., e(rn))`` in the RDom's order (r.x
+innermost): substituted unrolled into the consumer it is an ordinary stencil, the same values bit for bit (same
+operations, same order), computed wherever the consumer is.
+
+Only the anonymous Funcs of ``hl.sum``/``product``/``maximum``/``minimum`` (lang/inline_reductions.py; not
+argmax/argmin, Tuples), unscheduled, with constant bounds and at most ``UNROLL_LIMIT`` points, and only into
+consumers computed at a loop: a consumer computed at the root keeps the reduction as a stage, whose update is
+vectorized at the consumer's width (analysis/vectorize.py), which suits large RDoms better than a long
+expression.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING
+
+from ..lang.schedule import LevelKind
+
+if TYPE_CHECKING:  # annotations only
+    from ..lang.func import Func
+
+UNROLL_LIMIT = 25  # RDom points (a 5x5 box); larger reductions stay loops
+
+
+def unrolled_into(consumer: Func, output: Func) -> bool:
+    """Are small inline reductions read by ``consumer`` (directly or through inline Funcs) unrolled there?"""
+    return consumer is not output and consumer.schedule().compute.at_loop()
+
+
+def unrolled_values(f: Func) -> tuple | None:
+    """The values of inline reduction ``f`` as one expression over its pure Vars, or None where it stays a
+    stage (module docstring)."""
+    from .pipeline import _rewrite  # (pipeline.py imports this module)
+
+    s = f.schedule()
+    if not getattr(f, "_inline_reduction", None) or s.compute.kind != LevelKind.INLINE or s.directives:
+        return None
+    ups = f.updates()
+    if len(ups) != 1 or ups[0].schedule.directives or ups[0].predicates():
+        return None
+    u, d = ups[0], f._definition()
+    if len(d.values) != 1 or len(u.values) != 1:
+        return None
+    pure = [v.name() for v in d.args]
+    if len(u.args) != len(pure) or not all(a.kind == "var" and a.value.name() == v for a, v in zip(u.args, pure)):
+        return None
+    rvars = u.rvars()
+    ranges = []
+    for r in rvars:
+        lo, ext = r.min(), r.extent()
+        if lo.kind != "const" or ext.kind != "const":
+            return None
+        ranges.append(range(int(lo.value), int(lo.value) + int(ext.value)))
+    if math.prod(len(rg) for rg in ranges) > UNROLL_LIMIT:
+        return None
+    key = {(id(r.domain()), r.index()): j for j, r in enumerate(rvars)}
+    acc = d.values[0]
+    for point in itertools.product(*reversed(ranges)):  # the RDom's order: r.x innermost
+        at = tuple(reversed(point))
+
+        def leaf(n, args, at=at, acc=acc):
+            if n.kind == "rvar":
+                return _const_like(n, at[key[(id(n.value.domain()), n.value.index())]])
+            if n.kind == "call" and n.value is f:
+                return acc
+            return None
+
+        acc = _rewrite(u.values[0], leaf, {})
+    return (acc,)
+
+
+def _const_like(n, value: int):
+    from ..lang.expr import const
+
+    return const(value, n.type)
