@@ -11,10 +11,11 @@ innermost): substituted unrolled into the consumer it is an ordinary stencil, th
 operations, same order), computed wherever the consumer is.
 
 Only the anonymous Funcs of ``hl.sum``/``product``/``maximum``/``minimum`` (lang/inline_reductions.py; not
-argmax/argmin, Tuples), unscheduled, with constant bounds and at most ``UNROLL_LIMIT`` points, and only into
-consumers computed at a loop: a consumer computed at the root keeps the reduction as a stage, whose update is
-vectorized at the consumer's width (analysis/vectorize.py), which suits large RDoms better than a long
-expression.
+argmax/argmin, Tuples; not float products, whose last multiply would be contracted with an add of the consumer
+into an fma, one rounding fewer than Halide's), unscheduled, with constant bounds and at most ``UNROLL_LIMIT``
+points, and only into consumers computed at a loop: a consumer computed at the root keeps the reduction as a
+stage, whose update is vectorized at the consumer's width (analysis/vectorize.py), which suits large RDoms
+better than a long expression.
 """
 
 from __future__ import annotations
@@ -42,8 +43,11 @@ def unrolled_values(f: Func) -> tuple | None:
     from .pipeline import _rewrite  # (pipeline.py imports this module)
 
     s = f.schedule()
-    if not getattr(f, "_inline_reduction", None) or s.compute.kind != LevelKind.INLINE or s.directives:
+    kind = getattr(f, "_inline_reduction", None)
+    if kind is None or s.compute.kind != LevelKind.INLINE or s.directives:
         return None
+    if kind == "product" and f.output_types()[0].is_float():
+        return None  # its last multiply would meet the consumer's add: contracted to an fma, unlike Halide's
     ups = f.updates()
     if len(ups) != 1 or ups[0].schedule.directives or ups[0].predicates():
         return None
