@@ -458,7 +458,19 @@ def _tiled_updates(bounded: Bounded, prod: Stage, at_funcs: set) -> bool:
     slices of their tiles: update_reads' form)."""
     if len(bounded.bodies[prod.func]) != 1 or not all(as_generic(prod, u) for u in bounded.updates[prod.func]):
         return False
-    return all(update_reads(bounded, prod, f) is not None for f in at_funcs if f is not prod.func)
+    if not all(update_reads(bounded, prod, f) is not None for f in at_funcs if f is not prod.func):
+        return False
+    for u in bounded.updates[prod.func]:  # other reads: slices or tensor.extracts, not a negative coefficient
+        dims = {v: v for v in prod.vars} | {r.name(): r.name() for r in u.rvars}
+        for n in (m for e in [*u.values, *u.predicates] for m in walk(e)):
+            if n.kind != "call" or n.value is prod.func or any(m.kind == "call" for a in n.args for m in walk(a)):
+                continue
+            forms = [affine_form(a, dims, dict.fromkeys(dims, 0)) for a in n.args]
+            for coef, _ in (f for f in forms if f is not None) if None not in forms else ():
+                used = [k for k in coef.values() if k]
+                if used != [1] and any(k < 0 for k in used):
+                    return False
+    return True
 
 
 def _explicit_update_spans(bounded, prod, spans, gathered, readers) -> list | None:
