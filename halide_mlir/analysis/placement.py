@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import affine_form, scaled_forms, slice_forms
+from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
@@ -120,7 +120,11 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             return EXPLICIT_UPDATES
         if pipeline.stage(s.compute.func).updates and update_home(pipeline, s) is None:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
-        readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
+        readers = [
+            c.name
+            for c in s.consumers
+            if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s) and not lut_at_loop(pipeline, c, s)
+        ]
         if readers and s.func not in pyramid:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
         return None
@@ -260,6 +264,23 @@ def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
             if v is not None and scales.setdefault(j, (a, d)) != (a, d):
                 return False  # two scales along one dim: a tile growing with the loop
     return True
+
+
+def lut_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
+    """Does the stage whose loop ``stage`` is computed at (computed at the root, no updates) read it directly,
+    at data-dependent coordinates (affine.py lut_forms: max_filter's ``vert``, read at a slice chosen by a LUT),
+    or through slices? analysis/tiling.py then gives it one tile per iteration, its whole region along the
+    data-dependent dims, which the consumer gathers from (unplanned_scaled sends it to the root where not)."""
+    outer = pipeline.stage(stage.compute.func)
+    if consumer is not outer or consumer.updates or stage.updates:
+        return False
+    if outer.func is not pipeline.output and outer.compute.at_loop():
+        return False
+    if len(consumer.values) != 1 or len(stage.values) != 1:
+        return False
+    calls = [n for e in consumer.values for n in walk(e) if n.kind == "call" and n.value is stage.func]
+    lut = [lut_forms(n) is not None for n in calls]
+    return any(lut) and all(k or slice_forms(n) is not None for k, n in zip(lut, calls))
 
 
 def gathers(stage: Stage, func: Func) -> bool:

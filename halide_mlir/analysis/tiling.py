@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from dataclasses import dataclass, field, replace
 
 from ..lang.traversal import walk
-from .affine import affine_form, scaled_forms, slice_forms
+from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .folding import fold_windows
 from .pyramid import plan_pyramids, windows as pyramid_windows
 from ..error import InternalError
@@ -341,6 +341,9 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         s, gathered = [], False
         for c in (c for c in prod.consumers if c.func in readers):
             reads = scaled_reads(bounded, c, prod.func)
+            if reads is None and not bounded.updates[c.func] and not bounded.updates[prod.func]:
+                reads = lut_reads(bounded, c, prod.func)  # a tile of its own, read through gathers
+                gathered = gathered or reads is not None
             if reads is not None and bounded.updates[c.func]:
                 more = update_reads(bounded, c, prod.func)
                 reads = None if more is None else reads + more
@@ -422,6 +425,28 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         },
         spelled=spelled,
     )
+
+
+def lut_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
+    """The reads of ``func`` in ``stage``'s pure definition as scaled_reads' forms, where some coordinates are
+    data dependent (affine.py lut_forms): along those the tile is the producer's whole region (Halide's bounds
+    of a coordinate it can't bound but by the region), given as two reads, its first and its last point. None if
+    a read is of neither form."""
+    region = bounded.region(func)
+    reads = []
+    for n in (m for v in bounded.bodies[stage.func] for m in walk(v)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        forms = scaled_forms(n) or lut_forms(n)
+        if forms is None:
+            return None
+        if None not in forms:
+            reads.append(forms)
+            continue
+        first = [f or (None, 1, region.mins[j], 1) for j, f in enumerate(forms)]
+        last = [f or (None, 1, region.mins[j] + region.extents[j] - 1, 1) for j, f in enumerate(forms)]
+        reads += [first, last]
+    return reads
 
 
 def update_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:

@@ -13,9 +13,10 @@ operations, same order), computed wherever the consumer is.
 Only the anonymous Funcs of ``hl.sum``/``product``/``maximum``/``minimum`` (lang/inline_reductions.py; not
 argmax/argmin, Tuples; not float products, whose last multiply would be contracted with an add of the consumer
 into an fma, one rounding fewer than Halide's), unscheduled, with constant bounds and at most ``UNROLL_LIMIT``
-points, and only into consumers computed at a loop: a consumer computed at the root keeps the reduction as a
-stage, whose update is vectorized at the consumer's width (analysis/vectorize.py), which suits large RDoms
-better than a long expression.
+points; and only where locality depends on it: into a consumer computed at a loop, or where the reduction reads
+a Func computed at a loop of its consumer (max_filter's 53-tap ``hl.maximum`` of ``vert``, computed at the
+output's y: unrolled, the output reads ``vert`` directly, and its tile plan computes it per row). Elsewhere the
+reduction stays a stage, whose update is vectorized at the consumer's width (analysis/vectorize.py).
 """
 
 from __future__ import annotations
@@ -25,21 +26,48 @@ import math
 from typing import TYPE_CHECKING
 
 from ..lang.schedule import LevelKind
+from ..lang.traversal import walk
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
 
-UNROLL_LIMIT = 25  # RDom points (a 5x5 box); larger reductions stay loops
+UNROLL_LIMIT = 64  # RDom points (max_filter's 53 taps); larger reductions stay loops
 
 
 def unrolled_into(consumer: Func, output: Func) -> bool:
-    """Are small inline reductions read by ``consumer`` (directly or through inline Funcs) unrolled there?"""
-    return consumer is not output and consumer.schedule().compute.at_loop()
+    """May small inline reductions read by ``consumer`` (directly or through inline Funcs) be unrolled there
+    (unrolled_values says which)? Where it is computed at a loop, or a Func is computed at one of its loops."""
+    if consumer is not output and consumer.schedule().compute.at_loop():
+        return True
+    return bool(_computed_at(consumer, consumer))
 
 
-def unrolled_values(f: Func) -> tuple | None:
-    """The values of inline reduction ``f`` as one expression over its pure Vars, or None where it stays a
-    stage (module docstring)."""
+def _computed_at(start: Func, consumer: Func) -> list:
+    """The Funcs scheduled at a loop of ``consumer`` that ``start`` reads, directly or through inline Funcs and
+    inline reductions."""
+    from ..lang.func import Func
+
+    seen, out, todo = set(), [], [start]
+    while todo:
+        f = todo.pop()
+        d = f._definition()
+        for e in [*d.values, *(v for u in f.updates() for v in u.values)]:
+            for n in walk(e):
+                g = n.value if n.kind == "call" and isinstance(n.value, Func) else None
+                if g is None or g is f or id(g) in seen:
+                    continue
+                seen.add(id(g))
+                level = g.schedule().compute
+                if level.at_loop() and level.func is consumer:
+                    out.append(g)
+                elif level.kind == LevelKind.INLINE:
+                    todo.append(g)
+    return out
+
+
+def unrolled_values(f: Func, consumer: Func, output: Func) -> tuple | None:
+    """The values of inline reduction ``f``, read by ``consumer``, as one expression over its pure Vars, or None
+    where it stays a stage (module docstring)."""
     from .pipeline import _rewrite  # (pipeline.py imports this module)
 
     s = f.schedule()
@@ -48,6 +76,9 @@ def unrolled_values(f: Func) -> tuple | None:
         return None
     if kind == "product" and f.output_types()[0].is_float():
         return None  # its last multiply would meet the consumer's add: contracted to an fma, unlike Halide's
+    at_loop = consumer is not output and consumer.schedule().compute.at_loop()
+    if not at_loop and not _computed_at(f, consumer):
+        return None  # a consumer at the root reading nothing computed at its loops through it: a stage
     ups = f.updates()
     if len(ups) != 1 or ups[0].schedule.directives or ups[0].predicates():
         return None
