@@ -126,3 +126,22 @@ def scaled_forms(call: Expr) -> list | None:
         return None
     used = [f[0] for f in forms if f[0] is not None]
     return forms if len(set(used)) == len(used) else None
+
+
+def lut_forms(call: Expr) -> list | None:
+    """The coordinates of a call as scaled_forms gives them, where a coordinate holding a call (data dependent:
+    max_filter's ``vert[x + k, y, c, clamp(filter_height[k], 0, 27)]``) is None; None if another coordinate is not
+    ``(a * var + c) / d`` of distinct Vars, or no coordinate is data dependent (scaled_forms' case)."""
+    forms = []
+    for a in call.args:
+        if any(m.kind == "call" for m in walk(a)):
+            forms.append(None)
+            continue
+        f = scaled_form(a)
+        if f is None or (f[0] is not None and not 0 < f[1] <= MAX_STRIDE):
+            return None
+        forms.append(f)
+    used = [f[0] for f in forms if f is not None and f[0] is not None]
+    if None not in forms or len(set(used)) != len(used):
+        return None
+    return forms

@@ -20,6 +20,7 @@ from .affine import slice_forms
 from .compute_with import adjacent_partners
 from .memoize import redirect as redirect_memoized
 from .specialize import resolve as resolve_specializations, specialized as specialized_schedules
+from .unrolled_reductions import unrolled_into, unrolled_values
 from .wrappers import Wrapping
 
 
@@ -148,20 +149,30 @@ def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     )
 
 
-def _is_stage(f: Func, output: Func) -> bool:
-    """Funcs with update definitions can't be inlined (Halide computes them where they are used)."""
-    return f is output or f.schedule().compute.kind != LevelKind.INLINE or f.has_update_definition()
+def _is_stage(f: Func, output: Func, consumer: Func | None = None) -> bool:
+    """Funcs with update definitions can't be inlined (Halide computes them where they are used), but for small
+    inline reductions unrolled into ``consumer`` (analysis/unrolled_reductions.py)."""
+    if f is output or f.schedule().compute.kind != LevelKind.INLINE:
+        return True
+    return f.has_update_definition() and (consumer is None or unrolled_values(f, consumer, output) is None)
 
 
-def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping) -> Expr:
+def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping, consumer: Func | None = None) -> Expr:
     """Substitute every call to an inline Func by its definition (recursively), its calls to wrapped Funcs
-    redirected to their wrappers first (analysis/wrappers.py)."""
+    redirected to their wrappers first (analysis/wrappers.py); given the ``consumer`` (the stage whose
+    definition this is), small inline reductions too."""
 
     def leaf(n, args):
-        if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output):
+        if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output, consumer):
             d = n.value._definition()
-            value = wrapping.wrap(n.value, d.values[n.index])
-            return _inline(substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping)
+            if n.value.has_update_definition():
+                values = unrolled_values(n.value, consumer, output)
+            else:
+                values = d.values
+            value = wrapping.wrap(n.value, values[n.index])
+            return _inline(
+                substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping, consumer
+            )
         return None
 
     return _rewrite(e, leaf, memo)
@@ -176,14 +187,17 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
     funcs: list[Func] = []  # reachable stages, discovered consumers-first
     bodies: dict[Func, tuple] = {}
     updates: dict[Func, list] = {}
-    memo: dict = {}
+    memos: dict = {None: {}}  # per stage whose small inline reductions may be unrolled, else shared (None)
     wrapping = Wrapping()
 
     requirements: list = []
     strip_memo: dict = {}
 
     def inline(f, e):
-        e = _strip_requirements(_inline(wrapping.wrap(f, e), output, memo, wrapping), requirements, strip_memo)
+        consumer = f if unrolled_into(f, output) else None
+        memo = memos.setdefault(None if consumer is None else id(consumer), {})
+        e = _inline(wrapping.wrap(f, e), output, memo, wrapping, consumer)
+        e = _strip_requirements(e, requirements, strip_memo)
         return redirect_memoized(f, e, output) if memoized else e
 
     work = [output]

@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import affine_form, scaled_forms, slice_forms
+from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
 from .pipeline import Pipeline, Stage, as_generic
@@ -112,6 +112,7 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
     def at_a_loop(s: Stage) -> bool:
         return s.func is not pipeline.output and s.compute.at_loop()
 
+    to_consumer_level(pipeline)
     pyramid = pyramid_windows(pipeline)  # read at (a * y + b) // d: slid by the payload (analysis/pyramid.py)
 
     def why(s: Stage) -> str | None:
@@ -119,7 +120,11 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             return EXPLICIT_UPDATES
         if pipeline.stage(s.compute.func).updates and update_home(pipeline, s) is None:
             return f"'{s.compute.func.name()}' has update definitions (it runs several loop nests)"
-        readers = [c.name for c in s.consumers if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s)]
+        readers = [
+            c.name
+            for c in s.consumers
+            if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s) and not lut_at_loop(pipeline, c, s)
+        ]
         if readers and s.func not in pyramid:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
         return None
@@ -143,6 +148,37 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
             stacklevel=5,
         )
         s.hoisted_from, s.compute = s.compute, LoopLevel.root()
+
+
+def to_consumer_level(pipeline: Pipeline) -> None:
+    """A pure Func computed at a loop of a consumer with update definitions that is itself computed at a loop
+    (nl_means's ``blur_d.compute_at(non_local_means_sum, x)``, the sum computed at the output's x) is computed
+    at the consumer's own level instead, just before it: the loop Halide names runs inside the consumer's update
+    (several loop nests, which the script can't fuse into), and the root would take everything it reads there
+    too. Read by that consumer alone, in reduction updates and through affine coordinates, it is the same
+    points either way (each computed once per computation of the consumer, held for all its update's
+    iterations instead of one): same values, same work. The tile plan of the stage whose loops these are then
+    computes both there (analysis/tiling.py). Warns ``ComputeAtWarning`` (a different loop than asked)."""
+    for s in reversed(pipeline.stages):  # consumers first: a chain of them moves together
+        if s.func is pipeline.output or not s.compute.at_loop() or s.updates or len(s.values) != 1:
+            continue
+        c = pipeline.stage(s.compute.func)
+        if not c.updates or c.func is pipeline.output or not c.compute.at_loop() or update_home(pipeline, s):
+            continue
+        if any(q is not c for q in s.consumers) or gathers(c, s.func) or not all(as_generic(c, u) for u in c.updates):
+            continue
+        if any(n.kind == "call" and n.value is s.func for e in c.values for n in walk(e)):
+            continue
+        at = s.compute
+        warnings.warn(
+            ComputeAtWarning(
+                f"{at.site}: " * (at.site is not None) + f"Func '{s.name}' is scheduled compute_at({at.func.name()}, "
+                f"{at.var}) but computed at {c.compute.func.name()}.{c.compute.var}, where '{c.name}' is computed, "
+                f"for all of its update's iterations: '{c.name}' has update definitions (same values)"
+            ),
+            stacklevel=5,
+        )
+        s.hoisted_from, s.compute = s.compute, c.compute
 
 
 def update_home(pipeline: Pipeline, stage: Stage) -> int | None:
@@ -228,6 +264,23 @@ def scaled_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
             if v is not None and scales.setdefault(j, (a, d)) != (a, d):
                 return False  # two scales along one dim: a tile growing with the loop
     return True
+
+
+def lut_at_loop(pipeline: Pipeline, consumer: Stage, stage: Stage) -> bool:
+    """Does the stage whose loop ``stage`` is computed at (computed at the root, no updates) read it directly,
+    at data-dependent coordinates (affine.py lut_forms: max_filter's ``vert``, read at a slice chosen by a LUT),
+    or through slices? analysis/tiling.py then gives it one tile per iteration, its whole region along the
+    data-dependent dims, which the consumer gathers from (unplanned_scaled sends it to the root where not)."""
+    outer = pipeline.stage(stage.compute.func)
+    if consumer is not outer or consumer.updates or stage.updates:
+        return False
+    if outer.func is not pipeline.output and outer.compute.at_loop():
+        return False
+    if len(consumer.values) != 1 or len(stage.values) != 1:
+        return False
+    calls = [n for e in consumer.values for n in walk(e) if n.kind == "call" and n.value is stage.func]
+    lut = [lut_forms(n) is not None for n in calls]
+    return any(lut) and all(k or slice_forms(n) is not None for k, n in zip(lut, calls))
 
 
 def gathers(stage: Stage, func: Func) -> bool:

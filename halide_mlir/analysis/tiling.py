@@ -48,7 +48,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 from ..lang.traversal import walk
-from .affine import scaled_forms, slice_forms
+from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .folding import fold_windows
 from .pyramid import plan_pyramids, windows as pyramid_windows
 from ..error import InternalError, StorageWarning
@@ -402,6 +402,12 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         s, gathered = [], False
         for c in (c for c in prod.consumers if c.func in readers):
             reads = scaled_reads(bounded, c, prod.func)
+            if reads is None and not bounded.updates[c.func] and not bounded.updates[prod.func]:
+                reads = lut_reads(bounded, c, prod.func)  # a tile of its own, read through gathers
+                gathered = gathered or reads is not None
+            if reads is not None and bounded.updates[c.func]:
+                more = update_reads(bounded, c, prod.func)
+                reads = None if more is None else reads + more
             gathered = gathered or any(a > 1 or d > 1 for forms in reads or [] for _, a, _, d in forms)
             s = None if reads is None else _union_spans(s, c, spans[c.func], reads, fixed)
             if s is None:
@@ -420,15 +426,20 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         spans[prod.func] = s
         reads_at_loops = any(
             n.kind == "call" and n.value in at_funcs and n.value is not prod.func
-            for v in bounded.bodies[prod.func]
+            for v in [*bounded.bodies[prod.func], *(e for u in bounded.updates[prod.func] for e in u.exprs())]
             for n in walk(v)
         )
         # a tile read through gathers is computed by the payload into a tensor of its own: the vectorizer
         # linearizes a gather over the tensor's static shape, wrong for a slice of the whole producer; and
-        # fuse_into_containing_op can't fuse a producer into a strided slice
+        # fuse_into_containing_op can't fuse a producer into a strided slice. A Func with reduction updates
+        # reading producers of these loops (nl_means's sum over the search window, reading blur_d) is
+        # computed too: its generics over the tile, in the payload (codegen/tiled.py), reading their tiles
         if (
             (reads_at_loops or gathered)
-            and not bounded.updates[prod.func]
+            and (
+                not bounded.updates[prod.func]
+                or (reads_at_loops and not gathered and _tiled_updates(bounded, prod, at_funcs))
+            )
             and all(c.func in readers for c in prod.consumers)
         ):
             computed.add(prod.func)
@@ -475,6 +486,77 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
         },
         spelled=spelled,
     )
+
+
+def lut_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
+    """The reads of ``func`` in ``stage``'s pure definition as scaled_reads' forms, where some coordinates are
+    data dependent (affine.py lut_forms): along those the tile is the producer's whole region (Halide's bounds
+    of a coordinate it can't bound but by the region), given as two reads, its first and its last point. None if
+    a read is of neither form."""
+    region = bounded.region(func)
+    reads = []
+    for n in (m for v in bounded.bodies[stage.func] for m in walk(v)):
+        if n.kind != "call" or n.value is not func:
+            continue
+        forms = scaled_forms(n) or lut_forms(n)
+        if forms is None:
+            return None
+        if None not in forms:
+            reads.append(forms)
+            continue
+        first = [f or (None, 1, region.mins[j], 1) for j, f in enumerate(forms)]
+        last = [f or (None, 1, region.mins[j] + region.extents[j] - 1, 1) for j, f in enumerate(forms)]
+        reads += [first, last]
+    return reads
+
+
+def update_reads(bounded: Bounded, stage: Stage, func: Func) -> list | None:
+    """The reads of ``func`` in ``stage``'s reduction updates as scaled_reads' forms: a coordinate ``v + rv + c``
+    (a pure Var, plus RVars with positive coefficients, plus a constant) covers ``v + c`` plus the RVars' range,
+    given as two reads, its first and its last point (_union_spans takes their union). None if a read is not of
+    that form (codegen/updates.py reads it through a slice of the producer's tile only then)."""
+    reads = []
+    for u in bounded.updates[stage.func]:
+        rng = {r.name(): bounded.rvar_range(r) for r in u.rvars}
+        dims = {v: v for v in stage.vars} | {r: r for r in rng}
+        for n in (m for e in [*u.values, *u.predicates] for m in walk(e)):
+            if n.kind != "call" or n.value is not func:
+                continue
+            lo, hi = [], []
+            for a in n.args:
+                form = affine_form(a, dims, dict.fromkeys(dims, 0))
+                if form is None or any(m.kind == "call" for m in walk(a)):
+                    return None
+                coef, c = form
+                pure = [d for d, k in coef.items() if k and d in stage.vars]
+                if len(pure) > 1 or any(coef[d] != 1 for d in pure) or any(coef[d] < 0 for d in coef if d in rng):
+                    return None
+                v = pure[0] if pure else None
+                lo.append((v, 1, c + sum(k * rng[d][0] for d, k in coef.items() if d in rng), 1))
+                hi.append((v, 1, c + sum(k * (rng[d][0] + rng[d][1] - 1) for d, k in coef.items() if d in rng), 1))
+            reads += [lo, hi]
+    return reads
+
+
+def _tiled_updates(bounded: Bounded, prod: Stage, at_funcs: set) -> bool:
+    """Can the payload compute ``prod``'s updates over a tile (codegen/updates.py emit_reduction, tile=): one
+    value, reduction updates (generics) reading the producers of these loops at affine coordinates (through
+    slices of their tiles: update_reads' form)."""
+    if len(bounded.bodies[prod.func]) != 1 or not all(as_generic(prod, u) for u in bounded.updates[prod.func]):
+        return False
+    if not all(update_reads(bounded, prod, f) is not None for f in at_funcs if f is not prod.func):
+        return False
+    for u in bounded.updates[prod.func]:  # other reads: slices or tensor.extracts, not a negative coefficient
+        dims = {v: v for v in prod.vars} | {r.name(): r.name() for r in u.rvars}
+        for n in (m for e in [*u.values, *u.predicates] for m in walk(e)):
+            if n.kind != "call" or n.value is prod.func or any(m.kind == "call" for a in n.args for m in walk(a)):
+                continue
+            forms = [affine_form(a, dims, dict.fromkeys(dims, 0)) for a in n.args]
+            for coef, _ in (f for f in forms if f is not None) if None not in forms else ():
+                used = [k for k in coef.values() if k]
+                if used != [1] and any(k < 0 for k in used):
+                    return False
+    return True
 
 
 def _explicit_update_spans(bounded, prod, spans, gathered, readers) -> list | None:

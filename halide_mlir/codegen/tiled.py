@@ -18,7 +18,7 @@ from ..analysis.plan import StagePlan
 from ..error import InternalError
 from ..lang.schedule import LoopKind
 from .mlir_text import loop_attr, tensor_type
-from .updates import _Frame, emit_loops
+from .updates import _Frame, emit_loops, emit_reduction
 
 
 @dataclass(frozen=True)
@@ -321,7 +321,10 @@ def _producer_tile(pb, prod, plan, dyn, views):
         frame = _Frame(starts, list(extents))
         current = [tensor]
         for u in sp.updates:
-            current = emit_loops(pb, prod, u, current, frame)
+            if u.reduction:  # a generic over the tile (analysis/tiling.py _tiled_updates), scheduled by the script
+                current = emit_reduction(pb, prod, u.update, current, Tile(mins, extents, dynamic), views)
+            else:
+                current = emit_loops(pb, prod, u, current, frame)
         tensor = current[0]
     return View(tensor, tuple(reversed(extents)), mins, dynamic)
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..analysis.affine import affine_form
 from ..analysis.scan_lanes import split_guards, update_nest
-from ..error import SerialUpdateWarning
+from ..error import InternalError, SerialUpdateWarning
 from ..lang.schedule import LoopKind
 from ..lang.types import Int
 from ..lang.traversal import walk
@@ -53,12 +53,19 @@ def _uses_var_value(e) -> bool:
     return any(_uses_var_value(a) for a in e.args)
 
 
-def emit_reduction(pb, stage, u, current: list) -> list:
-    """A ``linalg.generic`` with reduction iterators over the update's RVars."""
+def emit_reduction(pb, stage, u, current: list, tile=None, views=None) -> list:
+    """A ``linalg.generic`` with reduction iterators over the update's RVars. ``tile`` (codegen/tiled.py Tile):
+    over that tile of a consumer's payload loops (``current`` is the tile), reading the producers in ``views``
+    (their tiles there) through slices (analysis/tiling.py update_reads)."""
     b = pb.b
     func = stage.func
-    region = b.region(func)
+    region = b.region(func) if tile is None else tile
+    views = views or {}
     n, k = len(stage.vars), len(u.rvars)
+    loc0 = u.site.mlir_loc() if u.site else "loc(unknown)"
+    # a tile's start per pure dim (an index value, or None): added to its Var's values and to the read offsets
+    dyn = list(tile.dynamic) if tile is not None else [None] * n
+    dyn_i32 = {d: pb.index_to_i32(v, loc0) for d, v in enumerate(dyn) if v is not None}
     total = n + k
     # loop dims: pure Vars outermost-first, then RVars outermost-first (r.x last, innermost)
     dim_of, base_of = {}, {}
@@ -82,11 +89,27 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                 continue
             forms = [affine_form(a, dim_of, base_of) for a in node.args]
             if any(f is None for f in forms) or any(m.kind == "call" for a in node.args for m in walk(a)):
+                if node.value in views:
+                    raise InternalError(
+                        f"Func '{stage.name}': update {u.index} over a tile reads '{node.value.name()}' at "
+                        f"coordinates that are not affine",
+                        stage="payload",
+                    )
                 access_of[id(node)] = "extract"
                 continue
-            mins = pb.min_of[node.value]
-            full = pb.shape_of[node.value]
+            view = views.get(node.value)
+            mins = pb.min_of[node.value] if view is None else view.mins
+            full = pb.shape_of[node.value] if view is None else view.shape
             m = len(node.args)
+
+            def moved(j, coef, static):
+                """The offset along read dim ``j``: ``static`` plus the tile's starts of its loop dims, minus
+                the view's start (the same index value cancels: index_sum)."""
+                terms = [(coef[d], dyn[n - 1 - d]) for d in coef if d < n and coef[d] and dyn[n - 1 - d]]
+                if view is not None and view.dynamic[j] is not None:
+                    terms.append((-1, view.dynamic[j]))
+                return pb.index_sum(terms, static, loc0)
+
             # A coordinate that is one loop dim plus a constant reads a slice of exactly that loop's extent
             # through a plain dim (linalg takes loop extents from plain dims, so a wider tensor would make the
             # loop wider; it also keeps the read vectorizable); sums of dims keep the whole tensor dim.
@@ -95,20 +118,26 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                 coef, c = forms[j]
                 dims = [d for d, k in coef.items() if k]
                 if len(dims) == 1 and coef[dims[0]] == 1:
-                    offsets.append(c - mins[j])
+                    offsets.append(moved(j, coef, c - mins[j]))
                     sizes.append(extent_of[dims[0]])
                     results.append(f"d{dims[0]}")
                 elif not dims:
-                    offsets.append(c - mins[j])
+                    offsets.append(moved(j, coef, c - mins[j]))
                     sizes.append(1)
                     results.append("0")
                 elif all(coef[d] > 0 for d in dims):
                     # a sum of dims (x + r.x) reads a slice from its first element: no constant in the map,
                     # which, once tiling leaves unit dims and they are folded, would be a constant index the
                     # vectorizer refuses (a zero is fine)
-                    offsets.append(c - mins[j])
+                    offsets.append(moved(j, coef, c - mins[j]))
                     sizes.append(sum(coef[d] * (extent_of[d] - 1) for d in dims) + 1)
                     results.append(_affine_text(coef, 0))
+                elif tile is not None:
+                    raise InternalError(
+                        f"Func '{stage.name}': update {u.index} over a tile reads '{node.value.name()}' at a "
+                        f"coordinate with a negative coefficient",
+                        stage="payload",
+                    )
                 else:
                     # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
                     # is not vectorizable even after the unit dims are folded
@@ -120,8 +149,8 @@ def emit_reduction(pb, stage, u, current: list) -> list:
             key = (node.value, node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)
-                src = pb.tensor_of[node.value][node.index]
-                if tuple(sizes) != tuple(full) or any(offsets):
+                src = pb.tensor_of[node.value][node.index] if view is None else view.tensor
+                if tuple(sizes) != tuple(full) or any(o != 0 for o in offsets):
                     sliced = pb.fresh("s")
                     pb.lines.append(
                         f"{sliced} = tensor.extract_slice {src}[{', '.join(map(str, offsets))}] "
@@ -180,6 +209,8 @@ def emit_reduction(pb, stage, u, current: list) -> list:
                 if e.kind == "var":
                     site = ("coord", pb.name_of(func), n - 1 - dim_of[name])
                     at = relocatable.position(pb.origins, site, base_of[name], e.type)
+                    if (n - 1 - dim_of[name]) in dyn_i32:  # a tile's start
+                        v = em.op(f"arith.addi {v}, {dyn_i32[n - 1 - dim_of[name]]} : i32", "x")
                 if at is not None or base_of[name]:
                     v = em.op(f"arith.addi {v}, {at or em.const(base_of[name], e.type)} : i32", "x")
                 index_cache[name] = v

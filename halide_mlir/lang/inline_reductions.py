@@ -24,6 +24,7 @@ def _reduce(kind: str, e, init, combine, name: str | None) -> Expr:
     f = Func(name or kind)
     f[tuple(vars_)] = const(init(e.type), e.type)
     f[tuple(vars_)] = combine(f[tuple(vars_)], e)
+    f._inline_reduction = kind  # analysis/unrolled_reductions.py may substitute it unrolled into its consumer
     return f[tuple(vars_)]._as_expr()
 
 

@@ -775,7 +775,7 @@ def test_rfactor_vectorized_over_one_lane():
 # Var vectorized by 64 (lanes 64 rows apart) with the inline reduction's Func computed inside it: the script's
 # vectorize of 'minimum' / f0 fails ("Attempted to vectorize, but failed"), both fall back to scalar code with an
 # AutoVectorizeWarning (an error under the fuzzer's rules; the values are Halide's).
-@pytest.mark.xfail(strict=True, reason="vectorized outer split Var around an inline reduction: scalar fallback")
+# Passes since reductions are computed in tiles and small inline ones unrolled (test_reductions_in_tiles.py).
 def test_vectorized_outer_split_var_around_inline_reduction():
     check_case("""
         IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
@@ -814,7 +814,7 @@ def test_vectorized_outer_split_var_around_inline_reduction():
 # output's x loop, read by an inline reduction (hl.sum) whose Func feeds another one: the inner sum is fused into
 # that loop through the outer one, but auto-vectorization plans its vectors over the whole row (vector_sizes
 # [37]) and the vectorizer refuses ("Attempted to vectorize, but failed"): scalar fallback, AutoVectorizeWarning.
-@pytest.mark.xfail(strict=True, reason="inline reduction fused through another one: auto-vectorization fails")
+# Passes since reductions are computed in tiles and small inline ones unrolled (test_reductions_in_tiles.py).
 def test_boundary_condition_at_x_under_chained_inline_reductions():
     check_case("""
         IN0 = np.random.default_rng(2).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)
