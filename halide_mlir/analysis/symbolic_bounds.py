@@ -4,13 +4,16 @@ only at run time).
 The class of pipelines handled (anything else is refused with a HalideError, see ``refuse``): pure definitions
 (no updates, no Tuples), every Func inlined or computed at the root (``compute_at`` is computed at the root, same
 values, with a SlowPathWarning), Funcs of the output's rank read at ``var + constant`` in each of their own dims,
-inputs ImageParams and Params, ImageParams read at ``var + constant`` or at coordinates clamped to the buffer's own
-bounds (``BoundaryConditions``), schedules ``split``/``tile``/``reorder``/``vectorize``/``parallel``/``unroll``.
+inputs ImageParams and Params, ImageParams read at ``var + constant``, at ``±var + constant`` of any one Var per
+dimension (transposes, flips: gathers), at constants, or at coordinates clamped to the buffer's own bounds
+(``BoundaryConditions``), schedules ``split``/``tile``/``reorder``/``vectorize``/``parallel``/``unroll``.
 
 Regions are Halide's Box of Exprs in the only form this class needs: dimension ``d`` of every stage (and of what
 an input must cover) is ``[out.min_d + lo, out.max_d + hi]`` for integers lo <= 0 <= hi, so each region is an
-affine function of the output's runtime min/extent. The payload computes them with index arithmetic
-(codegen/dynamic_payload.py) and the wrapper checks the inputs against them (aot/anysize.py).
+affine function of the output's runtime min/extent. What an input must cover is the same per input dim, except
+that a transposed or flipped read takes it from another output dim, reversed for a flip (``c - x`` over [min, max]
+reads [c - max, c - min]): see InputNeed. The payload computes the stages' regions with index arithmetic
+(codegen/dynamic_payload.py) and the wrapper checks the inputs against theirs (aot/anysize.py).
 """
 
 from __future__ import annotations
@@ -99,12 +102,15 @@ class DynUpdate:
 
 @dataclass
 class InputNeed:
-    """What an ImageParam must cover: per dim (lo, hi) relative to the output's [min, max], None where it is
-    only read at clamped coordinates (then any nonempty buffer will do)."""
+    """What an ImageParam must cover: per dim None where it is only read at clamped coordinates (then any nonempty
+    buffer will do), else {(output dim od, sign): (lo, hi)}, the region the union of: sign 1, [out.min_od + lo,
+    out.max_od + hi] (reads at ``var_od + c``); sign -1, [lo - out.max_od, hi - out.min_od] (reads at ``c - var_od``);
+    od None and sign 0, [lo, hi] (constants). ``gathered``: read through gathers (dense rows, aot/anysize.py)."""
 
     holder: object
     span: list
     clamped: bool = False
+    gathered: bool = False
 
 
 @dataclass
@@ -329,8 +335,26 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
     out.lo, out.hi = [0] * rank, [0] * rank
     needs = {id(h): InputNeed(h, [None] * h.dimensions()) for h in pipeline.inputs}
 
-    def widen(span, d, lo, hi):
-        span[d] = (lo, hi) if span[d] is None else (min(span[d][0], lo), max(span[d][1], hi))
+    def widen(span, d, lo, hi, key=None):
+        key = key or (d, 1)  # (input dim d read at output dim d, the common case)
+        span[d] = span[d] or {}
+        was = span[d].get(key)
+        span[d][key] = (lo, hi) if was is None else (min(was[0], lo), max(was[1], hi))
+
+    def affine_read(st, a):
+        """(key, lo, hi) of InputNeed for coordinate ``a`` of a stage's read: ``±var + c`` or ``c``; else None."""
+        form = linear_form(a)
+        if form is None:
+            return None
+        v, coef, c = form
+        if v is None:
+            return (None, 0), c, c
+        if v not in st.vars or coef not in (1, -1):
+            return None
+        od = st.vars.index(v)
+        if coef == 1:
+            return (od, 1), st.lo[od] + c, st.hi[od] + c
+        return (od, -1), c - st.hi[od], c - st.lo[od]
 
     for st in reversed(stages):
         if st.lo[0] is None:
@@ -385,9 +409,15 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                         widen(need.span, d, st.lo[d] + form[2], st.hi[d] + form[2])
                         offs.append(form[2])
                         continue
+                    read = affine_read(st, a)  # a transpose, flip or constant: a gather (no slice offset)
+                    if read is not None:
+                        widen(need.span, d, read[1], read[2], read[0])
+                        need.gathered = True
+                        offs.append(None)
+                        continue
                     raise refuse(
-                        f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only var + constant or "
-                        f"coordinates clamped to its bounds are supported)"
+                        f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only ±var + constant, "
+                        f"constants or coordinates clamped to its bounds are supported)"
                     )
                 st.gathers[id(n)] = None if None in offs or len(offs) != rank else tuple(offs)
                 continue

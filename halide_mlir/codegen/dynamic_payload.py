@@ -217,7 +217,8 @@ def build_payload(plan: DynPlan) -> str:
                 offs = st.gathers.get(id(e)) if interior else None
                 if offs is None:
                     forms = slice_forms(e)
-                    if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                    same = forms is not None and len(forms) == rank  # (else a transpose, flip or constant)
+                    if same and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
                         offs = tuple(c for _, c in forms)
                 key = (id(e.value), tuple(offs)) if offs is not None else None
                 if key in by_key:
