@@ -280,7 +280,8 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
     rank = output.dimensions()
     stages = []
     by_func = {}
-    for s in pipeline.stages:
+    values, kept = _inline_boundary_reads(pipeline.stages, output)
+    for s in kept:
         name = s.func.name()
         sched = s.func.schedule()
         for what, on in (
@@ -305,13 +306,14 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                 ),
                 stacklevel=2,
             )
-        for n in walk(s.values[0]):
+        value = values.get(id(s.func), s.values[0])
+        for n in walk(value):
             if n.kind in ("rvar",) or (n.kind == "call" and n.value is not None and not hasattr(n.value, "name")):
                 raise refuse(f"'{n}' in Func '{name}'")
         lanes = None
         if vectorize.enabled():
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
-        st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
+        st = DynStage(s.func, name, list(s.vars), value, [None] * rank, [None] * rank)
         fixed = {**_fixed_extents(s.func), **(extents or {})} if s.func is output else None
         st.loops = _loops(s, rank, lanes, extents=fixed)
         for up, u in zip(ups, s.updates):
@@ -320,7 +322,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
         st.updates = ups
         stages.append(st)
         by_func[id(s.func)] = st
-    for s in pipeline.stages:  # a compute_at Func computed at the root keeps its consumer's parallelism
+    for s in kept:  # a compute_at Func computed at the root keeps its consumer's parallelism
         consumer = by_func.get(id(s.compute.func)) if s.compute.kind == LevelKind.AT else None
         st = by_func[id(s.func)]
         if consumer is None or any(lp.kind == "parallel" for lp in st.loops):
@@ -438,6 +440,54 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
         if any(sp is None for sp in need.span):
             need.clamped = True
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
+
+
+def _inline_boundary_reads(pipeline_stages, output) -> tuple[dict, list]:
+    """Halide inlines an unscheduled BoundaryConditions Func; analysis/pipeline.py keeps it a padded copy at the
+    root except where a consumer reads it at ``var + c``. Read transposed or flipped, the copy would be a Func read
+    across dims (outside the class), so those reads are inlined here, as Halide's: gathers of the ImageParam at
+    clamped (wrapped, reflected) coordinates. Returns {id(Func): its value so rewritten} and the stages still
+    read."""
+    from .pipeline import _rewrite, substitute
+
+    copies = {
+        id(s.func): s
+        for s in pipeline_stages
+        if s.func is not output
+        and s.func.schedule().padded_copy
+        and not s.func.schedule().directives
+        and not s.updates
+        and len(s.values) == 1
+    }
+    values = {}
+    for s in pipeline_stages:
+        if id(s.func) in copies or len(s.values) != 1:
+            continue
+
+        def leaf(n, args, s=s):
+            bc = copies.get(id(n.value)) if n.kind == "call" else None
+            if bc is None:
+                return None
+            forms = slice_forms(n)
+            if (
+                forms is not None
+                and len(forms) == len(s.vars)
+                and all(v == s.vars[d] for d, (v, _) in enumerate(forms))
+            ):
+                return None  # (a slice of the copy, as analysis/pipeline.py left it)
+            return substitute(bc.values[0], dict(zip(bc.vars, args)))
+
+        v = _rewrite(s.values[0], leaf, {})
+        if v is not s.values[0]:
+            values[id(s.func)] = v
+    if not values:
+        return values, list(pipeline_stages)
+    read = set()
+    for s in pipeline_stages:
+        for e in [values.get(id(s.func), s.values[0]), *s.values[1:], *(x for u in s.updates for x in u.exprs())]:
+            read |= {id(n.value) for n in walk(e) if n.kind == "call"}
+    kept = [s for s in pipeline_stages if id(s.func) not in copies or id(s.func) in read]
+    return values, kept
 
 
 def linear_terms(e):

@@ -54,6 +54,19 @@ def rotations(m, schedule=True):
     return f, [inp, k]
 
 
+def clamped_transpose(m, schedule=True):
+    """A BoundaryConditions Func read transposed and flipped: inlined (clamped gathers), as Halide's."""
+    x, y = m.Var("x"), m.Var("y")
+    inp = m.ImageParam(m.UInt(16), 2, "input")
+    c = m.BoundaryConditions.repeat_edge(inp)
+    e = m.BoundaryConditions.mirror_image(inp)
+    f = m.Func("ct")
+    f[x, y] = c[y - 1, 20 - x] + inp[y, x] * 2 + e[x - 3, y + 1] + c[x, y]
+    if schedule:
+        f.vectorize(x, 16)
+    return f, [inp]
+
+
 def _transpose_region(w, h, mx, my):  # input (mins, shape in numpy order) of an output w x h at (mx, my)
     return (my, mx), (w, h)
 
@@ -63,6 +76,10 @@ def _flips_region(w, h, mx, my):
     x0, x1 = min(mx, 7 - mx - w), max(mx + w, 7 - mx)
     y0, y1 = min(my - 1, 50 - (my + h - 1)), max(my + h - 1, 50 - (my - 1))
     return (x0, y0), (y1 - y0 + 1, x1 - x0 + 1)
+
+
+def _clamped_region(w, h, mx, my):  # inp[y, x] (the clamped reads need only a nonempty buffer)
+    return (my, mx), (w, h)
 
 
 def _rotations_region(w, h, mx, my):
@@ -77,7 +94,7 @@ CASES = [(1, 1, 0, 0), (13, 17, 0, 0), (37, 29, -3, 5), (64, 48, 40, 60), (5, 13
 
 @pytest.mark.parametrize("make,region,dtype,params", [
     (transpose, _transpose_region, np.uint8, []), (flips, _flips_region, np.int16, []),
-    (rotations, _rotations_region, np.float32, [1.5])])
+    (rotations, _rotations_region, np.float32, [1.5]), (clamped_transpose, _clamped_region, np.uint16, [])])
 def test_transposed_and_flipped_reads_match_halide(tmp_path, make, region, dtype, params):
     f, args = make(hl)
     fn = library(tmp_path, f, args, make.__name__)
@@ -116,8 +133,8 @@ def test_flip_bounds_query_and_too_small_input(tmp_path):
 
 
 def test_strided_and_func_transposes_stay_refused():
-    """Outside the class still: strided and two-Var coordinates, and Funcs (a compute_root one, or a
-    BoundaryConditions Func, a padded copy at the root unless read at var + constant) read transposed."""
+    """Outside the class still: strided and two-Var coordinates, and Funcs read transposed (a compute_root one,
+    or a BoundaryConditions Func the user scheduled)."""
     x, y = hl.Var("x"), hl.Var("y")
     inp = hl.ImageParam(hl.UInt(8), 2, "input")
     f = hl.Func("f")
@@ -137,6 +154,7 @@ def test_strided_and_func_transposes_stay_refused():
     c = hl.BoundaryConditions.repeat_edge(inp)
     ct = hl.Func("ct")
     ct[x, y] = c[y - 1, 20 - x]
+    c.compute_root()
     with pytest.raises(hl.HalideError, match="Func 'repeat_edge_input' read at .*only var \\+ constant per dim"):
         ct.compile_to_static_library("/nonexistent/ct", [inp], "ct")
 
