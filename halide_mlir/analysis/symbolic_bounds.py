@@ -2,18 +2,19 @@
 only at run time).
 
 The class of pipelines handled (anything else is refused with a HalideError, see ``refuse``): pure definitions
-(no updates, no Tuples), every Func inlined or computed at the root (``compute_at`` is computed at the root, same
-values, with a SlowPathWarning), Funcs of the output's rank read at ``var + constant`` in each of their own dims,
-inputs ImageParams and Params, ImageParams read at ``var + constant``, at ``±var + constant`` of any one Var per
-dimension (transposes, flips: gathers), at constants, or at coordinates clamped to the buffer's own bounds
-(``BoundaryConditions``), schedules ``split``/``tile``/``reorder``/``vectorize``/``parallel``/``unroll``.
+and updates at the pure Vars over small constant RDoms, no Tuples, every Func inlined or computed at the root
+(``compute_at`` is computed at the root, same values, with a SlowPathWarning), Funcs of the output's rank and
+ImageParams read at ``var + constant`` (slices), at ``±var + constant`` of any one Var or a constant per dimension
+(transposes, flips: gathers), ImageParams also at coordinates clamped to the buffer's own bounds
+(``BoundaryConditions``), inputs ImageParams and Params, schedules ``split``/``tile``/``reorder``/``vectorize``/
+``parallel``/``unroll``.
 
-Regions are Halide's Box of Exprs in the only form this class needs: dimension ``d`` of every stage (and of what
-an input must cover) is ``[out.min_d + lo, out.max_d + hi]`` for integers lo <= 0 <= hi, so each region is an
-affine function of the output's runtime min/extent. What an input must cover is the same per input dim, except
-that a transposed or flipped read takes it from another output dim, reversed for a flip (``c - x`` over [min, max]
-reads [c - max, c - min]): see InputNeed. The payload computes the stages' regions with index arithmetic
-(codegen/dynamic_payload.py) and the wrapper checks the inputs against theirs (aot/anysize.py).
+Regions are Halide's Box of Exprs in the only form this class needs: each dim of a stage (and of what an input
+must cover) is a union of intervals affine in one output dim's runtime min and max, ``[out.min_od + lo,
+out.max_od + hi]``, or flipped ``[lo - out.max_od, hi - out.min_od]`` (``c - x`` over [min, max] reads
+[c - max, c - min]), or constant (see InputNeed; the common case: dim d of the output widened by its taps). The
+payload computes them with index arithmetic (codegen/dynamic_payload.py) and the wrapper checks the inputs
+against theirs (aot/anysize.py).
 """
 
 from __future__ import annotations
@@ -66,8 +67,7 @@ class DynStage:
     name: str
     vars: list
     value: object  # the (inlined) Expr
-    lo: list  # region: [out.min_d + lo[d], out.max_d + hi[d]]
-    hi: list
+    region: list  # per dim, its forms (see InputNeed): {(output dim, sign): (lo, hi)}
     slices: list = field(default_factory=list)  # (source Func or ImageParam, offsets per Halide dim), distinct
     loops: list = field(default_factory=list)  # Loop, innermost first
     # boundary conditions (Halide's loop partitioning): per dim, the (id(ImageParam), c) of reads at
@@ -75,6 +75,7 @@ class DynStage:
     clamps: dict = field(default_factory=dict)
     gathers: dict = field(default_factory=dict)
     updates: list = field(default_factory=list)  # DynUpdate
+    func_gathers: set = field(default_factory=set)  # id of each call of a Func read transposed or flipped
 
     def partitioned(self) -> bool:
         """Computed in pieces: an interior where no clamp changes a coordinate (the gathers are slices there)
@@ -313,7 +314,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
         lanes = None
         if vectorize.enabled():
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
-        st = DynStage(s.func, name, list(s.vars), value, [None] * rank, [None] * rank)
+        st = DynStage(s.func, name, list(s.vars), value, [None] * rank)
         fixed = {**_fixed_extents(s.func), **(extents or {})} if s.func is output else None
         st.loops = _loops(s, rank, lanes, extents=fixed)
         for up, u in zip(ups, s.updates):
@@ -334,49 +335,40 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                     mine[-1].kind = "parallel"  # its outermost loop over that dim: rows in parallel
                 break
     out = by_func[id(output)]
-    out.lo, out.hi = [0] * rank, [0] * rank
+    out.region = [{(d, 1): (0, 0)} for d in range(rank)]
     needs = {id(h): InputNeed(h, [None] * h.dimensions()) for h in pipeline.inputs}
 
-    def widen(span, d, lo, hi, key=None):
-        key = key or (d, 1)  # (input dim d read at output dim d, the common case)
-        span[d] = span[d] or {}
-        was = span[d].get(key)
-        span[d][key] = (lo, hi) if was is None else (min(was[0], lo), max(was[1], hi))
-
     def affine_read(st, a):
-        """(key, lo, hi) of InputNeed for coordinate ``a`` of a stage's read: ``±var + c`` or ``c``; else None."""
+        """The Region forms coordinate ``a`` of a read in ``st`` covers (``±var + c`` or ``c``), or None."""
         form = linear_form(a)
         if form is None:
             return None
         v, coef, c = form
         if v is None:
-            return (None, 0), c, c
+            return {(None, 0): (c, c)}
         if v not in st.vars or coef not in (1, -1):
             return None
-        od = st.vars.index(v)
-        if coef == 1:
-            return (od, 1), st.lo[od] + c, st.hi[od] + c
-        return (od, -1), c - st.hi[od], c - st.lo[od]
+        forms = st.region[st.vars.index(v)]
+        return shift(forms, c, c) if coef == 1 else flip(forms, c)
 
     for st in reversed(stages):
-        if st.lo[0] is None:
+        if st.region[0] is None:
             raise refuse(f"Func '{st.name}' is not read by the output")
         for up in st.updates:
             for src, dims in up.reads:
                 spans = []
                 for d, (c, j) in enumerate(dims):
                     rmin, rext = (up.rvars[j][1], up.rvars[j][2]) if j is not None else (0, 1)
-                    spans.append((st.lo[d] + c + rmin, st.hi[d] + c + rmin + rext - 1))
+                    spans.append(shift(st.region[d], c + rmin, c + rmin + rext - 1))
                 if isinstance(src, ImageParam):
-                    for d, (lo, hi) in enumerate(spans):
-                        widen(needs[id(src)].span, d, lo, hi)
+                    for d, sp in enumerate(spans):
+                        merge(needs[id(src)].span, d, sp)
                     continue
                 p = by_func.get(id(src))
                 if p is None:
                     raise refuse(f"a call of Func '{src.name()}' in an update of Func '{st.name}'")
-                for d, (lo, hi) in enumerate(spans):
-                    p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
-                    p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
+                for d, sp in enumerate(spans):
+                    merge(p.region, d, sp)
         seen = set()
         for n in walk(st.value):
             if n.kind != "call":
@@ -393,7 +385,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                         seen.add(key)
                         st.slices.append((src, [c for _, c in forms]))
                     for d, (_, c) in enumerate(forms):
-                        widen(need.span, d, st.lo[d] + c, st.hi[d] + c)
+                        merge(need.span, d, shift(st.region[d], c, c))
                     continue
                 offs = []  # the coordinates' var + c inside the clamps (None: not of that form)
                 for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
@@ -408,12 +400,12 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                         continue
                     form = linear_form(a)
                     if d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1:
-                        widen(need.span, d, st.lo[d] + form[2], st.hi[d] + form[2])
+                        merge(need.span, d, shift(st.region[d], form[2], form[2]))
                         offs.append(form[2])
                         continue
                     read = affine_read(st, a)  # a transpose, flip or constant: a gather (no slice offset)
                     if read is not None:
-                        widen(need.span, d, read[1], read[2], read[0])
+                        merge(need.span, d, read)
                         need.gathered = True
                         offs.append(None)
                         continue
@@ -426,20 +418,42 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
             p = by_func.get(id(src))
             if p is None:
                 raise refuse(f"a call of '{n}' in Func '{st.name}'")
-            if forms is None or any(v != st.vars[d] for d, (v, _) in enumerate(forms)):
-                raise refuse(f"Func '{p.name}' read at '{n}' in Func '{st.name}' (only var + constant per dimension)")
-            key = (id(src), tuple(c for _, c in forms))
-            if key not in seen:
-                seen.add(key)
-                st.slices.append((src, [c for _, c in forms]))
-            for d, (_, c) in enumerate(forms):
-                lo, hi = st.lo[d] + c, st.hi[d] + c
-                p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
-                p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
+            if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                key = (id(src), tuple(c for _, c in forms))
+                if key not in seen:
+                    seen.add(key)
+                    st.slices.append((src, [c for _, c in forms]))
+                for d, (_, c) in enumerate(forms):
+                    merge(p.region, d, shift(st.region[d], c, c))
+                continue
+            reads = [affine_read(st, a) for a in n.args]  # a transpose or flip: a gather of the computed Func
+            if any(r is None for r in reads):
+                raise refuse(f"Func '{p.name}' read at '{n}' in Func '{st.name}' (only ±var + constant per dimension)")
+            for d, r in enumerate(reads):
+                merge(p.region, d, r)
+            st.func_gathers.add(id(n))
     for need in needs.values():
         if any(sp is None for sp in need.span):
             need.clamped = True
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
+
+
+def merge(region: list, d: int, forms: dict) -> None:
+    """Widen dim ``d`` of ``region`` (a stage's region or an InputNeed's span) by ``forms``."""
+    region[d] = region[d] or {}
+    for k, (lo, hi) in forms.items():
+        was = region[d].get(k)
+        region[d][k] = (lo, hi) if was is None else (min(was[0], lo), max(was[1], hi))
+
+
+def shift(forms: dict, a: int, b: int) -> dict:
+    """The forms of [A + a, B + b] where ``forms`` are those of [A, B] (reads at ``var + c``, RVar windows)."""
+    return {k: (lo + a, hi + b) for k, (lo, hi) in forms.items()}
+
+
+def flip(forms: dict, c: int) -> dict:
+    """The forms of [c - B, c - A]: a flip swaps min and max (``c - (out.min + lo)`` is ``(c - lo) - out.min``)."""
+    return {(od, -sign): (c - hi, c - lo) for (od, sign), (lo, hi) in forms.items()}
 
 
 def _inline_boundary_reads(pipeline_stages, output) -> tuple[dict, list]:
