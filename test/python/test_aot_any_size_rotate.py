@@ -1,6 +1,6 @@
-"""Any-size AOT functions whose inputs are read transposed, flipped (``c - x``) or at constants (issue 17, lesson 15's
-``my_second_generator`` with ``rotation=ccw``): the input's required region comes from another output dim, min and
-max swapped by a flip. Checked against real Halide 21 at odd sizes, nonzero mins and crops, through ctypes and the
+"""Any-size AOT functions whose inputs and Funcs are read transposed, flipped (``c - x``) or at constants (issue 17,
+lesson 15's ``my_second_generator`` with ``rotation=ccw``): a required region comes from another output dim, min
+and max swapped by a flip. Checked against real Halide 21 at odd sizes, nonzero mins and crops, through ctypes and the
 Python extension; too-small inputs get Halide's -4, bounds queries the region."""
 import ctypes
 import importlib
