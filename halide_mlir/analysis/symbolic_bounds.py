@@ -2,15 +2,19 @@
 only at run time).
 
 The class of pipelines handled (anything else is refused with a HalideError, see ``refuse``): pure definitions
-(no updates, no Tuples), every Func inlined or computed at the root (``compute_at`` is computed at the root, same
-values, with a SlowPathWarning), Funcs of the output's rank read at ``var + constant`` in each of their own dims,
-inputs ImageParams and Params, ImageParams read at ``var + constant`` or at coordinates clamped to the buffer's own
-bounds (``BoundaryConditions``), schedules ``split``/``tile``/``reorder``/``vectorize``/``parallel``/``unroll``.
+and updates at the pure Vars over small constant RDoms, no Tuples, every Func inlined or computed at the root
+(``compute_at`` is computed at the root, same values, with a SlowPathWarning), Funcs of the output's rank and
+ImageParams read at ``var + constant`` (slices), at ``±var + constant`` of any one Var or a constant per dimension
+(transposes, flips: gathers), ImageParams also at coordinates clamped to the buffer's own bounds
+(``BoundaryConditions``), inputs ImageParams and Params, schedules ``split``/``tile``/``reorder``/``vectorize``/
+``parallel``/``unroll``.
 
-Regions are Halide's Box of Exprs in the only form this class needs: dimension ``d`` of every stage (and of what
-an input must cover) is ``[out.min_d + lo, out.max_d + hi]`` for integers lo <= 0 <= hi, so each region is an
-affine function of the output's runtime min/extent. The payload computes them with index arithmetic
-(codegen/dynamic_payload.py) and the wrapper checks the inputs against them (aot/anysize.py).
+Regions are Halide's Box of Exprs in the only form this class needs: each dim of a stage (and of what an input
+must cover) is a union of intervals affine in one output dim's runtime min and max, ``[out.min_od + lo,
+out.max_od + hi]``, or flipped ``[lo - out.max_od, hi - out.min_od]`` (``c - x`` over [min, max] reads
+[c - max, c - min]), or constant (see InputNeed; the common case: dim d of the output widened by its taps). The
+payload computes them with index arithmetic (codegen/dynamic_payload.py) and the wrapper checks the inputs
+against theirs (aot/anysize.py).
 """
 
 from __future__ import annotations
@@ -63,8 +67,7 @@ class DynStage:
     name: str
     vars: list
     value: object  # the (inlined) Expr
-    lo: list  # region: [out.min_d + lo[d], out.max_d + hi[d]]
-    hi: list
+    region: list  # per dim, its forms (see InputNeed): {(output dim, sign): (lo, hi)}
     slices: list = field(default_factory=list)  # (source Func or ImageParam, offsets per Halide dim), distinct
     loops: list = field(default_factory=list)  # Loop, innermost first
     # boundary conditions (Halide's loop partitioning): per dim, the (id(ImageParam), c) of reads at
@@ -72,6 +75,7 @@ class DynStage:
     clamps: dict = field(default_factory=dict)
     gathers: dict = field(default_factory=dict)
     updates: list = field(default_factory=list)  # DynUpdate
+    func_gathers: set = field(default_factory=set)  # id of each call of a Func read transposed or flipped
 
     def partitioned(self) -> bool:
         """Computed in pieces: an interior where no clamp changes a coordinate (the gathers are slices there)
@@ -99,12 +103,15 @@ class DynUpdate:
 
 @dataclass
 class InputNeed:
-    """What an ImageParam must cover: per dim (lo, hi) relative to the output's [min, max], None where it is
-    only read at clamped coordinates (then any nonempty buffer will do)."""
+    """What an ImageParam must cover: per dim None where it is only read at clamped coordinates (then any nonempty
+    buffer will do), else {(output dim od, sign): (lo, hi)}, the region the union of: sign 1, [out.min_od + lo,
+    out.max_od + hi] (reads at ``var_od + c``); sign -1, [lo - out.max_od, hi - out.min_od] (reads at ``c - var_od``);
+    od None and sign 0, [lo, hi] (constants). ``gathered``: read through gathers (dense rows, aot/anysize.py)."""
 
     holder: object
     span: list
     clamped: bool = False
+    gathered: bool = False
 
 
 @dataclass
@@ -274,7 +281,8 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
     rank = output.dimensions()
     stages = []
     by_func = {}
-    for s in pipeline.stages:
+    values, kept = _inline_boundary_reads(pipeline.stages, output)
+    for s in kept:
         name = s.func.name()
         sched = s.func.schedule()
         for what, on in (
@@ -299,13 +307,14 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                 ),
                 stacklevel=2,
             )
-        for n in walk(s.values[0]):
+        value = values.get(id(s.func), s.values[0])
+        for n in walk(value):
             if n.kind in ("rvar",) or (n.kind == "call" and n.value is not None and not hasattr(n.value, "name")):
                 raise refuse(f"'{n}' in Func '{name}'")
         lanes = None
         if vectorize.enabled():
             lanes = vectorize.natural_lanes(s.values, s.func.output_types(), s.vars[0])
-        st = DynStage(s.func, name, list(s.vars), s.values[0], [None] * rank, [None] * rank)
+        st = DynStage(s.func, name, list(s.vars), value, [None] * rank)
         fixed = {**_fixed_extents(s.func), **(extents or {})} if s.func is output else None
         st.loops = _loops(s, rank, lanes, extents=fixed)
         for up, u in zip(ups, s.updates):
@@ -314,7 +323,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
         st.updates = ups
         stages.append(st)
         by_func[id(s.func)] = st
-    for s in pipeline.stages:  # a compute_at Func computed at the root keeps its consumer's parallelism
+    for s in kept:  # a compute_at Func computed at the root keeps its consumer's parallelism
         consumer = by_func.get(id(s.compute.func)) if s.compute.kind == LevelKind.AT else None
         st = by_func[id(s.func)]
         if consumer is None or any(lp.kind == "parallel" for lp in st.loops):
@@ -326,31 +335,40 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                     mine[-1].kind = "parallel"  # its outermost loop over that dim: rows in parallel
                 break
     out = by_func[id(output)]
-    out.lo, out.hi = [0] * rank, [0] * rank
+    out.region = [{(d, 1): (0, 0)} for d in range(rank)]
     needs = {id(h): InputNeed(h, [None] * h.dimensions()) for h in pipeline.inputs}
 
-    def widen(span, d, lo, hi):
-        span[d] = (lo, hi) if span[d] is None else (min(span[d][0], lo), max(span[d][1], hi))
+    def affine_read(st, a):
+        """The Region forms coordinate ``a`` of a read in ``st`` covers (``±var + c`` or ``c``), or None."""
+        form = linear_form(a)
+        if form is None:
+            return None
+        v, coef, c = form
+        if v is None:
+            return {(None, 0): (c, c)}
+        if v not in st.vars or coef not in (1, -1):
+            return None
+        forms = st.region[st.vars.index(v)]
+        return shift(forms, c, c) if coef == 1 else flip(forms, c)
 
     for st in reversed(stages):
-        if st.lo[0] is None:
+        if st.region[0] is None:
             raise refuse(f"Func '{st.name}' is not read by the output")
         for up in st.updates:
             for src, dims in up.reads:
                 spans = []
                 for d, (c, j) in enumerate(dims):
                     rmin, rext = (up.rvars[j][1], up.rvars[j][2]) if j is not None else (0, 1)
-                    spans.append((st.lo[d] + c + rmin, st.hi[d] + c + rmin + rext - 1))
+                    spans.append(shift(st.region[d], c + rmin, c + rmin + rext - 1))
                 if isinstance(src, ImageParam):
-                    for d, (lo, hi) in enumerate(spans):
-                        widen(needs[id(src)].span, d, lo, hi)
+                    for d, sp in enumerate(spans):
+                        merge(needs[id(src)].span, d, sp)
                     continue
                 p = by_func.get(id(src))
                 if p is None:
                     raise refuse(f"a call of Func '{src.name()}' in an update of Func '{st.name}'")
-                for d, (lo, hi) in enumerate(spans):
-                    p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
-                    p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
+                for d, sp in enumerate(spans):
+                    merge(p.region, d, sp)
         seen = set()
         for n in walk(st.value):
             if n.kind != "call":
@@ -367,7 +385,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                         seen.add(key)
                         st.slices.append((src, [c for _, c in forms]))
                     for d, (_, c) in enumerate(forms):
-                        widen(need.span, d, st.lo[d] + c, st.hi[d] + c)
+                        merge(need.span, d, shift(st.region[d], c, c))
                     continue
                 offs = []  # the coordinates' var + c inside the clamps (None: not of that form)
                 for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
@@ -382,32 +400,108 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
                         continue
                     form = linear_form(a)
                     if d < rank and form is not None and form[0] == st.vars[d] and form[1] == 1:
-                        widen(need.span, d, st.lo[d] + form[2], st.hi[d] + form[2])
+                        merge(need.span, d, shift(st.region[d], form[2], form[2]))
                         offs.append(form[2])
                         continue
+                    read = affine_read(st, a)  # a transpose, flip or constant: a gather (no slice offset)
+                    if read is not None:
+                        merge(need.span, d, read)
+                        need.gathered = True
+                        offs.append(None)
+                        continue
                     raise refuse(
-                        f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only var + constant or "
-                        f"coordinates clamped to its bounds are supported)"
+                        f"ImageParam '{src.name()}' read at '{a}' in Func '{st.name}' (only ±var + constant, "
+                        f"constants or coordinates clamped to its bounds are supported)"
                     )
                 st.gathers[id(n)] = None if None in offs or len(offs) != rank else tuple(offs)
                 continue
             p = by_func.get(id(src))
             if p is None:
                 raise refuse(f"a call of '{n}' in Func '{st.name}'")
-            if forms is None or any(v != st.vars[d] for d, (v, _) in enumerate(forms)):
-                raise refuse(f"Func '{p.name}' read at '{n}' in Func '{st.name}' (only var + constant per dimension)")
-            key = (id(src), tuple(c for _, c in forms))
-            if key not in seen:
-                seen.add(key)
-                st.slices.append((src, [c for _, c in forms]))
-            for d, (_, c) in enumerate(forms):
-                lo, hi = st.lo[d] + c, st.hi[d] + c
-                p.lo[d] = lo if p.lo[d] is None else min(p.lo[d], lo)
-                p.hi[d] = hi if p.hi[d] is None else max(p.hi[d], hi)
+            if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                key = (id(src), tuple(c for _, c in forms))
+                if key not in seen:
+                    seen.add(key)
+                    st.slices.append((src, [c for _, c in forms]))
+                for d, (_, c) in enumerate(forms):
+                    merge(p.region, d, shift(st.region[d], c, c))
+                continue
+            reads = [affine_read(st, a) for a in n.args]  # a transpose or flip: a gather of the computed Func
+            if any(r is None for r in reads):
+                raise refuse(f"Func '{p.name}' read at '{n}' in Func '{st.name}' (only ±var + constant per dimension)")
+            for d, r in enumerate(reads):
+                merge(p.region, d, r)
+            st.func_gathers.add(id(n))
     for need in needs.values():
         if any(sp is None for sp in need.span):
             need.clamped = True
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
+
+
+def merge(region: list, d: int, forms: dict) -> None:
+    """Widen dim ``d`` of ``region`` (a stage's region or an InputNeed's span) by ``forms``."""
+    region[d] = region[d] or {}
+    for k, (lo, hi) in forms.items():
+        was = region[d].get(k)
+        region[d][k] = (lo, hi) if was is None else (min(was[0], lo), max(was[1], hi))
+
+
+def shift(forms: dict, a: int, b: int) -> dict:
+    """The forms of [A + a, B + b] where ``forms`` are those of [A, B] (reads at ``var + c``, RVar windows)."""
+    return {k: (lo + a, hi + b) for k, (lo, hi) in forms.items()}
+
+
+def flip(forms: dict, c: int) -> dict:
+    """The forms of [c - B, c - A]: a flip swaps min and max (``c - (out.min + lo)`` is ``(c - lo) - out.min``)."""
+    return {(od, -sign): (c - hi, c - lo) for (od, sign), (lo, hi) in forms.items()}
+
+
+def _inline_boundary_reads(pipeline_stages, output) -> tuple[dict, list]:
+    """Halide inlines an unscheduled BoundaryConditions Func; analysis/pipeline.py keeps it a padded copy at the
+    root except where a consumer reads it at ``var + c``. Read transposed or flipped, the copy would be a Func read
+    across dims (outside the class), so those reads are inlined here, as Halide's: gathers of the ImageParam at
+    clamped (wrapped, reflected) coordinates. Returns {id(Func): its value so rewritten} and the stages still
+    read."""
+    from .pipeline import _rewrite, substitute
+
+    copies = {
+        id(s.func): s
+        for s in pipeline_stages
+        if s.func is not output
+        and s.func.schedule().padded_copy
+        and not s.func.schedule().directives
+        and not s.updates
+        and len(s.values) == 1
+    }
+    values = {}
+    for s in pipeline_stages:
+        if id(s.func) in copies or len(s.values) != 1:
+            continue
+
+        def leaf(n, args, s=s):
+            bc = copies.get(id(n.value)) if n.kind == "call" else None
+            if bc is None:
+                return None
+            forms = slice_forms(n)
+            if (
+                forms is not None
+                and len(forms) == len(s.vars)
+                and all(v == s.vars[d] for d, (v, _) in enumerate(forms))
+            ):
+                return None  # (a slice of the copy, as analysis/pipeline.py left it)
+            return substitute(bc.values[0], dict(zip(bc.vars, args)))
+
+        v = _rewrite(s.values[0], leaf, {})
+        if v is not s.values[0]:
+            values[id(s.func)] = v
+    if not values:
+        return values, list(pipeline_stages)
+    read = set()
+    for s in pipeline_stages:
+        for e in [values.get(id(s.func), s.values[0]), *s.values[1:], *(x for u in s.updates for x in u.exprs())]:
+            read |= {id(n.value) for n in walk(e) if n.kind == "call"}
+    kept = [s for s in pipeline_stages if id(s.func) not in copies or id(s.func) in read]
+    return values, kept
 
 
 def linear_terms(e):

@@ -124,8 +124,11 @@ def compile_kernel(f, args, fn_name: str, target=None, _schedule_part=None):
 
         from ..driver_debug import debug_funcs
 
-        held = standins(driver.front_end(_output_func(f)))
-        debug = debug_funcs(driver.front_end(_output_func(f)))
+        from ..analysis.specialize import forcing
+
+        with forcing({}):  # (the stages only: no specialize() condition evaluated on buffers not bound in AOT)
+            probe = driver.front_end(_output_func(f))
+        held, debug = standins(probe), debug_funcs(probe)
         if debug:  # (the JIT writes them: driver_debug.py; AOT code has no file writer)
             raise HalideError(
                 f"{user_site()}: Func '{debug[0].name}' has debug_to_file, which halide_mlir's ahead-of-time code "

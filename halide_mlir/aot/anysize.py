@@ -4,9 +4,9 @@ For the pipelines analysis/symbolic_bounds.py plans (others: a HalideError sayin
 that estimates give a fixed-size function), the kernel takes dynamically shaped strided memrefs and the mins
 (codegen/dynamic_payload.py). The wrapper written here passes each buffer as it is (a crop of a bigger buffer
 included: its strides become the descriptor's) unless its innermost stride is not 1, or its elements are read
-through gathers (boundary conditions: the vectorizer's gather indices assume dense rows), then a dense copy. It
-checks what Halide's code checks, from the output's runtime region: each input covers the region it is read over
-(``access_out_of_bounds``, -4), and answers bounds queries with that region.
+through gathers (boundary conditions, transposes, flips: the vectorizer's gather indices assume dense rows), then a
+dense copy. It checks what Halide's code checks, from the output's runtime region: each input covers the region it
+is read over (``access_out_of_bounds``, -4), and answers bounds queries with that region.
 """
 
 from __future__ import annotations
@@ -138,11 +138,29 @@ def _region(plan, need, out: str) -> list:
         if span is None:
             region.append(None)
             continue
-        d, (lo, hi) = len(region), span  # (input dim d is read at the output's dim d, symbolic_bounds.py)
-        region.append(
-            (f"({out}->dim[{d}].min + ({lo}))", f"({out}->dim[{d}].min + {out}->dim[{d}].extent - 1 + ({hi}))")
-        )
+        mins, maxs = [], []
+        for (od, sign), (lo, hi) in sorted(span.items(), key=lambda kv: (kv[0][0] is None, kv[0])):
+            omin = f"{out}->dim[{od}].min"
+            omax = f"{out}->dim[{od}].min + {out}->dim[{od}].extent - 1"
+            if sign == 1:  # (symbolic_bounds.InputNeed: read at var + c)
+                mins.append(f"({omin} + ({lo}))")
+                maxs.append(f"({omax} + ({hi}))")
+            elif sign == -1:  # read at c - var: a flip swaps the output's min and max
+                mins.append(f"(({lo}) - ({omax}))")
+                maxs.append(f"(({hi}) - {omin})")
+            else:
+                mins.append(f"({lo})")
+                maxs.append(f"({hi})")
+        region.append((_fold("<", mins), _fold(">", maxs)))
     return region
+
+
+def _fold(op: str, exprs: list) -> str:
+    """The C min (``<``) or max (``>``) of int32 expressions."""
+    e = exprs[0]
+    for x in exprs[1:]:
+        e = f"(({e}) {op} ({x}) ? ({e}) : ({x}))"
+    return e
 
 
 def kernel_parameters(kernel: AnySizeKernel) -> list:
@@ -238,7 +256,7 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
             ]
     lines += _constraint_checks(buffers, plan)
     lines += _requirement_checks(spec)
-    views = [(a, need is not None and need.clamped) for a, need, _ in ins] + [(out_arg, False)]
+    views = [(a, need is not None and (need.clamped or need.gathered)) for a, need, _ in ins] + [(out_arg, False)]
     for k, (a, _) in enumerate(views):
         r = max(1, len(a.mins))
         lines.append(f"    int64_t desc{k}[{3 + 2 * r}]; int32_t mins{k}[{r}], extents{k}[{r}];")

@@ -217,21 +217,25 @@ def build_payload(plan: DynPlan) -> str:
                 offs = st.gathers.get(id(e)) if interior else None
                 if offs is None:
                     forms = slice_forms(e)
-                    if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+                    same = forms is not None and len(forms) == rank  # (else a transpose, flip or constant)
+                    if same and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
                         offs = tuple(c for _, c in forms)
                 key = (id(e.value), tuple(offs)) if offs is not None else None
                 if key in by_key:
                     return em.from_storage(by_key[key], e.type)
-                # a gather of an ImageParam (clamped coordinates, analysis/symbolic_bounds.py)
-                tensor = inputs[id(e.value)][0]
+                # a gather: an ImageParam at clamped, transposed or flipped coordinates, or a computed Func
+                # transposed or flipped (analysis/symbolic_bounds.py)
+                if isinstance(e.value, ImageParam):
+                    tensor, mins32, et = inputs[id(e.value)][0], dims32[id(e.value)]["min"], e.value.type()
+                else:
+                    tensor, fmins = computed[id(e.value)]
+                    mins32 = [p.op(f"arith.index_cast {m} : index to i32", "x") for m in fmins]
+                    et = e.value.output_types()[0]
                 idx = []
                 for d, a in enumerate(e.args):
-                    rel = em.op(f"arith.subi {em.emit(a)}, {dims32[id(e.value)]['min'][d]} : i32", "x")
+                    rel = em.op(f"arith.subi {em.emit(a)}, {mins32[d]} : i32", "x")
                     idx.append(em.op(f"arith.index_cast {rel} : i32 to index", "i"))
-                v = em.op(
-                    f"tensor.extract {tensor}[{', '.join(reversed(idx))}] : {tensor_type(len(e.args), e.value.type())}",
-                    "g",
-                )
+                v = em.op(f"tensor.extract {tensor}[{', '.join(reversed(idx))}] : {tensor_type(len(e.args), et)}", "g")
                 return em.from_storage(v, e.type)
             raise InternalError(f"any-size payload: no leaf for '{e}'", stage="payload")
 
@@ -318,9 +322,36 @@ def build_payload(plan: DynPlan) -> str:
         attrs = f"hl.update_of = {mlir_string(st.name)}, hl.update = {up.index} : i64, hl.any_size"
         return _print_generic(p, rank, t, operands, block_args, body, r, current, attrs)
 
+    def bounds(forms: dict, d: int) -> tuple:
+        """The (min, extent) index values of a stage's dim ``d`` from its region's forms (symbolic_bounds.InputNeed):
+        the union of ``out.min_od + lo .. out.max_od + hi`` and, flipped, ``lo - out.max_od .. hi - out.min_od``."""
+        if list(forms) == [(d, 1)]:  # (the common case: the output's dim d widened by its taps)
+            lo, hi = forms[(d, 1)]
+            return p.add(f"%out_min{d}", lo), p.add(oext[d], hi - lo)
+        lows, highs = [], []
+        for (od, sign), (lo, hi) in sorted(forms.items(), key=lambda kv: (kv[0][0] is None, kv[0])):
+            if sign == 0:
+                lows.append(p.const(lo))
+                highs.append(p.const(hi))
+                continue
+            omax = p.op(f"arith.addi %out_min{od}, {oext[od]} : index", "i")
+            omax = p.add(omax, -1)
+            if sign == 1:
+                lows.append(p.add(f"%out_min{od}", lo))
+                highs.append(p.add(omax, hi))
+            else:
+                lows.append(p.op(f"arith.subi {p.const(lo)}, {omax} : index", "i"))
+                highs.append(p.op(f"arith.subi {p.const(hi)}, %out_min{od} : index", "i"))
+        lo, hi = lows[0], highs[0]
+        for x in lows[1:]:
+            lo = p.op(f"arith.minsi {lo}, {x} : index", "i")
+        for x in highs[1:]:
+            hi = p.op(f"arith.maxsi {hi}, {x} : index", "i")
+        ext = p.add(p.op(f"arith.subi {hi}, {lo} : index", "i"), 1)
+        return lo, ext
+
     for st in plan.stages:
-        mins = [p.add(f"%out_min{d}", st.lo[d]) for d in range(rank)]
-        exts = [p.add(oext[d], st.hi[d] - st.lo[d]) for d in range(rank)]
+        mins, exts = (list(v) for v in zip(*(bounds(st.region[d], d) for d in range(rank))))
         tt = tensor_type(rank, st.func.output_types()[0])
         init = p.op(f"tensor.empty({', '.join(reversed(exts))}) : {tt}", "init")
         if not st.partitioned():
