@@ -43,8 +43,9 @@ class Kernel:
 _loaded: dict = {}
 _lock = threading.Lock()
 stats = {"loads": 0, "calls": 0, "tasks": 0, "window_s": 0.0, "kernel_s": 0.0, "alloc_s": 0.0, "task_s": 0.0}
+stats["cut_s"] = 0.0
 # (seconds: assembling windows, in the compiled code (with the first touch of its output), allocating outputs,
-# whole tasks; bench/dask.py reads them to split a task's time)
+# whole chunk tasks, strips tasks; bench/dask.py reads them to split a task's time)
 
 
 def _libraries(runtime: str) -> list[str]:
@@ -79,7 +80,10 @@ def cut(block: np.ndarray, bounds) -> tuple:
     """The parts of an input block its neighbours' windows read (``bounds``: (start, stop) per numpy axis, per
     part), as contiguous copies: a task that runs where the block lives, so only these strips travel to the
     tasks that read them (a strided view would be serialized with its whole span, a full block for a column)."""
-    return tuple(np.ascontiguousarray(block[tuple(slice(a, z) for a, z in b)]) for b in bounds)
+    t0 = time.perf_counter()
+    out = tuple(np.ascontiguousarray(block[tuple(slice(a, z) for a, z in b)]) for b in bounds)
+    stats["cut_s"] += time.perf_counter() - t0
+    return out
 
 
 def _madvise_switch():

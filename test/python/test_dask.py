@@ -333,6 +333,33 @@ def test_only_halo_strips_travel(client):
     np.testing.assert_allclose(out.compute(), ref, rtol=1e-5)
 
 
+
+def test_strips_only_from_other_workers(client):
+    """A persisted input: a chunk slices the neighbour blocks that live on its own block's worker in the task and
+    gets strips tasks only for those on the other worker (none when the whole input is on one worker); values
+    equal to numpy, at the edges, for chunks that are and are not the input's blocks and smaller than the halo."""
+    rng = np.random.default_rng(14)
+    a = rng.random((70, 90), dtype=np.float32)
+    img = hl.ImageParam(hl.Float(32), 2, "own_in")
+    by = _blur3(img, "own_blur")
+    workers = sorted(client.scheduler_info()["workers"])
+    counts = {}
+    for where in ["one", "spread"]:
+        x = da.from_array(a, chunks=(16, 20))
+        x = (client.persist(x, workers=workers[:1]) if where == "one" else client.persist(x))
+        distributed.wait(x)
+        for chunks in [(16, 20), (9, 31), (1, 45)]:   # (1, 45): one row, smaller than the 3-row window
+            owners = hd._owners(client, [x])   # (a task run away from its block moves it: asked each time)
+            assert len(owners) == 5 * 5, owners
+            out = hd.realize(by, [90, 70], chunks, inputs={img: x}, client=client)
+            keys = {k for k in out.__dask_graph__() if isinstance(k, tuple) and "-strips-" in k[0]}
+            if len(set().union(*owners.values())) == 1:   # one worker holds every block: no strips
+                assert not keys, keys
+            counts[where, chunks] = len(keys)
+            np.testing.assert_allclose(out.compute(), _blur3_numpy(a), rtol=3e-7, atol=1e-7)
+    assert counts["spread", (16, 20)] <= 25, counts
+
+
 def _shapes(normal):
     import itertools
     return len(set(itertools.product(*[set(c) for c in normal])))
