@@ -31,7 +31,7 @@ from ..lang.param import ImageParam
 from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
-from . import reduction, split
+from . import reduction, spec, split
 from .kernel import Kernel, cut, run_chunk, run_split
 
 __all__ = ["realize", "Kernel", "run_chunk", "run_split"]
@@ -363,15 +363,6 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     blocks = list(np.ndindex(*[len(c) for c in normal]))
     ins = [arrays[h] for h in p.inputs]
     inline = _inline(client)
-    owners = {} if inline else _owners(client, ins)
-    # per chunk: the worker holding the input block under its centre, where the scheduler will run its task (the
-    # most bytes of its inputs are there); the chunk slices the blocks that live there itself, and reads
-    # strips of the others (None: strips of all of them)
-    homes = [_home(owners, ins, p.inputs, wholes, windows) for windows in chunk_windows]
-    on_worker: dict = {}
-    for k, ws in owners.items():
-        for w in ws:
-            on_worker.setdefault(w, set()).add(k)
     token = tokenize(
         func.name(),
         sorted(k.digest for k in kernels.values()),
@@ -380,26 +371,24 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)],
         [r for r in chunk_regions],
         inline,
-        homes,
-        sorted((k, sorted(ws)) for k, ws in owners.items()),
     )
     name = f"halide-{func.name()}-{token}"
     dsk, strips = {}, [None if inline else {} for _ in ins]
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
-            dsk[shipped[k][0]] = kern
-    for idx, r, pieces, home in zip(blocks, chunk_regions, chunk_kernels, homes):
+            dsk[shipped[k][0]] = spec.data(shipped[k][0], kern)
+    for idx, r, pieces in zip(blocks, chunk_regions, chunk_kernels):
         block_shape = tuple(reversed(r.extents))
-        refs = [shipped[key] if hasattr(shipped[key], "key") else shipped[key][0] for key, _, _, _ in pieces]
-        local = on_worker.get(home, frozenset())
+        refs = [spec.ref(shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]) for key, *_ in pieces]
         parts = [
-            _pieces(a, pw[h], wholes[h], strips[i], local)
+            _pieces(a, pw[h], wholes[h], strips[i])
             for _, _, _, pw in pieces
             for i, (a, h) in enumerate(zip(ins, p.inputs))
         ]
         if len(pieces) == 1:
             # (the chunk's positions are arguments after the Params)
-            task = (run_chunk, refs[0], params + pieces[0][1], [block_shape] * len(types), out_dtypes, *parts)
+            args = (params + pieces[0][1], [block_shape] * len(types), out_dtypes)
+            task = (run_chunk, refs[0], *map(spec.lit, args), *parts)
         else:  # an interior and slabs, each written in place into the chunk's block (split.py)
             meta = tuple(
                 (
@@ -409,24 +398,27 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
                 )
                 for _, origins, pr, _ in pieces
             )
-            task = (run_split, [block_shape] * len(types), out_dtypes, meta, *refs, *parts)
+            task = (run_split, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *refs, *parts)
         dsk[(name,) + idx] = task
-    if not inline:
-        tasks = {}
-        for i, s in enumerate(strips):
+    tasks = {}
+    for i, s in enumerate(strips):
+        if s is not None:
             tasks.update(_strip_tasks(s, f"{name}-in{i}"))
-        for k in blocks:
-            t = dsk[(name,) + k]
-            dsk[(name,) + k] = tuple(_resolve(part, tasks) if isinstance(part, (list, _Strip)) else part for part in t)
-        for key, (skey, bounds) in tasks.items():
-            dsk[skey] = (cut, key, bounds)
+    for k in blocks:  # (the window parts' lists and strips placeholders resolved)
+        t = dsk[(name,) + k]
+        dsk[(name,) + k] = spec.call((name,) + k, t[0], *(_resolve(part, tasks) for part in t[1:]))
+    for key, (skey, bounds) in tasks.items():
+        dsk[skey] = spec.call(skey, cut, spec.ref(key), spec.lit(bounds))
     outs = []
     for k, dt in enumerate(out_dtypes):
         if len(types) == 1:
             layer, out_name = dsk, name
         else:
             out_name = f"{name}-{k}"
-            layer = {(out_name,) + idx: (operator.getitem, (name,) + idx, k) for idx in blocks}
+            layer = {
+                (out_name,) + idx: spec.call((out_name,) + idx, operator.getitem, spec.ref((name,) + idx), k)
+                for idx in blocks
+            }
             layer.update(dsk)
         graph = HighLevelGraph.from_collections(out_name, layer, dependencies=ins)
         outs.append(da.Array(graph, out_name, normal, dtype=np.dtype(dt)))
@@ -472,41 +464,14 @@ _shipped: dict = {}
 _MAX_KERNELS = 1024
 
 
-def _owners(client, arrays) -> dict:
-    """The workers holding each block of the persisted ``arrays``, by key: one question to the scheduler per
-    realize. Blocks not yet computed (a zarr input) are not in it."""
-    from distributed import futures_of
-
-    futures = [f for a in arrays for f in futures_of(a)]
-    if not futures:
-        return {}
-    return {k: frozenset(ws) for k, ws in client.who_has(futures).items() if ws}
-
-
-def _home(owners: dict, arrays, holders, wholes: dict, windows: dict):
-    """A worker holding the block under the centre of a chunk's window of its first persisted input, or None."""
-    for a, h in zip(arrays, holders):
-        w, whole = windows[h], wholes[h]
-        idx = []
-        for axis, sizes in enumerate(a.chunks):
-            d = len(a.chunks) - 1 - axis
-            at = w.mins[d] - whole.mins[d] + w.extents[d] // 2
-            idx.append(min(int(np.searchsorted(np.cumsum(sizes), at, side="right")), len(sizes) - 1))
-        home = owners.get((a.name,) + tuple(idx))
-        if home:
-            return min(home)  # (a block on several workers: any of them)
-    return None
-
-
-def _pieces(array, window: Region, whole: Region, strips: dict | None, local: frozenset = frozenset()):
+def _pieces(array, window: Region, whole: Region, strips: dict | None):
     """The window of an input's dask array as the nested lists (numpy order) of what the task assembles
     (kernel.py ``_assemble``): a block the window covers whole is its key; a part of one is that block sliced
     in the task (``strips`` None: the block is a dependency, whole), or a placeholder ``_Strip`` the graph
     replaces with that part as one of its block's ``strips`` task's outputs (_strip_tasks: a task per input
     block cuts all the halo strips its neighbours read, so only strips travel between workers). A window
     inside one block is that block sliced in the task (a view a kernel taking strided inputs reads in place),
-    which then runs where the block lives. ``local``: the keys of the blocks on the worker the task will run on
-    (persisted inputs), sliced in the task too: only the blocks on other workers need strips tasks.
+    which then runs where the block lives.
 
     (A ``piece`` task per part was the scheduler's cost: ~0.5 ms a task, 420 of them against 64 chunks of a
     1024^2 blur took 2.2x the time of slicing in the task.)"""
@@ -529,9 +494,9 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None, local: fr
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
-                return key
-            if strips is None or one or key in local:
-                return (operator.getitem, key, tuple(where))
+                return spec.ref(key)
+            if strips is None or one:
+                return spec.call(None, operator.getitem, spec.ref(key), spec.lit(tuple(where)))
             wheres = strips.setdefault(key, {})
             return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
@@ -561,13 +526,14 @@ def _strip_tasks(strips: dict, prefix: str) -> dict:
 
 
 def _resolve(nested, tasks: dict):
-    """``nested`` with each _Strip replaced by a getitem of its block's strips task's output."""
+    """A window's parts as a node: ``nested``'s lists as list nodes, each _Strip a getitem of its block's strips
+    task's output."""
     import operator
 
     if isinstance(nested, list):
-        return [_resolve(n, tasks) for n in nested]
+        return spec.listed([_resolve(n, tasks) for n in nested])
     if isinstance(nested, _Strip):
-        return (operator.getitem, tasks[nested.key][0], nested.index)
+        return spec.call(None, operator.getitem, spec.ref(tasks[nested.key][0]), nested.index)
     return nested
 
 
