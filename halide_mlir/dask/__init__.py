@@ -31,7 +31,7 @@ from ..lang.param import ImageParam
 from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
-from . import reduction, split
+from . import reduction, spec, split
 from .kernel import Kernel, cut, run_chunk, run_split
 
 __all__ = ["realize", "Kernel", "run_chunk", "run_split"]
@@ -362,6 +362,7 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     out_dtypes = [np.dtype(t.numpy).str for t in types]
     blocks = list(np.ndindex(*[len(c) for c in normal]))
     ins = [arrays[h] for h in p.inputs]
+    inline = _inline(client)
     token = tokenize(
         func.name(),
         sorted(k.digest for k in kernels.values()),
@@ -369,17 +370,16 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         normal,
         [(a.name, wholes[h]) for a, h in zip(ins, p.inputs)],
         [r for r in chunk_regions],
-        _inline(client),
+        inline,
     )
     name = f"halide-{func.name()}-{token}"
-    inline = _inline(client)
     dsk, strips = {}, [None if inline else {} for _ in ins]
     for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
         if not hasattr(shipped[k], "key"):
-            dsk[shipped[k][0]] = kern
+            dsk[shipped[k][0]] = spec.data(shipped[k][0], kern)
     for idx, r, pieces in zip(blocks, chunk_regions, chunk_kernels):
         block_shape = tuple(reversed(r.extents))
-        refs = [shipped[key] if hasattr(shipped[key], "key") else shipped[key][0] for key, _, _, _ in pieces]
+        refs = [spec.ref(shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]) for key, *_ in pieces]
         parts = [
             _pieces(a, pw[h], wholes[h], strips[i])
             for _, _, _, pw in pieces
@@ -387,7 +387,8 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         ]
         if len(pieces) == 1:
             # (the chunk's positions are arguments after the Params)
-            task = (run_chunk, refs[0], params + pieces[0][1], [block_shape] * len(types), out_dtypes, *parts)
+            args = (params + pieces[0][1], [block_shape] * len(types), out_dtypes)
+            task = (run_chunk, refs[0], *map(spec.lit, args), *parts)
         else:  # an interior and slabs, each written in place into the chunk's block (split.py)
             meta = tuple(
                 (
@@ -397,24 +398,27 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
                 )
                 for _, origins, pr, _ in pieces
             )
-            task = (run_split, [block_shape] * len(types), out_dtypes, meta, *refs, *parts)
+            task = (run_split, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *refs, *parts)
         dsk[(name,) + idx] = task
-    if not inline:
-        tasks = {}
-        for i, s in enumerate(strips):
+    tasks = {}
+    for i, s in enumerate(strips):
+        if s is not None:
             tasks.update(_strip_tasks(s, f"{name}-in{i}"))
-        for k in blocks:
-            t = dsk[(name,) + k]
-            dsk[(name,) + k] = tuple(_resolve(part, tasks) if isinstance(part, (list, _Strip)) else part for part in t)
-        for key, (skey, bounds) in tasks.items():
-            dsk[skey] = (cut, key, bounds)
+    for k in blocks:  # (the window parts' lists and strips placeholders resolved)
+        t = dsk[(name,) + k]
+        dsk[(name,) + k] = spec.call((name,) + k, t[0], *(_resolve(part, tasks) for part in t[1:]))
+    for key, (skey, bounds) in tasks.items():
+        dsk[skey] = spec.call(skey, cut, spec.ref(key), spec.lit(bounds))
     outs = []
     for k, dt in enumerate(out_dtypes):
         if len(types) == 1:
             layer, out_name = dsk, name
         else:
             out_name = f"{name}-{k}"
-            layer = {(out_name,) + idx: (operator.getitem, (name,) + idx, k) for idx in blocks}
+            layer = {
+                (out_name,) + idx: spec.call((out_name,) + idx, operator.getitem, spec.ref((name,) + idx), k)
+                for idx in blocks
+            }
             layer.update(dsk)
         graph = HighLevelGraph.from_collections(out_name, layer, dependencies=ins)
         outs.append(da.Array(graph, out_name, normal, dtype=np.dtype(dt)))
@@ -490,9 +494,9 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None):
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
-                return key
+                return spec.ref(key)
             if strips is None or one:
-                return (operator.getitem, key, tuple(where))
+                return spec.call(None, operator.getitem, spec.ref(key), spec.lit(tuple(where)))
             wheres = strips.setdefault(key, {})
             return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
@@ -522,13 +526,14 @@ def _strip_tasks(strips: dict, prefix: str) -> dict:
 
 
 def _resolve(nested, tasks: dict):
-    """``nested`` with each _Strip replaced by a getitem of its block's strips task's output."""
+    """A window's parts as a node: ``nested``'s lists as list nodes, each _Strip a getitem of its block's strips
+    task's output."""
     import operator
 
     if isinstance(nested, list):
-        return [_resolve(n, tasks) for n in nested]
+        return spec.listed([_resolve(n, tasks) for n in nested])
     if isinstance(nested, _Strip):
-        return (operator.getitem, tasks[nested.key][0], nested.index)
+        return spec.call(None, operator.getitem, spec.ref(tasks[nested.key][0]), nested.index)
     return nested
 
 

@@ -42,8 +42,10 @@ class Kernel:
 # tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
 _loaded: dict = {}
 _lock = threading.Lock()
-stats = {"loads": 0, "calls": 0, "window_s": 0.0, "kernel_s": 0.0}  # (seconds: assembling windows, in
-# the compiled code with its output's allocation; the benchmark reads them to split a task's time)
+stats = {"loads": 0, "calls": 0, "tasks": 0, "window_s": 0.0, "kernel_s": 0.0, "alloc_s": 0.0, "task_s": 0.0}
+stats["cut_s"] = 0.0
+# (seconds: assembling windows, in the compiled code (with the first touch of its output), allocating outputs,
+# whole chunk tasks, strips tasks; bench/dask.py reads them to split a task's time)
 
 
 def _libraries(runtime: str) -> list[str]:
@@ -78,7 +80,10 @@ def cut(block: np.ndarray, bounds) -> tuple:
     """The parts of an input block its neighbours' windows read (``bounds``: (start, stop) per numpy axis, per
     part), as contiguous copies: a task that runs where the block lives, so only these strips travel to the
     tasks that read them (a strided view would be serialized with its whole span, a full block for a column)."""
-    return tuple(np.ascontiguousarray(block[tuple(slice(a, z) for a, z in b)]) for b in bounds)
+    t0 = time.perf_counter()
+    out = tuple(np.ascontiguousarray(block[tuple(slice(a, z) for a, z in b)]) for b in bounds)
+    stats["cut_s"] += time.perf_counter() - t0
+    return out
 
 
 def _madvise_switch():
@@ -205,8 +210,12 @@ def _call(kernel: Kernel, params, outs, windows) -> None:
 def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
     """Run ``kernel`` on the input ``windows`` and the Params' values (then its positions); returns the output
     block (a tuple of blocks for a Tuple-valued Func)."""
+    t0 = time.perf_counter()
     outs = [output_block(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
+    stats["alloc_s"] += time.perf_counter() - t0
     _call(kernel, params, outs, windows)
+    stats["tasks"] += 1
+    stats["task_s"] += time.perf_counter() - t0
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -217,8 +226,12 @@ def run_split(out_shapes, out_dtypes, meta, *rest):
     k = len(meta)
     kernels, windows = rest[:k], rest[k:]
     n = len(windows) // k
+    t0 = time.perf_counter()
     outs = [output_block(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
+    stats["alloc_s"] += time.perf_counter() - t0
     for j, (kernel, (params, offsets, shape)) in enumerate(zip(kernels, meta)):
         where = tuple(slice(o, o + e) for o, e in zip(offsets, shape))
         _call(kernel, params, [o[where] for o in outs], windows[j * n : (j + 1) * n])
+    stats["tasks"] += 1
+    stats["task_s"] += time.perf_counter() - t0
     return outs[0] if len(outs) == 1 else tuple(outs)
