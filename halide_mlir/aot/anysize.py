@@ -19,6 +19,7 @@ from ..lang.param import ImageParam
 from ..lang.source import user_site
 from .arguments import BufferArg, ScalarArg, Spec, argument_of
 from .wrapper import (
+    argv_entry,
     ACCESS_OUT_OF_BOUNDS,
     CONSTRAINT_VIOLATED,
     OUT_OF_MEMORY,
@@ -284,11 +285,7 @@ def wrapper(kernel: AnySizeKernel, name: str | None = None) -> str:
         lines.append(f"    __hl_aot_finish(_{c_name(a.name)}_buffer, mins{k}, extents{k}, {int(a.output)}, temp[{k}]);")
     lines += ["    return 0;", "}", ""]
     if name is None:
-        unpack = [
-            f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-            for i, a in enumerate(spec.arguments)
-        ]
-        lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+        lines += argv_entry(fn, spec.arguments)
     return "\n".join(lines)
 
 
@@ -357,9 +354,5 @@ def dispatch_wrapper(fixed, anysize: AnySizeKernel) -> str:
         "}",
         "",
     ]
-    unpack = [
-        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-        for i, a in enumerate(spec.arguments)
-    ]
-    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+    lines += argv_entry(fn, spec.arguments)
     return "\n".join(lines)

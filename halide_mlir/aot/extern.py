@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import BufferArg, Spec
-from .wrapper import CONSTRAINT_VIOLATED, c_name, c_scalar, prototype
+from .wrapper import CONSTRAINT_VIOLATED, argv_entry, c_name, c_scalar, prototype
 
 
 @dataclass
@@ -190,9 +190,5 @@ def top_wrapper(k: ExternKernel) -> str:
     for v in names:
         lines.append(f"    free({v}.host);")
     lines += ["    return r;", "}", ""]
-    unpack = [
-        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-        for i, a in enumerate(spec.arguments)
-    ]
-    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+    lines += argv_entry(fn, spec.arguments)
     return "\n".join(lines)

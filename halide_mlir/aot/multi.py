@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .arguments import BufferArg, Spec
-from .wrapper import c_name, c_scalar, prototype
+from .wrapper import argv_entry, c_name, prototype
 
 
 @dataclass
@@ -106,11 +106,7 @@ def top_wrapper(multi: MultiKernel) -> str:
         k += len(outs)
         lines.append(f"    if ((r = {p.spec.fn_name}({', '.join(names + outs)})) != 0) return r;")
     lines += ["    return 0;", "}", ""]
-    unpack = [
-        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-        for i, a in enumerate(spec.arguments)
-    ]
-    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+    lines += argv_entry(fn, spec.arguments)
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import BufferArg
-from .wrapper import c_name, c_scalar, prototype
+from .wrapper import argv_entry, c_name, prototype
 
 # Halide's x86 feature -> what __builtin_cpu_supports checks (AVX2 as Halide's: with FMA)
 _CPU_CHECKS = {
@@ -138,9 +138,5 @@ def wrapper_source(spec, names: list[str], texts: list[str]) -> str:
         cond = " && ".join(f'__builtin_cpu_supports("{c}")' for c in checks) or "1"
         lines.append(f"    if ({cond}) return __hl_mt_part{i}({call_args});  /* {t} */")
     lines += [f"    return __hl_mt_part{len(names) - 1}({call_args});  /* {texts[-1]} */", "}", ""]
-    unpack = [
-        f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-        for i, a in enumerate(spec.arguments)
-    ]
-    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+    lines += argv_entry(fn, spec.arguments)
     return "\n".join(lines)

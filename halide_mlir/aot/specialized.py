@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..error import HalideError
 from ..lang.source import user_site
 from .arguments import BufferArg, ScalarArg
-from .wrapper import c_name, c_scalar, prototype
+from .wrapper import argv_entry, c_name, c_scalar, prototype
 
 
 @dataclass
@@ -54,11 +54,7 @@ class SpecializedKernel:
             cond = " && ".join(f"p{j} == {v}" for j, v in enumerate(idx)) or "1"
             lines.append(f"    if ({cond}) return __hl_{fn}_v{i}({', '.join(names)});")
         lines += [f"    return __hl_{fn}_v0({', '.join(names)});", "}", ""]
-        unpack = [
-            f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-            for i, a in enumerate(self.spec.arguments)
-        ]
-        lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
+        lines += argv_entry(fn, self.spec.arguments)
         return "\n".join(lines)
 
 

@@ -293,10 +293,15 @@ def wrapper(spec: Spec, kernel_symbol: str, name: str | None = None) -> str:
     lines += ["    return 0;", "}", ""]
     if name is not None:
         return "\n".join(lines)
-    # the _argv form: one pointer per argument (a buffer's halide_buffer_t *, a scalar's address)
+    lines += argv_entry(fn, spec.arguments)
+    return "\n".join(lines)
+
+
+def argv_entry(fn: str, arguments) -> list:
+    """The ``fn_argv`` form every AOT function also has: one pointer per argument (a buffer's
+    ``halide_buffer_t *``, a scalar's address), as Halide's ``_argv`` entry points take them."""
     unpack = [
         f"(struct halide_buffer_t *)args[{i}]" if isinstance(a, BufferArg) else f"*({c_scalar(a.type)} *)args[{i}]"
-        for i, a in enumerate(spec.arguments)
+        for i, a in enumerate(arguments)
     ]
-    lines += [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
-    return "\n".join(lines)
+    return [f"int {fn}_argv(void **args) {{", f"    return {fn}({', '.join(unpack)});", "}", ""]
