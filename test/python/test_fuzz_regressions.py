@@ -921,7 +921,7 @@ def test_producer_fused_twice_folds_each_copy():
 # test_boundary_condition_at_x_under_chained_inline_reductions. Two inline reductions (sum inside maximum), both
 # computed at the consumer's x with the boundary condition at its y: vectorizing the fused maximum fails
 # ("Attempted to vectorize, but failed"), scalar fallback with an AutoVectorizeWarning; the values are Halide's.
-@pytest.mark.xfail(strict=True, reason="chained inline reductions computed at x: auto-vectorization fails")
+# Passes since small inline reductions are unrolled into their consumer (analysis/unrolled_reductions.py).
 def test_chained_inline_reductions_at_x_with_boundary_condition_at_y():
     check_case("""
         IN0 = np.random.default_rng(0).integers(0, 255, (H, W), endpoint=True).astype(np.uint8)

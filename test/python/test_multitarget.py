@@ -6,6 +6,7 @@ import importlib
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -71,12 +72,21 @@ def test_multitarget_static_library(tmp_path, mod):
     assert run_main(tmp_path, [tmp_path / "bright_lib.a"], "bright_lib") == WANT
 
 
-@pytest.mark.parametrize("mod", ["halide", "halide_mlir"])
-def test_multitarget_object_files(tmp_path, mod):
+def object_files(mod, out):
     m = importlib.import_module(mod)
     f, args = build(m, "bright_obj")
-    f.compile_to_multitarget_object_files(str(tmp_path / "bright_obj"), args, [m.Target(t) for t in TARGETS],
+    f.compile_to_multitarget_object_files(str(out / "bright_obj"), args, [m.Target(t) for t in TARGETS],
                                           ["avx2", "base"])
+
+
+@pytest.mark.parametrize("mod", ["halide", "halide_mlir"])
+def test_multitarget_object_files(tmp_path, mod):
+    if mod == "halide":  # in a process of its own: after the whole suite, Halide's objects lacked the " T " symbols
+        subprocess.run([sys.executable, "-c", f"import pathlib, test_multitarget as t; "
+                        f"t.object_files('halide', pathlib.Path({str(tmp_path)!r}))"],
+                       cwd=os.path.dirname(__file__), check=True)
+    else:
+        object_files(mod, tmp_path)
     objs = [tmp_path / f"bright_obj{n}" for n in ("-avx2.o", "-base.o", "_wrapper.o", "_runtime.o")]
     assert all(o.exists() for o in objs)
     assert symbols(objs) >= {"bright_obj", "bright_obj-avx2", "bright_obj-base"}
