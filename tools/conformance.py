@@ -201,7 +201,7 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--reference", action="store_true", help="also run each file with the real halide package")
     ap.add_argument("--only", action="append", default=[], help="only files whose path contains this")
-    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per file (default 300)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per file (default 900)")
     ap.add_argument("--jobs", "-j", type=int, default=1)
     args = ap.parse_args(argv)
 
