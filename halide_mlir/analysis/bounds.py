@@ -18,7 +18,7 @@ from ..lang.param import ImageParam
 from ..lang.traversal import walk
 from .interval import Interval, bounds
 from ..lang.schedule import DirectiveKind, LevelKind, LoopKind
-from .loop_nest import covered_extents, lanes_moved_in, loop_position, stage_loops
+from .loop_nest import covered_extents, lanes_moved_in, loop_position, stage_loops, vector_block
 from .pipeline import Pipeline, resolve_buffer_dims
 from .placement import computed_inside
 from .small_directives import scheduled_extent
@@ -366,7 +366,15 @@ def computed_region(bounded: Bounded, func: Func) -> Region:
         # a finer loop outside level.var runs inside it as lanes of the vector: one iteration covers its elements
         loops, names = moved, [l.name for l in moved]
     pos = loop_position(consumer, level.var)
-    tile = Region(outer.mins, tuple(covered_extents(loops[: names.index(level.var) + 1], outer.extents)))
+    around = loops[: names.index(level.var) + 1]
+    vec = [i for i, l in enumerate(loops) if l.kind == LoopKind.VECTORIZED]
+    if vec:
+        materialized, lanes, _ = vector_block(loops, vec[0])
+        if at is loops[vec[0]] or at in lanes:
+            # the vector and its lanes are not loops in the code: a producer computed at one of them is computed
+            # once per vector, at the loop around it (loop_schedule.py in_vector), over every lane's elements
+            around = materialized
+    tile = Region(outer.mins, tuple(covered_extents(around, outer.extents)))
     # bounds inference over the stages inside that loop, consumers first, from the consumer's tile
     regions, required = {consumer.func: tile}, {}
     for s in reversed(p.stages):

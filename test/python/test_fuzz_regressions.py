@@ -991,3 +991,35 @@ def test_unroll_inside_a_vectorized_split_shiftinwards_is_refused():
                 f0.unroll(f0_yi, 5, hl.TailStrategy.ShiftInwards)
             return f0
         """)
+
+
+# Seed-3131 campaign (examples 2906, 2907, reduced): f0 computed at the vectorized lane loop of a two-level split,
+# its boundary condition at f0's y. The script computes f0 once per vector (at the loop around it), but bounds
+# inference sized one computation as one lane: the boundary condition's tile was vectorized one lane wide and
+# three of every four lanes read uninitialized memory.
+@pytest.mark.parametrize("parallel", [False, True])
+def test_producer_at_a_vectorized_lane_loop_covers_the_vector(parallel):
+    check_case(f"""
+        IN0 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            b0 = hl.BoundaryConditions.repeat_edge(in0)
+            f0 = hl.Func("f0")
+            f0[x, y] = b0[x, y] * 1.5
+            f1 = hl.Func("f1")
+            f1[x, y] = f0[x, y]
+            if schedule:
+                xo, xi, xio, xii = hl.Var("xo"), hl.Var("xi"), hl.Var("xio"), hl.Var("xii")
+                f1.split(x, xo, xi, 64, hl.TailStrategy.GuardWithIf)
+                f1.split(xi, xio, xii, 4)
+                f1.vectorize(xii)
+                if {parallel}:
+                    f1.parallel(xio)
+                f0.compute_at(f1, xii)
+                b0.compute_at(f0, y)
+                b0.store_at(f0, y)
+            return f1
+        """)
