@@ -28,7 +28,7 @@ from ..lang.func import Func
 from ..lang.param import ImageParam, Param
 from ..lang.rdom import RDom, Range
 from ..lang.source import user_site
-from ..lang.traversal import walk
+from ..lang.traversal import replace_nodes, walk
 from ..lang.types import Bool, Float, Int
 from ..lang.var import Var
 from .interval import Interval, bounds as interval_of
@@ -402,24 +402,6 @@ def _backprop(value: Expr, seed: Expr, where: str) -> list:
     return leaves
 
 
-def _subst(e: Expr, fn) -> Expr:
-    """``e`` with each node ``n`` for which ``fn(n)`` is not None replaced by it (bottom-up rebuild)."""
-    memo: dict = {}
-
-    def go(n: Expr) -> Expr:
-        hit = memo.get(id(n))
-        if hit is not None:
-            return hit
-        r = fn(n)
-        if r is None:
-            args = tuple(go(c) for c in n.args)
-            r = n if all(x is y for x, y in zip(args, n.args)) else n.copy_with(args)
-        memo[id(n)] = r
-        return r
-
-    return go(e)
-
-
 def _var_names(e: Expr) -> set:
     return {n.value.name() for n in walk(e) if n.kind == "var"}
 
@@ -657,7 +639,7 @@ class _Reverse:
         hi = lo + ext - 1
 
         def at(e: Expr, v: Expr) -> Expr:  # e with r replaced by v
-            return _subst(e, lambda n: v if n.kind == "rvar" and n.value is r else None)
+            return replace_nodes(e, lambda n: v if n.kind == "rvar" and n.value is r else None)
 
         flip = RDom([Range(lo, ext)])
         rev = lo * 2 + ext - 1 - flip.x  # r from its last value down to its first
@@ -715,17 +697,21 @@ class _Reverse:
                     return clamped
                 if n.kind == "call" and n.value is cur and n.args[i].kind == "var" and n.args[i].value.name() == x:
                     return n.copy_with(
-                        tuple(arg if k == i else _subst(arg, clamp_uses) for k, arg in enumerate(n.args))
+                        tuple(arg if k == i else replace_nodes(arg, clamp_uses) for k, arg in enumerate(n.args))
                     )
                 return None
 
-            adj = _subst(adj, clamp_uses)
+            adj = replace_nodes(adj, clamp_uses)
             inverse[x] = Expr("sub", xe.type, (placeholders[j]._as_expr(), c))
             lhs[j] = placeholders[j]._as_expr()
+
+        def inverted(n):
+            return inverse.get(n.value.name()) if n.kind == "var" else None
+
         for j, a in enumerate(lhs):
             if not (a.kind == "var" and a.value is placeholders[j]):
-                lhs[j] = _subst(a, lambda n: inverse.get(n.value.name()) if n.kind == "var" else None)
-        adj = _subst(adj, lambda n: inverse.get(n.value.name()) if n.kind == "var" else None)
+                lhs[j] = replace_nodes(a, inverted)
+        adj = replace_nodes(adj, inverted)
         # pure Vars left (not inverted) are scattered over f's box, together with the definition's own RDom
         left = [v for v in pure if v not in inverse and (v in _var_names(adj) or any(v in _var_names(a) for a in lhs))]
         own = upd.rvars() if upd is not None else []
@@ -745,8 +731,8 @@ class _Reverse:
                     return new_of_rvar.get((id(n.value.domain()), n.value.index()))
                 return None
 
-            adj = _subst(adj, to_rdom)
-            lhs = [_subst(a, to_rdom) for a in lhs]
+            adj = replace_nodes(adj, to_rdom)
+            lhs = [replace_nodes(a, to_rdom) for a in lhs]
             used = {id(n.value) for e in (adj, *lhs) for n in walk(e) if n.kind == "rvar"}
             for k in range(rdom.dimensions()):
                 # an RVar nothing reads still counts the update's iterations: a condition that always holds
@@ -755,11 +741,11 @@ class _Reverse:
                     cond = Expr("ge", Bool(), (rv._as_expr(), to_expr(rv.min())))
                     adj = Expr("select", adj.type, (cond, adj, const(0, adj.type)))
             for p in preds:
-                p = _subst(_subst(p, lambda n: inverse.get(n.value.name()) if n.kind == "var" else None), to_rdom)
-                rdom.where(_subst(p, _placeholder_to(placeholders, target)))
+                p = replace_nodes(replace_nodes(p, inverted), to_rdom)
+                rdom.where(replace_nodes(p, _placeholder_to(placeholders, target)))
         to_target = _placeholder_to(placeholders, target)
-        adj = _subst(adj, to_target)
-        lhs = [_subst(a, to_target) for a in lhs]
+        adj = replace_nodes(adj, to_target)
+        lhs = [replace_nodes(a, to_target) for a in lhs]
         self._accumulate(target, lhs, adj, leaf.index)
 
     def _accumulate(self, target: Func, lhs: list, adj: Expr, index: int) -> None:

@@ -16,7 +16,7 @@ from ..lang.expr import Expr
 from ..lang.func import Func
 from ..lang.param import ImageParam
 from ..lang.schedule import LevelKind
-from ..lang.traversal import walk
+from ..lang.traversal import rebuild, walk
 from .interval import bounds
 
 
@@ -50,24 +50,15 @@ def redirect(consumer: Func, e: Expr, output: Func) -> Expr:
     the output read from their stand-ins."""
     if not any(n.kind == "call" and is_memoized(n.value) for n in walk(e)):
         return e
-    memo: dict = {}
 
-    def rewrite(n: Expr) -> Expr:
-        hit = memo.get(id(n))
-        if hit is not None and hit[0] is n:
-            return hit[1]
-        args = tuple(rewrite(a) for a in n.args)
+    def leaf(n: Expr, args) -> Expr | None:
         if n.kind == "call" and is_memoized(n.value) and n.value is not output and n.value is not consumer:
             r = Expr("call", n.type, args, standins(n.value)[n.index or 0])
             r.site = n.site
-        elif all(a is b for a, b in zip(args, n.args)):
-            r = n
-        else:
-            r = n.copy_with(args)
-        memo[id(n)] = (n, r)
-        return r
+            return r
+        return None
 
-    return rewrite(e)
+    return rebuild(e, leaf)
 
 
 def _definition_exprs(f: Func) -> list[Expr]:

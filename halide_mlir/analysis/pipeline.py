@@ -15,7 +15,7 @@ from ..lang.expr import REQUIRE, Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import GPU_DIRECTIVES, DirectiveKind, LevelKind, LoopKind, LoopLevel
-from ..lang.traversal import walk
+from ..lang.traversal import rebuild, walk
 from .affine import slice_forms
 from .compute_with import adjacent_partners
 from .memoize import redirect as redirect_memoized
@@ -110,23 +110,6 @@ def as_generic(stage: Stage, u: Update) -> bool:
     return not any(l.kind == LoopKind.PARALLEL and any(dim < n_r for dim, _ in l.parts) for l in update_loops(stage, u))
 
 
-def _rewrite(e: Expr, leaf, memo: dict) -> Expr:
-    """Rebuild ``e`` bottom-up; ``leaf(node, new_args)`` returns a replacement or None to keep the node.
-    The memo holds each visited node, so its id cannot be reused by a new object meanwhile."""
-    hit = memo.get(id(e))
-    if hit is not None and hit[0] is e:
-        return hit[1]
-    args = tuple(_rewrite(a, leaf, memo) for a in e.args)
-    r = leaf(e, args)
-    if r is None:
-        if all(a is b for a, b in zip(args, e.args)):
-            r = e
-        else:
-            r = e.copy_with(args)
-    memo[id(e)] = (e, r)
-    return r
-
-
 def _strip_requirements(e: Expr, found: list, memo: dict) -> Expr:
     """``e`` with each ``hl.require(c, v)`` replaced by ``v``, its condition added to ``found``: conditions are of
     Params only, checked before the pipeline runs (driver.realize, aot/requirements.py), so the analyses and
@@ -139,12 +122,12 @@ def _strip_requirements(e: Expr, found: list, memo: dict) -> Expr:
             found.append(n.value)
         return args[0]
 
-    return _rewrite(e, leaf, memo)
+    return rebuild(e, leaf, memo)
 
 
 def substitute(e: Expr, env: dict[str, Expr], memo: dict | None = None) -> Expr:
     """Replace Vars by Exprs."""
-    return _rewrite(
+    return rebuild(
         e, lambda n, args: env.get(n.value.name()) if n.kind == "var" else None, {} if memo is None else memo
     )
 
@@ -175,7 +158,7 @@ def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping, consumer: Fun
             )
         return None
 
-    return _rewrite(e, leaf, memo)
+    return rebuild(e, leaf, memo)
 
 
 def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
@@ -339,7 +322,7 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
                     return substitute(bodies[bc][n.index], {v.name(): a for v, a in zip(d.args, args)})
                 return None
 
-            bodies[c] = tuple(_rewrite(v, leaf, {}) for v in bodies[c])
+            bodies[c] = tuple(rebuild(v, leaf, {}) for v in bodies[c])
         _inline_into_scatters(bc, order, bodies, updates)
     used = {
         n.value
@@ -373,9 +356,9 @@ def _inline_into_scatters(bc: Func, order: list, bodies: dict, updates: dict) ->
                 continue
             updates[c][k] = replace(
                 u,
-                args=tuple(_rewrite(a, leaf, {}) for a in u.args),
-                values=tuple(_rewrite(v, leaf, {}) for v in u.values),
-                predicates=[_rewrite(p, leaf, {}) for p in u.predicates],
+                args=tuple(rebuild(a, leaf, {}) for a in u.args),
+                values=tuple(rebuild(v, leaf, {}) for v in u.values),
+                predicates=[rebuild(p, leaf, {}) for p in u.predicates],
             )
 
 

@@ -26,7 +26,7 @@ from ..error import ComputeAtWarning, HalideError
 from ..lang.param import ImageParam
 from ..lang.schedule import DirectiveKind, LevelKind
 from ..lang.source import user_site
-from ..lang.traversal import walk
+from ..lang.traversal import rebuild, walk
 from .affine import linear_form, slice_forms
 
 
@@ -462,7 +462,7 @@ def _inline_boundary_reads(pipeline_stages, output) -> tuple[dict, list]:
     across dims (outside the class), so those reads are inlined here, as Halide's: gathers of the ImageParam at
     clamped (wrapped, reflected) coordinates. Returns {id(Func): its value so rewritten} and the stages still
     read."""
-    from .pipeline import _rewrite, substitute
+    from .pipeline import substitute
 
     copies = {
         id(s.func): s
@@ -491,7 +491,7 @@ def _inline_boundary_reads(pipeline_stages, output) -> tuple[dict, list]:
                 return None  # (a slice of the copy, as analysis/pipeline.py left it)
             return substitute(bc.values[0], dict(zip(bc.vars, args)))
 
-        v = _rewrite(s.values[0], leaf, {})
+        v = rebuild(s.values[0], leaf)
         if v is not s.values[0]:
             values[id(s.func)] = v
     if not values:

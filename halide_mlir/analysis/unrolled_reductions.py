@@ -26,7 +26,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ..lang.schedule import LevelKind
-from ..lang.traversal import walk
+from ..lang.traversal import rebuild, walk
 
 if TYPE_CHECKING:  # annotations only
     from ..lang.func import Func
@@ -68,7 +68,6 @@ def _computed_at(start: Func, consumer: Func) -> list:
 def unrolled_values(f: Func, consumer: Func, output: Func) -> tuple | None:
     """The values of inline reduction ``f``, read by ``consumer``, as one expression over its pure Vars, or None
     where it stays a stage (module docstring)."""
-    from .pipeline import _rewrite  # (pipeline.py imports this module)
 
     s = f.schedule()
     kind = getattr(f, "_inline_reduction", None)
@@ -109,7 +108,7 @@ def unrolled_values(f: Func, consumer: Func, output: Func) -> tuple | None:
                 return acc
             return None
 
-        acc = _rewrite(u.values[0], leaf, {})
+        acc = rebuild(u.values[0], leaf)
     return (acc,)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..error import HalideError
 from ..lang.expr import Expr
+from ..lang.traversal import rebuild
 from ..lang.wrappers import GLOBAL, wrappers_of
 
 _MAX_CHAIN = 64  # f.in_(g).in_(g)...: each level wraps the one before
@@ -41,31 +42,25 @@ class Wrapping:
             for n in _calls(e):
                 self.callees[id(n.value)] = n.value
             return e
-        memo: dict = {}
 
-        def rewrite(n: Expr) -> Expr:
-            hit = memo.get(id(n))
-            if hit is not None and hit[0] is n:
-                return hit[1]
-            args = tuple(rewrite(a) for a in n.args)
+        def leaf(n: Expr, args) -> Expr | None:
+            if n.kind != "call":
+                return None
             value = n.value
-            if n.kind == "call":
+            self.callees[id(value)] = value
+            for _ in range(_MAX_CHAIN):
+                w = self._target(value, consumer)
+                if w is None:
+                    break
+                value = w
                 self.callees[id(value)] = value
-                for _ in range(_MAX_CHAIN):
-                    w = self._target(value, consumer)
-                    if w is None:
-                        break
-                    value = w
-                    self.callees[id(value)] = value
-            if value is n.value and all(a is b for a, b in zip(args, n.args)):
-                r = n
-            else:
-                r = Expr(n.kind, n.type, args, value)
-                r.site, r.index = n.site, n.index
-            memo[id(n)] = (n, r)
+            if value is n.value:
+                return None
+            r = Expr(n.kind, n.type, args, value)
+            r.site, r.index = n.site, n.index
             return r
 
-        return rewrite(e)
+        return rebuild(e, leaf)
 
     def check(self) -> None:
         for callee in self.callees.values():

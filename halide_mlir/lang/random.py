@@ -91,20 +91,9 @@ def lower_random(e: Expr, free_vars: list, tag: int) -> Expr:
     if not any(n.kind == "random" for n in _walk(e)):
         return e
     extra = [const(tag, Int(32))] + [to_expr(v) for v in reversed(free_vars)]
-    memo: dict = {}
+    from .traversal import replace_nodes
 
-    def go(n: Expr) -> Expr:
-        r = memo.get(id(n))
-        if r is None:
-            if n.kind == "random":
-                r = _lowered(n, extra)
-            else:
-                args = tuple(go(a) for a in n.args)
-                r = n if all(a is b for a, b in zip(args, n.args)) else n.copy_with(args)
-            memo[id(n)] = r
-        return r
-
-    return go(e)
+    return replace_nodes(e, lambda n: _lowered(n, extra) if n.kind == "random" else None)
 
 
 def _walk(e):

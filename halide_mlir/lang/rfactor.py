@@ -19,7 +19,7 @@ from ..error import HalideError, HalideTypeError
 from .expr import Expr, binary, const, to_expr
 from .schedule import Directive, DirectiveKind, touch
 from .source import capture_site, user_site
-from .traversal import walk
+from .traversal import rebuild, walk
 from .var import Var
 
 # Halide's associative operators (its AssociativeOpsTable, the single-element patterns): op -> identity
@@ -87,24 +87,6 @@ def prove_associativity(func, d) -> list[Pattern] | None:
         else:
             return None
     return out
-
-
-def rewrite(e: Expr, leaf) -> Expr:
-    """Rebuild ``e`` bottom-up; ``leaf(node, new_args)`` returns a replacement or None to keep the node."""
-    memo: dict = {}
-
-    def go(n):
-        hit = memo.get(id(n))
-        if hit is not None:
-            return hit[1]
-        args = tuple(go(a) for a in n.args)
-        r = leaf(n, args)
-        if r is None:
-            r = n if all(x is y for x, y in zip(args, n.args)) else n.copy_with(args)
-        memo[id(n)] = (n, r)
-        return r
-
-    return go(e)
 
 
 def _vars_line(names_inner_first) -> str:
@@ -233,7 +215,7 @@ def rfactor(stage, preserved) -> "object":
                 return c
             return None
 
-        return rewrite(e, leaf)
+        return rebuild(e, leaf)
 
     preds = [to_intm(p) for p in d.predicates()]
     for j in guards:

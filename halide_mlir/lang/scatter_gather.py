@@ -56,18 +56,6 @@ def lane_count(func_name: str, exprs) -> int:
 
 def lane(e: Expr, k: int) -> Expr:
     """``e`` with every scatter and gather replaced by its ``k``-th element."""
-    memo: dict = {}
+    from .traversal import replace_nodes
 
-    def go(n: Expr) -> Expr:
-        hit = memo.get(id(n))
-        if hit is not None:
-            return hit
-        if n.kind in (SCATTER, GATHER):
-            r = go(n.args[k])
-        else:
-            args = tuple(go(a) for a in n.args)
-            r = n if all(a is b for a, b in zip(args, n.args)) else n.copy_with(args)
-        memo[id(n)] = r
-        return r
-
-    return go(e)
+    return replace_nodes(e, lambda n: lane(n.args[k], k) if n.kind in (SCATTER, GATHER) else None)

@@ -25,3 +25,42 @@ def free_rvars(e) -> list:
         if n.kind == "rvar":
             seen.setdefault(id(n.value), n.value)
     return list(seen.values())
+
+
+def rebuild(e, leaf, memo: dict | None = None):
+    """``e`` rebuilt bottom-up: ``leaf(node, new_args)`` returns a replacement, or None to keep the node (a copy
+    when an argument changed). Shared subtrees are rebuilt once; the memo keeps each visited node alive, so its id
+    is not reused meanwhile (pass one memo to share it across calls)."""
+    memo = {} if memo is None else memo
+
+    def go(n):
+        hit = memo.get(id(n))
+        if hit is not None and hit[0] is n:
+            return hit[1]
+        args = tuple(go(a) for a in n.args)
+        r = leaf(n, args)
+        if r is None:
+            r = n if all(a is b for a, b in zip(args, n.args)) else n.copy_with(args)
+        memo[id(n)] = (n, r)
+        return r
+
+    return go(e)
+
+
+def replace_nodes(e, fn):
+    """``e`` with each node ``n`` for which ``fn(n)`` is not None replaced by it, top-down (the replacement is not
+    visited); the rest rebuilt where an argument changed, shared subtrees once."""
+    memo: dict = {}
+
+    def go(n):
+        hit = memo.get(id(n))
+        if hit is not None and hit[0] is n:
+            return hit[1]
+        r = fn(n)
+        if r is None:
+            args = tuple(go(a) for a in n.args)
+            r = n if all(a is b for a, b in zip(args, n.args)) else n.copy_with(args)
+        memo[id(n)] = (n, r)
+        return r
+
+    return go(e)
