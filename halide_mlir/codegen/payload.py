@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..analysis.affine import strided_forms
 from ..analysis.interval import Interval, simplify_within
 from ..analysis.plan import PipelinePlan, StagePlan
+from ..analysis.store_in import cpu_memory_types, tagged_loc
 from ..error import InternalError
 from ..lang.traversal import walk
 from ..lang.types import Int
@@ -53,6 +54,7 @@ class PayloadBuilder:
         self.shape_of: dict = {}  # callee -> numpy-order shape
         self.min_of: dict = {}  # callee -> Halide-order mins
         self.origins = relocatable.begin()  # positions as arguments (codegen/relocatable.py), or None
+        self.memory_types = cpu_memory_types(self.p)  # store_in on CPU stages, carried by locations
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -160,7 +162,8 @@ class PayloadBuilder:
         return [acc]
 
     def def_loc(self, func) -> str:
-        return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+        loc = func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+        return tagged_loc(loc, self.memory_types.get(func))
 
     def emit_generic(
         self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None, values: tuple | None = None

@@ -17,6 +17,7 @@ from ..codegen.copies import rewrite_copies
 from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.prefetch import inject_prefetches
 from ..codegen.compute_with import fuse_tagged_loops
+from ..codegen.store_in import place_allocations
 from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (
     AFTER_BUFFERIZE,
@@ -249,6 +250,7 @@ def lower(ctx, module, threads: int) -> None:
     hoist, loops, after = lowering_passes(threads)
     run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
+        place_allocations(module)  # codegen/store_in.py: store_in(Heap/Stack/Register) of CPU stages
         if heap_allocations(module):
             loops = f"{DEALLOCATE},{loops}"
     run_passes(ctx, module, loops, "lowering to LLVM failed", "lower")
