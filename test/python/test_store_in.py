@@ -101,3 +101,45 @@ def test_heap_update_stage():
 
     for mt in ("Heap", "Stack"):
         np.testing.assert_array_equal(build(hl, mt), build(halide, mt))
+
+
+# --- align_storage -------------------------------------------------------------------------------------------------
+
+def aligned(m, f, g, x, y):
+    xo, xi = m.Var("xo"), m.Var("xi")
+    g.split(x, xo, xi, 8).vectorize(xi).parallel(y)
+    f.compute_root().split(x, xo, xi, 8).vectorize(xi).parallel(y).align_storage(x, 16).align_storage(y, 4)
+
+
+@pytest.mark.parametrize("sched", [
+    lambda m, f, g, x, y: f.compute_root().align_storage(x, 16),
+    lambda m, f, g, x, y: f.compute_root().parallel(y).align_storage(x, 7).align_storage(y, 5),
+    aligned,
+])
+def test_align_storage_values_as_halide(sched):
+    for size in ([34, 20], [31, 13]):
+        for mt in ("Auto", "Heap"):
+            ours = np.asarray(pipeline(hl, mt, sched).realize(size))
+            np.testing.assert_array_equal(ours, np.asarray(pipeline(halide, mt, sched).realize(size)))
+
+
+def test_align_storage_pads_the_allocation():
+    # f over [0, 31] x [0, 13] for g's 31 x 13 (f reads inp[x + 1]: nothing more): 33 columns -> 48, 14 rows -> 16
+    text = hl_stages(pipeline(hl, "Auto", lambda m, f, g, x, y: f.compute_root().align_storage(x, 16)
+                              .align_storage(y, 8)), [31, 13])
+    assert "memref.alloc() {alignment = 64 : i64} : memref<16x48xf32>" in text, text
+
+
+def test_align_storage_where_not_applied_warns():
+    with pytest.warns(hl.StorageWarning, match="align_storage is not applied to a Func computed at a loop"):
+        ours = np.asarray(pipeline(hl, "Auto", lambda m, f, g, x, y: (tiled(m, f, g, x, y),
+                                                                      f.align_storage(x, 16))).realize([34, 20]))
+    ref = np.asarray(pipeline(halide, "Auto", lambda m, f, g, x, y: (tiled(m, f, g, x, y),
+                                                                     f.align_storage(x, 16))).realize([34, 20]))
+    np.testing.assert_array_equal(ours, ref)
+
+
+def hl_stages(g, size):
+    from halide_mlir.driver import stages
+
+    return stages(g, size).bufferized()
