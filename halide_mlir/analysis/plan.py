@@ -37,7 +37,7 @@ from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loop
 from .loop_schedule import LoopSchedule, loop_schedule
 from .placement import update_home
 from .prefetch import read_prefetches
-from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
+from .pipeline import Stage, Update, as_generic, in_compute_with, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
 from .small_directives import check_always, check_storage_bounds, partition_policies
 from .store_in import plan_aligned_storage
@@ -230,7 +230,11 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     at_root = func is p.output or level.kind == LevelKind.ROOT  # not fused into a consumer's loop
     pieces = (
         partition(stage, bounded.bodies[func], region)
-        if at_root and tile is None and not bounded.updates[func] and len(func.output_types()) == 1
+        if at_root
+        and tile is None
+        and not bounded.updates[func]
+        and len(func.output_types()) == 1
+        and not in_compute_with(func, [s.func for s in p.stages])  # (one loop nest with its partner's)
         else None
     )
     # the loops the script materializes run over one computation, or inside the payload's loops of a tile plan
