@@ -50,23 +50,21 @@ def plan_aligned_storage(plan) -> None:
     """``align_storage(v, n)``: as Halide's StorageFlattening, the buffer's extent along v is the stored extent
     rounded up to a multiple of n (the min stays; the strides of the outer dims follow), so ``StagePlan.storage``
     gets the padded extents; the payload allocates them and computes into the leading part. The buffer of a
-    Func computed at the root (its own generic or boundary-condition pieces) is padded; a Func computed at a
-    consumer's loop (whose buffer the transform script's fusion or the payload's tile loops make per
-    computation) or whose own payload loops compute producers (a tile plan's carried tensor) keeps an unpadded
-    buffer, with a StorageWarning (same values); the output's buffer is the caller's, as in Halide."""
+    Func computed at the root (its own generic or boundary-condition pieces) and read through slices is padded;
+    the others (``_unpaddable``) keep unpadded buffers, with a StorageWarning (same values); the output's buffer
+    is the caller's, as in Halide."""
     for sp in plan.stages:
         storage = sp.func.schedule().storage
         aligns = {v: a for v, (a, _) in storage.items() if a is not None}
         if not aligns or sp.func is plan.pipeline.output:
             continue
-        if sp.compute.kind != LevelKind.ROOT or sp.tile is not None or sp.in_tiles:
+        why = _unpaddable(sp, plan)
+        if why is not None:
             site = next((sp.func.schedule().sites.get(("align_storage", v)) for v in aligns), None)
             warnings.warn(
                 StorageWarning(
-                    f"{site}: " * (site is not None) + f"Func '{sp.func.name()}': align_storage is not applied "
-                    f"to a Func computed at a loop or in payload tile loops (its buffer is one computation's, made by "
-                    f"the fusion); its rows stay unpadded (same values). It is applied to a Func computed at the root "
-                    f"as one whole"
+                    f"{site}: " * (site is not None) + f"Func '{sp.func.name()}': align_storage is not applied: "
+                    f"{why}; its rows stay unpadded (same values)"
                 ),
                 stacklevel=2,
             )
@@ -78,3 +76,22 @@ def plan_aligned_storage(plan) -> None:
                 extents[d] = -(-extents[d] // a) * a
         if tuple(extents) != tuple(sp.region.extents):
             sp.storage = tuple(extents)
+
+
+def _unpaddable(sp, plan) -> str | None:
+    """Why the buffer of ``sp`` can't be padded, or None. Vector gathers and the vector lanes of a scan address a
+    buffer as dense rows (one offset along its innermost dim, MLIR's ``vector.gather``), so a Func read at
+    computed coordinates, or with update definitions, keeps dense rows."""
+    from ..lang.traversal import walk
+    from .affine import slice_forms
+
+    if sp.compute.kind != LevelKind.ROOT or sp.tile is not None or sp.in_tiles:
+        return "it is computed at a loop or in payload tile loops (its buffer is one computation's)"
+    b = plan.bounded
+    if b.updates[sp.func]:
+        return "it has update definitions (their vector lanes address its rows as dense)"
+    for q in plan.stages:
+        exprs = [*b.bodies[q.func], *(e for u in b.updates[q.func] for e in u.exprs())]
+        if any(n.kind == "call" and n.value is sp.func and slice_forms(n) is None for e in exprs for n in walk(e)):
+            return f"Func '{q.func.name()}' reads it at computed coordinates (a vector gather addresses dense rows)"
+    return None
