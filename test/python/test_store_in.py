@@ -62,9 +62,10 @@ def lowered(mt, sched, size, w=37, h=23):
     return pipeline(hl, mt, sched, w, h).compile_to_lowered_mlir(size)
 
 
-def test_heap_is_a_malloc_even_when_small():
-    assert "llvm.call @malloc" not in lowered("Auto", rows, [34, 20])
-    text = lowered("Heap", rows, [34, 20])
+@pytest.mark.parametrize("where", ["rows", "tiled"])
+def test_heap_is_a_malloc_even_when_small(where):
+    assert "llvm.call @malloc" not in lowered("Auto", SCHEDULES[where], [34, 20])
+    text = lowered("Heap", SCHEDULES[where], [34, 20])
     assert text.count("llvm.call @malloc") == 1 and text.count("llvm.call @free") == 1
     assert "x f32 {alignment = 64 : i64}" not in text  # (no stack buffer left)
 
