@@ -97,8 +97,7 @@ def plan_compute_with(stages: list) -> list:
             if p.stage.updates or p.tile is not None or p.in_tiles or p.pieces or p.producers:
                 raise HalideError(
                     f"{where}Func '{child.name}': compute_with of Func '{p.name}', which has update "
-                    f"definitions, computes producers at its loops or is cut into pieces by a "
-                    f"boundary condition, is not supported by halide_mlir yet"
+                    f"definitions or computes producers at its loops, is not supported by halide_mlir yet"
                 )
         reason = _unfusable(child, parent, levels)
         if reason:

@@ -80,14 +80,15 @@ class GpuTiling:
 
 
 def check_cpu_storage(pipeline) -> None:
-    """The CPU path honors no store_in but Auto: refuse the rest rather than ignore them."""
+    """The CPU path places Auto, Heap, Stack and Register buffers (analysis/store_in.py): refuse the rest rather
+    than ignore them."""
     for s in pipeline.stages:
         mt = memory_type(s.func)
-        if mt is not MemoryType.Auto:
+        if mt not in (MemoryType.Auto, MemoryType.Heap, MemoryType.Stack, MemoryType.Register):
             raise HalideError(
                 f"Func '{s.name}': store_in(MemoryType.{mt.name}) is honored only on GPU stages by "
                 f"halide_mlir (shared memory and registers inside a kernel, Heap for a kernel's "
-                f"buffer); a CPU stage takes MemoryType.Auto"
+                f"buffer); a CPU stage takes MemoryType.Auto, Heap, Stack or Register"
             )
 
 

@@ -280,14 +280,24 @@ def build_pipeline(output: Func, memoized: bool = False) -> Pipeline:
 
 def partitionable(f: Func, output: Func, funcs: list[Func]) -> bool:
     """Can codegen compute ``f`` in pieces cut at the bounds of the clamps in its body (codegen/payload.py
-    partition): a stage at the root with no update, no unroll (the pieces' loops are shorter) and no Func
-    computed at one of its loops (a tiled stage is one loop nest)."""
+    partition): a stage at the root with no update, no unroll (the pieces' loops are shorter), no Func
+    computed at one of its loops (a tiled stage is one loop nest) and no compute_with (its loops are fused with
+    another stage's: one loop nest; it reads a boundary condition's padded copy through plain slices)."""
     s = f.schedule()
     return (
         (f is output or s.compute.kind == LevelKind.ROOT)
+        and not in_compute_with(f, funcs)
         and not f.has_update_definition()
         and not any(d.kind == DirectiveKind.UNROLL for d in _all_directives(s))
         and not any(g.schedule().compute.kind == LevelKind.AT and g.schedule().compute.func is f for g in funcs)
+    )
+
+
+def in_compute_with(f: Func, funcs: list[Func]) -> bool:
+    """Is ``f`` computed with another Func, or another with it?"""
+    cw = f.schedule().compute_with
+    return cw is not None or any(
+        g.schedule().compute_with is not None and g.schedule().compute_with.parent is f for g in funcs
     )
 
 

@@ -37,9 +37,10 @@ from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loop
 from .loop_schedule import LoopSchedule, loop_schedule
 from .placement import update_home
 from .prefetch import read_prefetches
-from .pipeline import Stage, Update, as_generic, resolve_buffer_dims
+from .pipeline import Stage, Update, as_generic, in_compute_with, resolve_buffer_dims
 from .scan_lanes import ScanLanes, parallel_slice, scan_lanes, update_nest
 from .small_directives import check_always, check_storage_bounds, partition_policies
+from .store_in import plan_aligned_storage
 from .tiling import TilePlan, slice_fused, tile_plan
 
 if TYPE_CHECKING:  # annotations only
@@ -92,6 +93,7 @@ class StagePlan:
     in_tiles: bool = False  # a consumer's payload loops compute its tiles: no generic of its own
     schedule: LoopSchedule | None = None  # what the script materializes around its op (inside the tile's loops)
     trace_lanes: int = 1  # prints or traces: its vectorized loop's lanes run one by one (tracing.py)
+    storage: tuple | None = None  # its buffer's extents when align_storage pads them (store_in.py)
 
     @property
     def func(self) -> Func:
@@ -139,6 +141,8 @@ class PipelinePlan:
                     out.append(f"  pyramid window {f.name()}: dim {w.dim}, row by row, fold {w.fold}")
             if sp.pieces:
                 out.append(f"  {len(sp.pieces)} pieces (boundary condition partitioning)")
+            if sp.storage:
+                out.append(f"  stored in a buffer of extents {list(sp.storage)} (align_storage)")
             if sp.producers:
                 out.append(f"  fuses {', '.join(f'{q.name} at {q.compute.var}' for q in sp.producers)}")
             for u in sp.updates:
@@ -166,6 +170,7 @@ def plan_stages(bounded: Bounded, auto_vector: bool = True, scalar_funcs: frozen
         )
     ordered = [plans[s.func] for s in p.stages]
     check_storage_bounds(PipelinePlan(bounded, ordered))  # bound_storage (analysis/small_directives.py)
+    plan_aligned_storage(PipelinePlan(bounded, ordered))  # align_storage (analysis/store_in.py)
     for plan in ordered:  # (producers are planned after their consumers)
         tile = plan.tile
         # compute_at(f, Var.outermost()) is outside all of f's loops: scheduled like compute_root (and so are the
@@ -225,7 +230,11 @@ def _plan_stage(bounded: Bounded, stage: Stage, index: int, name: str, plans: di
     at_root = func is p.output or level.kind == LevelKind.ROOT  # not fused into a consumer's loop
     pieces = (
         partition(stage, bounded.bodies[func], region)
-        if at_root and tile is None and not bounded.updates[func] and len(func.output_types()) == 1
+        if at_root
+        and tile is None
+        and not bounded.updates[func]
+        and len(func.output_types()) == 1
+        and not in_compute_with(func, [s.func for s in p.stages])  # (one loop nest with its partner's)
         else None
     )
     # the loops the script materializes run over one computation, or inside the payload's loops of a tile plan

@@ -23,11 +23,15 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..error import ComputeAtWarning, HalideError
+from ..lang.gpu_schedule import MemoryType, memory_type
 from ..lang.param import ImageParam
 from ..lang.schedule import DirectiveKind, LevelKind
 from ..lang.source import user_site
 from ..lang.traversal import rebuild, walk
 from .affine import linear_form, slice_forms
+
+
+ANY_SIZE_MEMORY = (MemoryType.Auto, MemoryType.Heap, MemoryType.Stack)
 
 
 class AnySizeComputeAtWarning(ComputeAtWarning):
@@ -290,6 +294,8 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
             ("fold_storage", bool(sched.folds)),
             ("align_storage / bound_storage", bool(sched.storage)),
             ("hoist_storage", sched.hoist is not None),
+            # (buffers of sizes known at run time are on the heap: Halide's choice for Heap and for a big Stack)
+            (f"store_in(MemoryType.{memory_type(s.func).name})", memory_type(s.func) not in ANY_SIZE_MEMORY),
         ):
             if on:
                 raise refuse(f"{what} of Func '{name}'")

@@ -127,7 +127,7 @@ def to_llvm(threads: int) -> str:
     compile_body_once and codegen/math_approx.py (the steps that are ours, not MLIR passes)."""
     hoist, loops, after = lowering_passes(threads)
     return (
-        f"approximate-math,{hoist},{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
+        f"approximate-math,{hoist},store-in-placement,{DEALLOCATE}-if-heap-allocations,{loops},hoist-static-allocas,{after},"
         "keep-masked-store-values,compile-body-once"
     )
 

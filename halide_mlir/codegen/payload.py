@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..analysis.affine import strided_forms
 from ..analysis.interval import Interval, simplify_within
 from ..analysis.plan import PipelinePlan, StagePlan
+from ..analysis.store_in import cpu_memory_types, tagged_loc
 from ..error import InternalError
 from ..lang.traversal import walk
 from ..lang.types import Int
@@ -53,6 +54,7 @@ class PayloadBuilder:
         self.shape_of: dict = {}  # callee -> numpy-order shape
         self.min_of: dict = {}  # callee -> Halide-order mins
         self.origins = relocatable.begin()  # positions as arguments (codegen/relocatable.py), or None
+        self.memory_types = cpu_memory_types(self.p)  # store_in on CPU stages, carried by locations
 
     def fresh(self, prefix: str) -> str:
         return f"%{prefix}{next(self.counter)}"
@@ -110,7 +112,7 @@ class PayloadBuilder:
         if plan.pieces:
             names = self.emit_pieces(index, stage, region, plan.pieces)
         elif plan.tile is None:
-            names = self.emit_generic(index, stage, Tile(region.mins, region.extents), None)
+            names = self.emit_generic(index, stage, Tile(region.mins, region.extents), self.aligned_outs(plan))
         elif plan.tile.gpu is not None:  # a GPU kernel with producers inside (analysis/gpu.py)
             names = [emit_gpu_tiled_stage(self, plan)]
         else:
@@ -137,6 +139,8 @@ class PayloadBuilder:
                 f"{acc} = bufferization.to_tensor {output_arg(0)} restrict writable : "
                 f"{memref_type(shape, t)} to {tensor_type(shape, t)} {loc}"
             )
+        elif self.plan.of(func).storage is not None:  # (align_storage)
+            (acc,) = self.aligned_outs(self.plan.of(func))
         else:
             self.lines.append(f"{acc} = tensor.empty() : {tensor_type(shape, t)} {loc}")
         for mins, extents in pieces:
@@ -159,8 +163,29 @@ class PayloadBuilder:
             acc = new
         return [acc]
 
+    def aligned_outs(self, plan: StagePlan) -> list | None:
+        """align_storage (plan.storage): a padded buffer per Tuple element and the region's leading part of it
+        as the generic's destination. (bufferization.alloc_tensor: a slice of a tensor.empty would fold back
+        into an unpadded tensor.empty.)"""
+        if plan.storage is None:
+            return None
+        loc = self.def_loc(plan.func)
+        shape, padded = tuple(reversed(plan.region.extents)), tuple(reversed(plan.storage))
+        outs = []
+        for t in plan.func.output_types():
+            buf, out = self.fresh("padded"), self.fresh("init")
+            zeros, ones = ", ".join(["0"] * len(shape)), ", ".join(["1"] * len(shape))
+            self.lines.append(f"{buf} = bufferization.alloc_tensor() : {tensor_type(padded, t)} {loc}")
+            self.lines.append(
+                f"{out} = tensor.extract_slice {buf}[{zeros}] [{', '.join(map(str, shape))}] [{ones}] : "
+                f"{tensor_type(padded, t)} to {tensor_type(shape, t)} {loc}"
+            )
+            outs.append(out)
+        return outs
+
     def def_loc(self, func) -> str:
-        return func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+        loc = func._definition().site.mlir_loc() if func._definition().site else "loc(unknown)"
+        return tagged_loc(loc, self.memory_types.get(func))
 
     def emit_generic(
         self, index: int, stage, tile: "Tile", outs: list | None, views: dict | None = None, values: tuple | None = None

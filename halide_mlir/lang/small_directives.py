@@ -8,11 +8,10 @@ analysis/small_directives.py (checks that need the pipeline), analysis/bounds.py
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
-from ..error import HalideError, HalideTypeError, StorageWarning
+from ..error import HalideError, HalideTypeError
 from .expr import Expr
 from .schedule import DirectiveKind, LevelKind, LoopLevel, OUTERMOST, Partition, touch
 from .source import capture_site, user_site
@@ -225,14 +224,10 @@ def align_storage(self, dim, alignment):
         raise HalideError(
             f"{user_site()}: align_storage of Func '{self._name}' in {name}: the alignment must be positive, got {a}"
         )
-    # the storage layout of an intermediate is bufferization's (dense, in dimension order): rows are not padded
-    warnings.warn(
-        f"{user_site()}: Func '{self._name}': align_storage is not applied; its rows stay unpadded (same values)",
-        StorageWarning,
-        stacklevel=2,
-    )
+    # applied by the plan (analysis/store_in.py plan_aligned_storage), which warns where it can't pad
     old = self._schedule.storage.get(name, (None, None))
     self._schedule.storage[name] = (a, old[1])
+    self._schedule.sites[("align_storage", name)] = capture_site()
     touch()
     return self
 

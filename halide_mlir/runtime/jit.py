@@ -17,6 +17,7 @@ from ..codegen.copies import rewrite_copies
 from ..codegen.gather_indices import narrow_gather_indices
 from ..codegen.prefetch import inject_prefetches
 from ..codegen.compute_with import fuse_tagged_loops
+from ..codegen.store_in import place_allocations
 from ..codegen.math_approx import INLINE, approximate_math
 from ..codegen.lowering import (
     AFTER_BUFFERIZE,
@@ -56,7 +57,8 @@ def mlir_errors(what: str, stage: str):
         ) from None
 
 
-_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)')
+# (a Func stored in a memory type has its line inside a name location: analysis/store_in.py)
+_LOC = re.compile(r'loc\((?P<tag>"hl\.store_in\.\w+"\()?"(?P<path>(?:[^"\\]|\\.)*)":(?P<line>\d+):\d+\)(?(tag)\))')
 
 
 def readable_locations(text: str) -> str:
@@ -64,7 +66,7 @@ def readable_locations(text: str) -> str:
     of the generated transform script."""
 
     def sub(m):
-        path, line = m.group(1), m.group(2)
+        path, line = m.group("path"), m.group("line")
         return f"transform script line {line}" if path == "-" else f"{os.path.basename(path)}:{line}"
 
     return _LOC.sub(sub, text)
@@ -72,7 +74,7 @@ def readable_locations(text: str) -> str:
 
 def source_locations(text: str) -> frozenset:
     """The user's source lines (file, line) a diagnostic points at (not the transform script's)."""
-    return frozenset((m.group(1), int(m.group(2))) for m in _LOC.finditer(text) if m.group(1) != "-")
+    return frozenset((m["path"], int(m["line"])) for m in _LOC.finditer(text) if m["path"] != "-")
 
 
 def _sequence(script, name: str):
@@ -249,6 +251,7 @@ def lower(ctx, module, threads: int) -> None:
     hoist, loops, after = lowering_passes(threads)
     run_passes(ctx, module, hoist, "lowering to LLVM failed", "lower")
     with ctx:
+        place_allocations(module)  # codegen/store_in.py: store_in(Heap/Stack/Register) of CPU stages
         if heap_allocations(module):
             loops = f"{DEALLOCATE},{loops}"
     run_passes(ctx, module, loops, "lowering to LLVM failed", "lower")

@@ -289,6 +289,12 @@ def test_outside_the_class_is_refused():
     k.compute_root().fold_storage(y, 4)
     with pytest.raises(hl.HalideError, match="fold_storage of Func 'k'"):
         h0.compile_to_static_library("/nonexistent/h0", [inp], "h0")
+    k1, h1 = hl.Func("k1"), hl.Func("h1")
+    k1[x, y] = inp[x, y] + 1
+    h1[x, y] = k1[x, y] * 2
+    k1.compute_root().store_in(hl.MemoryType.Register)  # (Halide: "Was unable to infer constant upper bound")
+    with pytest.raises(hl.HalideError, match=r"store_in\(MemoryType.Register\) of Func 'k1'"):
+        h1.compile_to_static_library("/nonexistent/h1", [inp], "h1")
     h = hl.Func("h")
     h[x, y] = inp[x, y]
     h.vectorize(x)

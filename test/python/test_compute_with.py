@@ -140,3 +140,41 @@ def test_errors_as_halide(case, message):
     ref, ours = realize_raises_both(_bad(case), [6, 5])
     import re
     assert re.search(message, ref) and re.search(message, ours), (ref, ours)
+
+
+def _boundary_pipeline(hl, schedule, align, clamps=False):
+    """f and g read the input through a boundary condition (or clamps of their own), over different rows (g over
+    3 more): stages Halide partitions at the boundary; here each is one loop nest, fused with the other's (the
+    condition is a padded copy read through slices; clamps of their own stay in the body)."""
+    x, y = hl.Var("x"), hl.Var("y")
+    inp = hl.Buffer(IMG, "input")
+    if clamps:
+        def b(cx, cy):
+            return inp[hl.clamp(cx, 0, IMG.shape[1] - 1), hl.clamp(cy, 0, IMG.shape[0] - 1)]
+    else:
+        edge = hl.BoundaryConditions.repeat_edge(inp)
+
+        def b(cx, cy):
+            return edge[cx, cy]
+    f, g, out = hl.Func("f"), hl.Func("g"), hl.Func("out")
+    f[x, y] = hl.i32(b(x - 1, y)) * 3 + b(x, y + 1)
+    g[x, y] = hl.i32(b(x + 1, y - 1)) - b(x, y)
+    out[x, y] = f[x, y] + f[x + 2, y] * 2 - g[x, y + 3] + g[x, y]
+    for h in (f, g):
+        h.compute_root()
+        if schedule == "parallel":
+            h.parallel(y).vectorize(x, 8)
+        elif schedule == "vectorized":
+            h.vectorize(x, 8)
+    g.compute_with(f, y, getattr(hl.LoopAlignStrategy, align))
+    return out
+
+
+@pytest.mark.parametrize("schedule", ["vectorized", "parallel"])
+@pytest.mark.parametrize("align", ["AlignStart", "AlignEnd", "NoAlign", "Auto"])
+@pytest.mark.parametrize("clamps", [False, True], ids=["boundary_condition", "clamps"])
+def test_boundary_stages(schedule, align, clamps):
+    if align != "AlignEnd" and schedule != "vectorized":
+        pytest.skip("every strategy once; the schedules with one")
+    for sizes in ([IMG.shape[1], IMG.shape[0]], [20, 9]):
+        _fused(lambda: run_both(lambda h: _boundary_pipeline(h, schedule, align, clamps), sizes))
