@@ -18,6 +18,7 @@ from ..lang.traversal import walk
 from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
+from .scan_tiles import gathers_whole_dims_only
 from .pipeline import Pipeline, Stage, as_generic
 
 if TYPE_CHECKING:  # annotations only
@@ -123,7 +124,10 @@ def hoist_from_loops(pipeline: Pipeline, forced: dict | None = None) -> None:
         readers = [
             c.name
             for c in s.consumers
-            if gathers(c, s.func) and not scaled_at_loop(pipeline, c, s) and not lut_at_loop(pipeline, c, s)
+            if gathers(c, s.func)
+            and not scaled_at_loop(pipeline, c, s)
+            and not lut_at_loop(pipeline, c, s)
+            and not (s.updates and gathers_whole_dims_only(c, s) and explicit_in_tile(pipeline, s))
         ]
         if readers and s.func not in pyramid:
             return f"'{readers[0]}' reads it at coordinates that are not a slice of its loops"
@@ -219,15 +223,23 @@ def explicit_in_tile(pipeline: Pipeline, stage: Stage) -> bool:
     """Can a Func with a scatter or scan update (explicit loops) be computed by its consumer's payload loops
     (analysis/tiling.py computes its tile there: the pure definition, then each update's loops over the tile's
     pure coordinates, as Halide computes it per iteration)? Only the stage whose loop it is computed at reads it,
-    through slices; that stage is computed at the root and has no updates; one value; its updates read no Func
-    computed at that stage's loops but itself. The tile plan decides the rest (unplanned_scaled sends it to the
-    root where it does not)."""
+    through slices, or stages computed inside that loop, also at any coordinates along the dims its updates write
+    at other than their pure Vars (where its tile is its whole region: analysis/scan_tiles.py); that stage is
+    computed at the root and has no updates; one value; its updates read no Func computed at that stage's loops
+    but itself. The tile plan decides the rest (unplanned_scaled sends it to the root where it does not)."""
     outer = pipeline.stage(stage.compute.func)
     if outer.func is not pipeline.output and outer.compute.at_loop():
         return False
-    if outer.updates or len(stage.values) != 1 or any(c is not outer for c in stage.consumers):
+    if outer.updates or len(stage.values) != 1:
         return False
-    if gathers(outer, stage.func):
+    # or stages computed inside that loop, gathering along its whole dims only (analysis/scan_tiles.py)
+    pos = loop_position(outer, stage.compute.var)
+    if any(
+        gathers(c, stage.func)
+        if c is outer
+        else not (computed_inside(pipeline, c, outer, pos) and gathers_whole_dims_only(c, stage))
+        for c in stage.consumers
+    ):
         return False
     at_outer = {s.func for s in pipeline.stages if s.compute.at_loop() and s.compute.func is outer.func}
     return not any(

@@ -51,6 +51,7 @@ from ..lang.traversal import walk
 from .affine import affine_form, lut_forms, scaled_forms, slice_forms
 from .folding import fold_windows
 from .pyramid import plan_pyramids, windows as pyramid_windows
+from .scan_tiles import whole_dim_reads, whole_dims
 from ..error import InternalError, StorageWarning
 from ..lang.schedule import LoopKind
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, vector_block
@@ -405,6 +406,9 @@ def _tile_plan(bounded: Bounded, stage: Stage, level_var: dict) -> TilePlan | No
             if reads is None and not bounded.updates[c.func] and not bounded.updates[prod.func]:
                 reads = lut_reads(bounded, c, prod.func)  # a tile of its own, read through gathers
                 gathered = gathered or reads is not None
+            if reads is None and not all(as_generic(prod, u) for u in bounded.updates[prod.func]):
+                # a scan's tile holds its whole region along the dims its updates write at RVars: read anyhow there
+                reads = whole_dim_reads(bounded.bodies[c.func], prod.func, whole_dims(prod), bounded.region(prod.func))
             if reads is not None and bounded.updates[c.func]:
                 more = update_reads(bounded, c, prod.func)
                 reads = None if more is None else reads + more

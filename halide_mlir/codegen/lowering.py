@@ -236,6 +236,71 @@ def hoist_static_allocas(module) -> int:
     return count
 
 
+def merge_parallel_regions(module) -> int:
+    """Adjacent ``omp.parallel`` regions with the same thread count (the pieces of a boundary condition's padded
+    copy, each its own parallel loop: nine for max_filter's) become one region running their worksharing loops in
+    order, each still ending at its implicit barrier: one fork/join instead of one per loop. Between them only
+    side-effect-free ops (the subviews of the next piece), moved before the first region (the regions have no
+    results, so what they use is defined before it). Halide runs such a copy inlined in one parallel loop; each
+    fork/join needs every thread of the team scheduled, which on a loaded machine costs a time slice whenever a
+    worker is not. Returns how many regions were merged away."""
+    from mlir import ir
+
+    blocks = []
+
+    def visit(op):
+        if op.name == "omp.parallel":
+            if not any(b == op.block for b in blocks):
+                blocks.append(op.block)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    merged = 0
+    for block in blocks:
+        into, between = None, []
+        for o in list(block.operations):
+            op = o.operation
+            if op.name == "omp.parallel":
+                if (
+                    into is not None
+                    and len(op.regions[0].blocks) == 1
+                    and list(op.operands) == list(into.operands)
+                    and str(op.attributes) == str(into.attributes)
+                ):
+                    for b in between:
+                        b.move_before(into)
+                    end = list(into.regions[0].blocks[0].operations)[-1].operation  # omp.terminator
+                    for inner in list(op.regions[0].blocks[0].operations)[:-1]:
+                        inner.operation.move_before(end)
+                    op.erase()
+                    merged += 1
+                elif len(op.regions[0].blocks) == 1:
+                    into = op
+                else:
+                    into = None
+                between = []
+            elif into is not None and _pure(op.name):
+                between.append(op)
+            else:
+                into, between = None, []
+    return merged
+
+
+def _pure(name: str) -> bool:
+    """Ops that only compute a value (a view, an index, a constant): movable across a parallel region."""
+    return name.startswith("arith.") or name in (
+        "memref.subview",
+        "memref.reinterpret_cast",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.cast",
+        "memref.extract_strided_metadata",
+        "llvm.mlir.constant",
+        "ub.poison",
+    )
+
+
 # The IR is walked as plain ``Operation``s: ``block.operations``, ``module.body.operations`` and ``use.owner`` make
 # an OpView of each op, which imports that dialect's Python module the first time (llvm ~19 ms, memref + arith +
 # scf ~14 ms), paid by a process's first compile.

@@ -216,12 +216,16 @@ class PayloadBuilder:
                 slot[acc] = len(operands)
                 operands.append(self.emit_slice(acc, node.type, n, loc, views.get(node.value)))
             access_of[node] = slot[acc]
+        operands, uniform = self.uniform_reads(operands, [a.callee for a in slot], views, loc)
 
         if outs is None:
             outs = [self.fresh("init") for _ in out_types]
             for o, t in zip(outs, out_types):
                 self.lines.append(f"{o} = tensor.empty() : {tensor_type(shape, t)} {loc}")
-        block_args = [f"%a{i}" for i in range(len(operands))]
+        block_args, k = [], 0  # per operand index before uniform_reads: its block argument (None: extracted)
+        for i in range(len(operands) + len(uniform)):
+            block_args.append(None if i in uniform else f"%a{k}")
+            k += i not in uniform
         body_lines: list[str] = []
         index_cache: dict[int, str] = {}
         tile_start = {d: f"{self.index_to_i32(dyn, loc)}" for d, dyn in enumerate(tile.dynamic) if dyn}
@@ -234,7 +238,9 @@ class PayloadBuilder:
             if e.kind == "var":
                 return coord(stage.vars.index(e.value.name()), e.type)
             acc = access_of[e]
-            if acc != "extract":
+            if acc in uniform:
+                value = em.from_storage(uniform[acc], e.type)
+            elif acc != "extract":
                 value = em.from_storage(block_args[acc], e.type)
             elif e.value in views:  # a producer's tile read at divided coordinates (analysis/tiling.py Span), or a
                 # pyramid window's folded rows (analysis/pyramid.py)
@@ -264,11 +270,30 @@ class PayloadBuilder:
         )
         results = [em.to_storage(r, t) for r, t in zip(results, out_types)]
 
+        block_args = [a for a in block_args if a is not None]
         maps = [o[2] for o in operands] + [affine_map(n, [f"d{i}" for i in range(n)])] * len(out_types)
         attrs = f"hl.func = {mlir_string(self.plan.stages[index].name)}, hl.stage = {index} : i64"
         return self.generic_op(
             maps, ["parallel"] * n, operands, block_args, outs, shape, out_types, attrs, body_lines, results, loc
         )
+
+    def uniform_reads(self, operands: list, callees: list, views: dict, loc: str) -> tuple[list, dict]:
+        """The 0-d operands (a read at constant coordinates: max_filter's ``filter_height[k]`` per unrolled tap, a
+        kernel weight) of a Func computed at the root or an input, extracted once before the generic: a value the
+        body uses from above is uniform to the vectorizer, and it stays out of the loops the script makes, where
+        LLVM would otherwise load it again per vector once the loop is outlined into an OpenMP function (its
+        pointers come from the context struct, so the output's stores may alias them). Returns the operands
+        left and {operand index: the extracted value}."""
+        kept, uniform = [], {}
+        for i, (o, callee) in enumerate(zip(operands, callees)):
+            stage = next((sp for sp in self.plan.stages if sp.stage.func is callee), None)
+            if not o[2].endswith("-> ()>") or callee in views or (stage is not None and stage.compute.at_loop()):
+                kept.append(o)
+                continue
+            v = self.fresh("u")
+            self.lines.append(f"{v} = tensor.extract {o[0]}[] : {o[1]} {loc}")
+            uniform[i] = v
+        return kept, uniform
 
     def generic_op(
         self,

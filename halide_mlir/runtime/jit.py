@@ -26,6 +26,7 @@ from ..codegen.lowering import (
     compile_body_once,
     heap_allocations,
     hoist_static_allocas,
+    merge_parallel_regions,
     keep_masked_store_values,
     lowering_passes,
     to_llvm,
@@ -256,6 +257,7 @@ def lower(ctx, module, threads: int) -> None:
             loops = f"{DEALLOCATE},{loops}"
     run_passes(ctx, module, loops, "lowering to LLVM failed", "lower")
     with ctx:
+        merge_parallel_regions(module)  # one fork/join for adjacent parallel loops
         hoist_static_allocas(module)
     run_passes(ctx, module, after, "lowering to LLVM failed", "lower")
     with ctx:
