@@ -102,7 +102,7 @@ def map_forms(call: Expr, dim_of: dict, base_of: dict) -> list | None:
     generic (codegen/updates.py emit_reduction), else None (a ``tensor.extract``): every coordinate affine, no
     call inside one, and no negative coefficient. linalg's tiling asserts on a map like ``d1 - d2``
     ("nonpositive multiplying coefficient" in Linalg/Utils: an abort, not a diagnostic), so ``input[x - r.x]``
-    is gathered."""
+    is gathered (docs/mlir-pitfalls.md#negative-coefficient-maps)."""
     if any(m.kind == "call" for a in call.args for m in walk(a)):
         return None
     forms = [affine_form(a, dim_of, base_of) for a in call.args]
