@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from ..error import InternalError
-from ..lang.debugging import tracing
+from ..lang.debugging import per_occurrence
+from ..lang.traversal import Structures
 from ..lang.types import Bool, Int, Type
 from .mlir_text import constant_literal
 
@@ -56,8 +57,12 @@ class BodyEmitter:
     ) -> None:
         self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
         self.memo: dict = {}
-        self.shapes: dict = {}  # structure -> its number (shared with nested emitters: the keys mean the same)
-        self.keys: dict = {}  # id(e) -> (e, the number of its structure)
+        # Inlining copies a Func's definition into every call site, so a chain of inline Funcs that each read the
+        # previous one several times is a tree exponentially larger than its program (fuzz seed 3030: 163k lines of
+        # payload, a transform interpreter that never ended); emitting each distinct subtree once is Halide's CSE.
+        # A print (a side effect) and a traced load (an event per call, as Halide's) stay themselves. Shared with
+        # nested emitters (the numbers mean the same there).
+        self.structures = Structures(per_occurrence)
         self.consts: dict = {}
         self.trace_lanes = 1  # the lanes of a traced vector event (analysis/tracing.py)
         self.strict = False  # inside hl.strict_float
@@ -122,37 +127,13 @@ class BodyEmitter:
         emits (constants too) stays inside."""
         inner = BodyEmitter(self.lines, self.fresh, self.loc, self.leaf)
         inner.memo = dict(self.memo)
-        inner.shapes, inner.keys = self.shapes, self.keys
+        inner.structures = self.structures
         inner.trace_lanes = self.trace_lanes
         inner.strict = self.strict
         return inner
 
-    def structure(self, e: Expr) -> int:
-        """A number that equal subtrees share (hash-consing). Inlining copies a Func's definition into every call
-        site, so a chain of inline Funcs that each read the previous one several times is a tree exponentially
-        larger than its program (fuzz seed 3030: 163k lines of payload, a transform interpreter that never
-        ended); emitting each distinct subtree once is Halide's CSE. A print (a side effect) and a traced load
-        (one event per call, as Halide's) stay themselves."""
-        hit = self.keys.get(id(e))
-        if hit is not None and hit[0] is e:  # e is kept alive so its id stays unique
-            return hit[1]
-        k, v = e.kind, e.value
-        if k == "print" or (k == "call" and "loads" in tracing(v)):
-            shape: tuple = ("id", id(e))
-        else:
-            if k in ("var", "rvar"):
-                v = v.name()
-            elif not (v is None or isinstance(v, (bool, int, float, str))):
-                v = ("id", id(v))  # a Func, Buffer, Param: alive as long as e is
-            elif isinstance(v, float):
-                v = (repr(v),)  # -0.0 and nan are distinct values here
-            shape = (k, e.type, type(v).__name__, v, e.index, tuple(self.structure(a) for a in e.args))
-        n = self.shapes.setdefault(shape, len(self.shapes))
-        self.keys[id(e)] = (e, n)
-        return n
-
     def emit(self, e: Expr) -> str:
-        key = self.structure(e)
+        key = self.structures.of(e)
         key = (key, True) if self.strict else key  # (a subtree shared with a strict_float one: emitted twice)
         hit = self.memo.get(key)
         if hit is None:
