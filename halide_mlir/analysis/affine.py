@@ -97,6 +97,20 @@ def affine_form(e: Expr, dim_of: dict, base_of: dict) -> tuple[dict, int] | None
     return None
 
 
+def map_forms(call: Expr, dim_of: dict, base_of: dict) -> list | None:
+    """The coordinates of an update's read as affine forms of its loop dims if the read is an indexing map of its
+    generic (codegen/updates.py emit_reduction), else None (a ``tensor.extract``): every coordinate affine, no
+    call inside one, and no negative coefficient. linalg's tiling asserts on a map like ``d1 - d2``
+    ("nonpositive multiplying coefficient" in Linalg/Utils: an abort, not a diagnostic), so ``input[x - r.x]``
+    is gathered (docs/mlir-pitfalls.md#negative-coefficient-maps)."""
+    if any(m.kind == "call" for a in call.args for m in walk(a)):
+        return None
+    forms = [affine_form(a, dim_of, base_of) for a in call.args]
+    if any(f is None or any(c < 0 for c in f[0].values()) for f in forms):
+        return None
+    return forms
+
+
 def scaled_form(e: Expr) -> tuple[str | None, int, int, int] | None:
     """``e`` as (var or None, a, c, d) if it is ``(a * var + c) / d`` (Halide's flooring division, ``d`` >= 1;
     ``d`` is 1 without a division), else None."""

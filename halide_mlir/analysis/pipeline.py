@@ -15,7 +15,8 @@ from ..lang.expr import REQUIRE, Expr, cast, const
 from ..lang.func import Func
 from ..lang.param import ImageParam, Param
 from ..lang.schedule import GPU_DIRECTIVES, DirectiveKind, LevelKind, LoopKind, LoopLevel
-from ..lang.traversal import rebuild, walk
+from ..lang.debugging import per_occurrence
+from ..lang.traversal import Structures, rebuild, walk
 from .affine import slice_forms
 from .compute_with import adjacent_partners
 from .memoize import redirect as redirect_memoized
@@ -147,15 +148,25 @@ def _inline(e: Expr, output: Func, memo: dict, wrapping: Wrapping, consumer: Fun
 
     def leaf(n, args):
         if n.kind == "call" and isinstance(n.value, Func) and not _is_stage(n.value, output, consumer):
+            # equal calls share one inlined tree: a chain of inline Funcs each reading the previous one several
+            # times is otherwise exponential in its length (test/python/test_inlined_chains.py)
+            shapes = memo.setdefault("structures", Structures(per_occurrence))
+            key = ("inlined", id(n.value), n.index, tuple(shapes.of(a) for a in args))
+            hit = memo.get(key)
+            if hit is not None:
+                return hit[1]
             d = n.value._definition()
             if n.value.has_update_definition():
                 values = unrolled_values(n.value, consumer, output)
             else:
                 values = d.values
             value = wrapping.wrap(n.value, values[n.index])
-            return _inline(
+            r = _inline(
                 substitute(value, {v.name(): a for v, a in zip(d.args, args)}), output, memo, wrapping, consumer
             )
+            if not shapes.impure(r):  # a print or traced load stays one per call
+                memo[key] = (n.value, r)
+            return r
         return None
 
     return rebuild(e, leaf, memo)

@@ -15,7 +15,7 @@ from ..error import ComputeAtWarning
 
 from ..lang.schedule import LevelKind, LoopLevel
 from ..lang.traversal import walk
-from .affine import affine_form, lut_forms, scaled_forms, slice_forms
+from .affine import lut_forms, map_forms, scaled_forms, slice_forms
 from .loop_nest import loop_position, update_loops
 from .pyramid import windows as pyramid_windows
 from .scan_tiles import gathers_whole_dims_only
@@ -307,14 +307,7 @@ def gathers(stage: Stage, func: Func) -> bool:
         dims = {v: v for v in stage.vars} | {r.name(): r.name() for r in u.rvars}
         base = dict.fromkeys(dims, 0)
         for n in (m for e in [*u.values, *u.predicates] for m in walk(e)):
-            if (
-                n.kind == "call"
-                and n.value is func
-                and not all(
-                    affine_form(a, dims, base) is not None and not any(m.kind == "call" for m in walk(a))
-                    for a in n.args
-                )
-            ):
+            if n.kind == "call" and n.value is func and map_forms(n, dims, base) is None:
                 return True
     return False
 

@@ -30,7 +30,7 @@ from ..lang.func import Func
 from ..lang.schedule import Directive, DirectiveKind, LevelKind, LoopKind, LoopLevel, Partition
 from ..lang.traversal import walk
 from . import tracing, vectorize
-from .affine import affine_form, linear_form
+from .affine import linear_form, map_forms
 from .bounds import Bounded, Region, computed_region
 from .interval import bounds
 from .loop_nest import Loop, serialize_nested_parallel, stage_loops, update_loops
@@ -466,11 +466,9 @@ def compound_reads(stage: Stage, u: Update, scaled_only: bool = False) -> bool:
         for node in walk(e):
             if node.kind != "call" or node.value is stage.func:
                 continue
-            for a in node.args:
-                form = affine_form(a, dim_of, base_of)
-                if form is not None and (
-                    (not scaled_only and sum(1 for c in form[0].values() if c) > 1)
-                    or any(c not in (0, 1) for c in form[0].values())
+            for form in map_forms(node, dim_of, base_of) or ():  # the others are gathers
+                if (not scaled_only and sum(1 for c in form[0].values() if c) > 1) or any(
+                    c not in (0, 1) for c in form[0].values()
                 ):
                     return True
     return False
@@ -488,9 +486,8 @@ def coupled_dims(stage: Stage, u: Update) -> frozenset:
         for node in walk(e):
             if node.kind != "call" or node.value is stage.func:
                 continue
-            for a in node.args:
-                form = affine_form(a, dim_of, base_of)
-                pure = {d for d, c in form[0].items() if c and d >= n} if form is not None else set()
+            for form in map_forms(node, dim_of, base_of) or ():  # the others are gathers
+                pure = {d for d, c in form[0].items() if c and d >= n}
                 if len(pure) > 1:
                     coupled |= pure
     return frozenset(coupled)

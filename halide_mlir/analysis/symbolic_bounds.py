@@ -385,13 +385,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
             forms = slice_forms(n)
             if isinstance(src, ImageParam):
                 need = needs[id(src)]
-                if forms is not None and len(n.args) == rank and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
-                    key = (id(src), tuple(c for _, c in forms))
-                    if key not in seen:
-                        seen.add(key)
-                        st.slices.append((src, [c for _, c in forms]))
-                    for d, (_, c) in enumerate(forms):
-                        merge(need.span, d, shift(st.region[d], c, c))
+                if len(n.args) == rank and _same_dims_slice(st, src, forms, seen, need.span):
                     continue
                 offs = []  # the coordinates' var + c inside the clamps (None: not of that form)
                 for d, a in enumerate(n.args):  # a gather: each coordinate clamped, or var + c of the same dim
@@ -424,13 +418,7 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
             p = by_func.get(id(src))
             if p is None:
                 raise refuse(f"a call of '{n}' in Func '{st.name}'")
-            if forms is not None and all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
-                key = (id(src), tuple(c for _, c in forms))
-                if key not in seen:
-                    seen.add(key)
-                    st.slices.append((src, [c for _, c in forms]))
-                for d, (_, c) in enumerate(forms):
-                    merge(p.region, d, shift(st.region[d], c, c))
+            if _same_dims_slice(st, src, forms, seen, p.region):
                 continue
             reads = [affine_read(st, a) for a in n.args]  # a transpose or flip: a gather of the computed Func
             if any(r is None for r in reads):
@@ -442,6 +430,21 @@ def plan_any_size(pipeline, output, extents=None) -> DynPlan:
         if any(sp is None for sp in need.span):
             need.clamped = True
     return DynPlan(pipeline, output, stages, list(pipeline.inputs), needs)
+
+
+def _same_dims_slice(st, src, forms, seen: set, region: list) -> bool:
+    """Is the read (``forms``: slice_forms of the call) each dim's own Var plus a constant? Then it is a slice of
+    ``src``, recorded once per offsets in ``st.slices``, and ``region`` (an input's span or a producer's region)
+    covers the stage's region shifted by them."""
+    if forms is None or not all(v == st.vars[d] for d, (v, _) in enumerate(forms)):
+        return False
+    key = (id(src), tuple(c for _, c in forms))
+    if key not in seen:
+        seen.add(key)
+        st.slices.append((src, [c for _, c in forms]))
+    for d, (_, c) in enumerate(forms):
+        merge(region, d, shift(st.region[d], c, c))
+    return True
 
 
 def merge(region: list, d: int, forms: dict) -> None:

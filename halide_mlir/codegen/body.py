@@ -13,6 +13,8 @@ import math
 import numpy as np
 
 from ..error import InternalError
+from ..lang.debugging import per_occurrence
+from ..lang.traversal import Structures
 from ..lang.types import Bool, Int, Type
 from .mlir_text import constant_literal
 
@@ -55,6 +57,12 @@ class BodyEmitter:
     ) -> None:
         self.lines, self.fresh, self.loc, self.leaf = lines, fresh, loc, leaf
         self.memo: dict = {}
+        # Inlining copies a Func's definition into every call site, so a chain of inline Funcs that each read the
+        # previous one several times is a tree exponentially larger than its program (fuzz seed 3030: 163k lines of
+        # payload, a transform interpreter that never ended); emitting each distinct subtree once is Halide's CSE.
+        # A print (a side effect) and a traced load (an event per call, as Halide's) stay themselves. Shared with
+        # nested emitters (the numbers mean the same there).
+        self.structures = Structures(per_occurrence)
         self.consts: dict = {}
         self.trace_lanes = 1  # the lanes of a traced vector event (analysis/tracing.py)
         self.strict = False  # inside hl.strict_float
@@ -119,16 +127,18 @@ class BodyEmitter:
         emits (constants too) stays inside."""
         inner = BodyEmitter(self.lines, self.fresh, self.loc, self.leaf)
         inner.memo = dict(self.memo)
+        inner.structures = self.structures
         inner.trace_lanes = self.trace_lanes
         inner.strict = self.strict
         return inner
 
     def emit(self, e: Expr) -> str:
-        key = (id(e), True) if self.strict else id(e)  # (a subtree shared with a strict_float one: emitted twice)
+        key = self.structures.of(e)
+        key = (key, True) if self.strict else key  # (a subtree shared with a strict_float one: emitted twice)
         hit = self.memo.get(key)
-        if hit is None or hit[0] is not e:  # keep e alive so its id stays unique
-            hit = self.memo[key] = (e, self._emit(e))
-        return hit[1]
+        if hit is None:
+            hit = self.memo[key] = self._emit(e)
+        return hit
 
     def _emit(self, e) -> str:
         k, t = e.kind, e.type

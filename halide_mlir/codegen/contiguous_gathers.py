@@ -136,30 +136,48 @@ def gather_parts(op) -> tuple:
     return base, list(op.operands[1 : 1 + rank]), idx, mask, passthru, result, _lanes(result.type)
 
 
+def strided_gather_ops(module):
+    """The module's ``vector.gather``s of n >= 2 lanes (an index per lane) whose index vector has a lane stride:
+    (op, gather_parts(op), stride), for the rewrite here and codegen/strided_gathers.py's (each op may be replaced
+    before the next is asked for)."""
+    strides = _Strides()
+    for op in ops_where(module, lambda op: op.name == "vector.gather"):
+        parts = gather_parts(op)
+        idx, n = parts[2], parts[6]
+        if n is None or n < 2 or _lanes(idx.type) != n:
+            continue
+        s = strides.of(idx)
+        if s is not None:
+            yield op, parts, s
+
+
+def lane0_indices(base_indices, idx) -> list:
+    """A gather's base indices moved to the element its lane 0 reads (built at the current insertion point)."""
+    from mlir import ir
+    from mlir.dialects import arith, vector
+
+    first = vector.ExtractOp(idx, [], [0] * len(ir.VectorType(idx.type).shape)).result
+    if not isinstance(first.type, ir.IndexType):
+        first = arith.index_cast(ir.IndexType.get(), first)
+    indices = list(base_indices)
+    indices[-1] = arith.addi(indices[-1], first)
+    return indices
+
+
 def contiguous_gathers(module) -> int:
     """Rewrite every ``vector.gather`` whose index vector has lane stride 1 as a ``vector.maskedload`` (call
     inside the module's context). Returns how many changed."""
     from mlir import ir
 
-    gathers = ops_where(module, lambda op: op.name == "vector.gather")
-    if not gathers:
-        return 0
-    from mlir.dialects import arith, vector
-
-    strides = _Strides()
     count = 0
-    index = ir.IndexType.get()
-    for op in gathers:
-        base, base_indices, idx, mask, passthru, result, n = gather_parts(op)
-        if n is None or n < 2 or _lanes(idx.type) != n or strides.of(idx) != 1:
+    for op, (base, base_indices, idx, mask, passthru, result, n), s in strided_gather_ops(module):
+        if s != 1:
             continue
+        from mlir.dialects import vector
+
         with ir.InsertionPoint(op), op.location:
             flat = ir.VectorType.get([n], ir.VectorType(result.type).element_type)
-            first = vector.ExtractOp(idx, [], [0] * len(ir.VectorType(idx.type).shape)).result
-            if not isinstance(first.type, ir.IndexType):
-                first = arith.index_cast(index, first)
-            indices = list(base_indices)
-            indices[-1] = arith.addi(indices[-1], first)
+            indices = lane0_indices(base_indices, idx)
             flat_mask = vector.shape_cast(ir.VectorType.get([n], ir.IntegerType.get_signless(1)), mask)
             flat_pass = vector.shape_cast(flat, passthru)
             loaded = vector.maskedload(flat, base, indices, flat_mask, flat_pass)

@@ -14,8 +14,7 @@ does this (the vector dialect lowers a gather to one load per lane, or to a hard
 from __future__ import annotations
 
 from ..analysis.affine import MAX_STRIDE
-from .contiguous_gathers import _lanes, _Strides, gather_parts
-from .ir_walk import ops_where
+from .contiguous_gathers import lane0_indices, strided_gather_ops
 
 
 def strided_gathers(module) -> int:
@@ -23,30 +22,17 @@ def strided_gathers(module) -> int:
     module's context). Returns how many changed."""
     from mlir import ir
 
-    gathers = ops_where(module, lambda op: op.name == "vector.gather")
-    if not gathers:
-        return 0
-    from mlir.dialects import arith, vector
-
-    strides = _Strides()
     count = 0
-    index = ir.IndexType.get()
-    i1 = ir.IntegerType.get_signless(1)
-    for op in gathers:
-        base, base_indices, idx, mask, passthru, result, n = gather_parts(op)
-        if n is None or n < 2 or _lanes(idx.type) != n:
+    for op, (base, base_indices, idx, mask, passthru, result, n), s in strided_gather_ops(module):
+        if not 2 <= s <= MAX_STRIDE:
             continue
-        s = strides.of(idx)
-        if s is None or not 2 <= s <= MAX_STRIDE:
-            continue
+        from mlir.dialects import arith, vector
+
+        i1 = ir.IntegerType.get_signless(1)
         et = ir.VectorType(result.type).element_type
         with ir.InsertionPoint(op), op.location:
             flat, dense_t = ir.VectorType.get([n], et), ir.VectorType.get([s * n], et)
-            first = vector.ExtractOp(idx, [], [0] * len(ir.VectorType(idx.type).shape)).result
-            if not isinstance(first.type, ir.IndexType):
-                first = arith.index_cast(index, first)
-            indices = list(base_indices)
-            indices[-1] = arith.addi(indices[-1], first)
+            indices = lane0_indices(base_indices, idx)
             flat_mask = vector.shape_cast(ir.VectorType.get([n], i1), mask)
             # dense lane t is the gather's lane t / s where t % s == 0, else off: lane n of the pair is `off`
             false = ir.DenseElementsAttr.get_splat(flat_mask.type, ir.BoolAttr.get(False))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import NamedTuple
 
-from ..analysis.affine import affine_form
+from ..analysis.affine import map_forms
 from ..analysis.scan_lanes import split_guards, update_nest
 from ..error import InternalError, SerialUpdateWarning
 from ..lang.schedule import LoopKind
@@ -87,12 +87,12 @@ def emit_reduction(pb, stage, u, current: list, tile=None, views=None) -> list:
             if node.value is func:
                 access_of[id(node)] = "self"
                 continue
-            forms = [affine_form(a, dim_of, base_of) for a in node.args]
-            if any(f is None for f in forms) or any(m.kind == "call" for a in node.args for m in walk(a)):
+            forms = map_forms(node, dim_of, base_of)
+            if forms is None:
                 if node.value in views:
                     raise InternalError(
                         f"Func '{stage.name}': update {u.index} over a tile reads '{node.value.name()}' at "
-                        f"coordinates that are not affine",
+                        f"coordinates that are not an indexing map",
                         stage="payload",
                     )
                 access_of[id(node)] = "extract"
@@ -125,27 +125,13 @@ def emit_reduction(pb, stage, u, current: list, tile=None, views=None) -> list:
                     offsets.append(moved(j, coef, c - mins[j]))
                     sizes.append(1)
                     results.append("0")
-                elif all(coef[d] > 0 for d in dims):
+                else:
                     # a sum of dims (x + r.x) reads a slice from its first element: no constant in the map,
                     # which, once tiling leaves unit dims and they are folded, would be a constant index the
-                    # vectorizer refuses (a zero is fine)
+                    # vectorizer refuses (a zero is fine); no coefficient is negative (map_forms)
                     offsets.append(moved(j, coef, c - mins[j]))
                     sizes.append(sum(coef[d] * (extent_of[d] - 1) for d in dims) + 1)
                     results.append(_affine_text(coef, 0))
-                elif tile is not None:
-                    raise InternalError(
-                        f"Func '{stage.name}': update {u.index} over a tile reads '{node.value.name()}' at a "
-                        f"coordinate with a negative coefficient",
-                        stage="payload",
-                    )
-                else:
-                    # the constant goes into the slice's offset: a map with a constant term (d1 + d2 + 100)
-                    # is not vectorizable even after the unit dims are folded
-                    # (docs/mlir-pitfalls.md#offset-indexing-maps)
-                    shift = max(0, c - mins[j])
-                    offsets.append(shift)
-                    sizes.append(full[m - 1 - j] - shift)
-                    results.append(_affine_text(coef, c - mins[j] - shift))
             key = (node.value, node.index, tuple(offsets), tuple(results))
             if key not in slot:
                 slot[key] = len(operands)

@@ -70,3 +70,9 @@ def _trace(kind: str):
 def install(cls: type, kinds=TRACE_KINDS) -> None:
     for kind in kinds:
         setattr(cls, f"trace_{kind}", _trace(kind))
+
+
+def per_occurrence(e) -> bool:
+    """Is ``e`` computed once per occurrence, never shared with an equal node (traversal.Structures)? A print (a
+    side effect) and a load of a Func or ImageParam that traces loads (an event per call, as Halide's)."""
+    return e.kind == "print" or (e.kind == "call" and "loads" in tracing(e.value))

@@ -64,3 +64,39 @@ def replace_nodes(e, fn):
         return r
 
     return go(e)
+
+
+class Structures:
+    """Numbers that equal subtrees share (hash-consing): ``of(e)``. Nodes for which ``distinct(node)`` holds (a
+    side effect, an event per node) keep numbers of their own, and ``impure(e)`` says whether a subtree holds one."""
+
+    def __init__(self, distinct=lambda e: False) -> None:
+        self.distinct = distinct
+        self.shapes: dict = {}  # structure -> its number
+        self.keys: dict = {}  # id(e) -> (e, its number): e is kept alive so its id stays unique
+        self.impures: set = set()  # numbers of subtrees holding a distinct node
+
+    def of(self, e) -> int:
+        hit = self.keys.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        k, v = e.kind, e.value
+        args = tuple(self.of(a) for a in e.args)
+        if self.distinct(e):
+            shape: tuple = ("id", id(e))
+        else:
+            if k in ("var", "rvar"):
+                v = v.name()
+            elif not (v is None or isinstance(v, (bool, int, float, str))):
+                v = ("id", id(v))  # a Func, Buffer, Param: alive as long as e is
+            elif isinstance(v, float):
+                v = (repr(v),)  # -0.0 and nan are distinct values here
+            shape = (k, e.type, type(v).__name__, v, e.index, args)
+        n = self.shapes.setdefault(shape, len(self.shapes))
+        if shape[0] == "id" or any(a in self.impures for a in args):
+            self.impures.add(n)
+        self.keys[id(e)] = (e, n)
+        return n
+
+    def impure(self, e) -> bool:
+        return self.of(e) in self.impures
