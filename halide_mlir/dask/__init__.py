@@ -32,9 +32,9 @@ from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
 from . import reduction, spec, split
-from .kernel import Kernel, cut, run_chunk, run_split
+from .kernel import Bundle, Kernel, cut, run_bundled, run_chunk, run_split
 
-__all__ = ["realize", "Kernel", "run_chunk", "run_split"]
+__all__ = ["realize", "Kernel", "Bundle", "run_chunk", "run_bundled", "run_split"]
 
 
 class _Window(Buffer):
@@ -357,7 +357,10 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
-    shipped = _ship(kernels, client)
+    # every kernel of the graph in one object: a task depends on it alone, whatever the number of its pieces
+    bundle = Bundle(kernels.values())
+    index = {k: i for i, k in enumerate(kernels)}
+    shipped = _ship({"bundle": bundle}, client)["bundle"]
     types = func.output_types()
     out_dtypes = [np.dtype(t.numpy).str for t in types]
     blocks = list(np.ndindex(*[len(c) for c in normal]))
@@ -374,12 +377,11 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     )
     name = f"halide-{func.name()}-{token}"
     dsk, strips = {}, [None if inline else {} for _ in ins]
-    for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
-        if not hasattr(shipped[k], "key"):
-            dsk[shipped[k][0]] = spec.data(shipped[k][0], kern)
+    if not hasattr(shipped, "key"):  # without a client the compiled code is a literal of the graph
+        dsk[shipped[0]] = spec.data(shipped[0], bundle)
+    ref = spec.ref(shipped if hasattr(shipped, "key") else shipped[0])
     for idx, r, pieces in zip(blocks, chunk_regions, chunk_kernels):
         block_shape = tuple(reversed(r.extents))
-        refs = [spec.ref(shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]) for key, *_ in pieces]
         parts = [
             _pieces(a, pw[h], wholes[h], strips[i])
             for _, _, _, pw in pieces
@@ -387,18 +389,19 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         ]
         if len(pieces) == 1:
             # (the chunk's positions are arguments after the Params)
-            args = (params + pieces[0][1], [block_shape] * len(types), out_dtypes)
-            task = (run_chunk, refs[0], *map(spec.lit, args), *parts)
+            args = (index[pieces[0][0]], params + pieces[0][1], [block_shape] * len(types), out_dtypes)
+            task = (run_bundled, ref, *map(spec.lit, args), *parts)
         else:  # an interior and slabs, each written in place into the chunk's block (split.py)
             meta = tuple(
                 (
+                    index[key],
                     params + origins,
                     tuple(reversed([m - rm for m, rm in zip(pr.mins, r.mins)])),
                     tuple(reversed(pr.extents)),
                 )
-                for _, origins, pr, _ in pieces
+                for key, origins, pr, _ in pieces
             )
-            task = (run_split, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *refs, *parts)
+            task = (run_split, ref, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *parts)
         dsk[(name,) + idx] = task
     tasks = {}
     for i, s in enumerate(strips):
@@ -426,10 +429,10 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
 
 
 def _ship(kernels: dict, client) -> dict:
-    """Per kernel: a Future of it on every worker (with a client; kept for the next realize while it stays
+    """Per kernel (or Bundle): a Future of it on every worker (with a client; kept for the next realize while it stays
     there), else a 1-tuple of the graph key it will have as a literal."""
     if client is None:
-        return {k: (f"halide-kernel-{kern.digest}",) for k, kern in kernels.items()}
+        return {k: (f"halide-{type(kern).__name__.lower()}-{kern.digest}",) for k, kern in kernels.items()}
     out = {}
     for k, kern in kernels.items():
         fut = _shipped.get((id(client), kern.digest))

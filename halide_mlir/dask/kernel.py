@@ -38,6 +38,22 @@ class Kernel:
         return f"<halide_mlir.dask.Kernel of Func '{self.name}', {len(self.obj)} bytes>"
 
 
+class Bundle:
+    """The kernels of one graph as one object, shipped once: each task then depends on it alone and picks its
+    kernels by index (a Future per kernel made a task depend on up to 5 of them: the scheduler's work per task
+    grows with its dependencies)."""
+
+    def __init__(self, kernels):
+        self.kernels = tuple(kernels)
+        self.digest = hashlib.sha256("".join(k.digest for k in self.kernels).encode()).hexdigest()
+
+    def __dask_tokenize__(self):
+        return ("halide_mlir.dask.Bundle", self.digest)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.dask.Bundle of {len(self.kernels)} kernels>"
+
+
 # Per process: digest -> (LoadedObject, entry point). A worker links each kernel once, whatever the number of
 # tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
 _loaded: dict = {}
@@ -236,19 +252,23 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def run_split(out_shapes, out_dtypes, meta, *rest):
-    """A chunk computed in pieces (dask/split.py): ``meta`` per piece (its arguments, its offsets and shape in
-    the block, numpy order), then each piece's kernel, then each piece's input windows; each kernel writes its
-    part of the block in place (its outputs are strided views)."""
+def run_bundled(bundle: Bundle, index: int, params, out_shapes, out_dtypes, *windows):
+    """``run_chunk`` of the ``index``-th kernel of ``bundle``."""
+    return run_chunk(bundle.kernels[index], params, out_shapes, out_dtypes, *windows)
+
+
+def run_split(bundle: Bundle, out_shapes, out_dtypes, meta, *windows):
+    """A chunk computed in pieces (dask/split.py): ``meta`` per piece (its kernel's index in ``bundle``, its
+    arguments, its offsets and shape in the block, numpy order), then each piece's input windows; each kernel
+    writes its part of the block in place (its outputs are strided views)."""
     k = len(meta)
-    kernels, windows = rest[:k], rest[k:]
     n = len(windows) // k
     t0 = time.perf_counter()
     outs = [output_block(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
     stats["alloc_s"] += time.perf_counter() - t0
-    for j, (kernel, (params, offsets, shape)) in enumerate(zip(kernels, meta)):
+    for j, (index, params, offsets, shape) in enumerate(meta):
         where = tuple(slice(o, o + e) for o, e in zip(offsets, shape))
-        _call(kernel, params, [o[where] for o in outs], windows[j * n : (j + 1) * n])
+        _call(bundle.kernels[index], params, [o[where] for o in outs], windows[j * n : (j + 1) * n])
     stats["tasks"] += 1
     stats["task_s"] += time.perf_counter() - t0
     return outs[0] if len(outs) == 1 else tuple(outs)
