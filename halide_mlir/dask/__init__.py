@@ -390,7 +390,7 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         if len(pieces) == 1:
             # (the chunk's positions are arguments after the Params)
             args = (index[pieces[0][0]], params + pieces[0][1], [block_shape] * len(types), out_dtypes)
-            task = (run_bundled, ref, *map(spec.lit, args), *parts)
+            dsk[(name,) + idx] = (run_bundled, args, parts)
         else:  # an interior and slabs, each written in place into the chunk's block (split.py)
             meta = tuple(
                 (
@@ -401,15 +401,18 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
                 )
                 for key, origins, pr, _ in pieces
             )
-            task = (run_split, ref, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *parts)
-        dsk[(name,) + idx] = task
+            dsk[(name,) + idx] = (run_split, ([block_shape] * len(types), out_dtypes, meta), parts)
     tasks = {}
     for i, s in enumerate(strips):
         if s is not None:
             tasks.update(_strip_tasks(s, f"{name}-in{i}"))
-    for k in blocks:  # (the window parts' lists and strips placeholders resolved)
-        t = dsk[(name,) + k]
-        dsk[(name,) + k] = spec.call((name,) + k, t[0], *(_resolve(part, tasks) for part in t[1:]))
+    for k in blocks:  # (strips placeholders resolved; every window's parts a layout over the task's dependencies)
+        fn, args, parts = dsk[(name,) + k]
+        deps: dict = {}
+        layouts = [_layout(part, deps, tasks) for part in parts]
+        dsk[(name,) + k] = spec.call(
+            (name,) + k, fn, ref, *map(spec.lit, args), spec.lit(layouts), *[spec.ref(d) for d in deps]
+        )
     for key, (skey, bounds) in tasks.items():
         dsk[skey] = spec.call(skey, cut, spec.ref(key), spec.lit(bounds))
     outs = []
@@ -478,8 +481,6 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None):
 
     (A ``piece`` task per part was the scheduler's cost: ~0.5 ms a task, 420 of them against 64 chunks of a
     1024^2 blur took 2.2x the time of slicing in the task.)"""
-    import operator
-
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -497,15 +498,24 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None):
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
-                return spec.ref(key)
+                return _Part(key, None)
             if strips is None or one:
-                return spec.call(None, operator.getitem, spec.ref(key), spec.lit(tuple(where)))
+                return _Part(key, tuple(where))
             wheres = strips.setdefault(key, {})
             return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
 
     nested = nest(0, [], [], True)
     return _single(nested) if one else nested
+
+
+class _Part:
+    """Input block ``key``, or its part ``where`` (slices, numpy order), sliced in the task."""
+
+    __slots__ = ("key", "where")
+
+    def __init__(self, key, where):
+        self.key, self.where = key, where
 
 
 class _Strip:
@@ -528,16 +538,17 @@ def _strip_tasks(strips: dict, prefix: str) -> dict:
     return out
 
 
-def _resolve(nested, tasks: dict):
-    """A window's parts as a node: ``nested``'s lists as list nodes, each _Strip a getitem of its block's strips
-    task's output."""
-    import operator
-
+def _layout(nested, deps: dict, tasks: dict):
+    """A window's parts as the task's literal layout (kernel.py ``windows``): ``nested``'s lists as lists, each
+    part ``(i, where)``: the task's ``i``-th dependency (numbered in ``deps``, key -> i), whole (None), sliced
+    (slices) or its strips task's part ``where`` (an int). One node per task, whatever the number of parts:
+    a getitem node per part and a List node per level cost Dask's scheduler and workers time per task."""
     if isinstance(nested, list):
-        return spec.listed([_resolve(n, tasks) for n in nested])
+        return [_layout(n, deps, tasks) for n in nested]
     if isinstance(nested, _Strip):
-        return spec.call(None, operator.getitem, spec.ref(tasks[nested.key][0]), nested.index)
-    return nested
+        key = tasks[nested.key][0]
+        return (deps.setdefault(key, len(deps)), nested.index)
+    return (deps.setdefault(nested.key, len(deps)), nested.where)
 
 
 def _single(nested):

@@ -252,23 +252,41 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def run_bundled(bundle: Bundle, index: int, params, out_shapes, out_dtypes, *windows):
-    """``run_chunk`` of the ``index``-th kernel of ``bundle``."""
-    return run_chunk(bundle.kernels[index], params, out_shapes, out_dtypes, *windows)
+def _part(layout, deps):
+    if isinstance(layout, list):
+        return [_part(x, deps) for x in layout]
+    i, where = layout
+    return deps[i] if where is None else deps[i][where]
 
 
-def run_split(bundle: Bundle, out_shapes, out_dtypes, meta, *windows):
+def gather_windows(layouts, deps) -> list:
+    """The input windows' parts from the task's dependencies (``deps``: input blocks, strips tasks' outputs), as
+    ``layouts`` (dask/__init__.py ``_layout``) arranges them: a leaf ``(i, where)`` is ``deps[i]`` whole (None),
+    a slice of it (slices, a view) or one of its strips (an int)."""
+    t0 = time.perf_counter()
+    out = [_part(layout, deps) for layout in layouts]
+    stats["window_s"] += time.perf_counter() - t0
+    return out
+
+
+def run_bundled(bundle: Bundle, index: int, params, out_shapes, out_dtypes, layouts, *deps):
+    """``run_chunk`` of the ``index``-th kernel of ``bundle`` on the windows ``layouts`` makes of ``deps``."""
+    return run_chunk(bundle.kernels[index], params, out_shapes, out_dtypes, *gather_windows(layouts, deps))
+
+
+def run_split(bundle: Bundle, out_shapes, out_dtypes, meta, layouts, *deps):
     """A chunk computed in pieces (dask/split.py): ``meta`` per piece (its kernel's index in ``bundle``, its
     arguments, its offsets and shape in the block, numpy order), then each piece's input windows; each kernel
     writes its part of the block in place (its outputs are strided views)."""
     k = len(meta)
-    n = len(windows) // k
+    parts = gather_windows(layouts, deps)
+    n = len(parts) // k
     t0 = time.perf_counter()
     outs = [output_block(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
     stats["alloc_s"] += time.perf_counter() - t0
     for j, (index, params, offsets, shape) in enumerate(meta):
         where = tuple(slice(o, o + e) for o, e in zip(offsets, shape))
-        _call(bundle.kernels[index], params, [o[where] for o in outs], windows[j * n : (j + 1) * n])
+        _call(bundle.kernels[index], params, [o[where] for o in outs], parts[j * n : (j + 1) * n])
     stats["tasks"] += 1
     stats["task_s"] += time.perf_counter() - t0
     return outs[0] if len(outs) == 1 else tuple(outs)

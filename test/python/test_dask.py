@@ -243,30 +243,46 @@ def test_whole_input_reductions():
 
 def _slow_copy(block):
     import time
-    time.sleep(0.15)
+    time.sleep(0.25)
     return block.copy()
 
 
+def _held(name, dask_worker=None):
+    return sum(1 for k in list(dask_worker.data.keys()) if isinstance(k, tuple) and k[0] == name)
+
+
 def test_worker_killed_mid_run(client):
-    """A worker dies while tasks run: Dask reruns its tasks elsewhere (or on its restarted self), the result is
-    complete and equal, and the workers still never compiled anything."""
+    """A worker dies holding finished chunks while others still run: Dask reruns its tasks elsewhere (or on its
+    restarted self), the result is complete and equal, nothing is compiled again (on the client; the workers
+    never compile), and no worker links a kernel twice."""
     import os
     import time
+    from halide_mlir.dask import kernel
     rng = np.random.default_rng(4)
     a = rng.random((64, 96), dtype=np.float32)
     inp = hl.ImageParam(hl.Float(32), 2, "fault_in")
     by = _blur3(inp, "fault_blur")
     slow_input = da.from_array(a, chunks=(16, 24)).map_blocks(_slow_copy, dtype=a.dtype)
-    future = client.compute(hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}))
-    time.sleep(0.6)
+    out = hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}, client=client)
+    compiles = hd.stats["compiles"]
+    future = client.compute(out)
+    # kill a worker once it holds a finished chunk (not after a fixed delay: on a loaded machine that was before
+    # any task ran, or after the last)
     victim = sorted(client.scheduler_info()["workers"])[0]
+    deadline = time.monotonic() + 60
+    while not client.run(_held, out.name, workers=[victim]).get(victim) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not future.done(), "the graph finished before a worker was killed"
     client.run(os._exit, 1, workers=[victim], on_error="ignore")   # the nanny restarts it
-    got = future.result(timeout=60)
+    got = future.result(timeout=120)
     np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
-    client.wait_for_workers(2, timeout=30)
+    assert hd.stats["compiles"] == compiles
+    client.wait_for_workers(2, timeout=60)
     seen = client.run(lambda: [m for m in sys.modules if m == "mlir" or m.startswith(("halide_mlir.driver",
                                                                                       "halide_mlir.codegen"))])
     assert all(not modules for modules in seen.values()), seen
+    loads = client.run(lambda: (kernel.stats["loads"], len(kernel._loaded)))
+    assert all(n == linked for n, linked in loads.values()), loads
 
 
 def _peak_rss() -> int:
