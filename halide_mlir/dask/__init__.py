@@ -10,9 +10,12 @@ boundary conditions see, so the values at the image edges are those of a single-
 Chunks are compiled with their positions as kernel arguments (codegen/relocatable.py) and grouped by the text of
 their compiled pipeline (payload and transform script): the client compiles each distinct text once (a stencil:
 once per chunk shape, and per side for the chunks a boundary condition cuts at the image's edges) and ships the
-object's bytes with the graph, each task passing its chunk's positions;
-workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
-arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
+objects' bytes once, as one bundle per graph (each task depends on it alone and passes its chunk's positions);
+workers link them with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. A task's window
+parts are sliced in the task from a flat list of its dependencies (input blocks, halo strips). Params are task
+arguments. A worker with a memory limit returns freed memory to the system (kernel.py ``_memory_limit``), so
+that Dask's spilling can bring it under its limit (out of core). Needs the ``[dask]`` extra (dask, distributed,
+zarr).
 """
 
 from __future__ import annotations
