@@ -13,9 +13,9 @@ once per chunk shape, and per side for the chunks a boundary condition cuts at t
 objects' bytes once, as one bundle per graph (each task depends on it alone and passes its chunk's positions);
 workers link them with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. A task's window
 parts are sliced in the task from a flat list of its dependencies (input blocks, halo strips). Params are task
-arguments. A worker with a memory limit returns freed memory to the system (kernel.py ``_memory_limit``), so
-that Dask's spilling can bring it under its limit (out of core). Needs the ``[dask]`` extra (dask, distributed,
-zarr).
+arguments. A worker with a memory limit returns freed memory to the system while it is over Dask's spilling
+target (kernel.py ``_trim_under_pressure``), so that spilling brings it under its limit (out of core). Needs
+the ``[dask]`` extra (dask, distributed, zarr).
 """
 
 from __future__ import annotations
