@@ -10,9 +10,12 @@ boundary conditions see, so the values at the image edges are those of a single-
 Chunks are compiled with their positions as kernel arguments (codegen/relocatable.py) and grouped by the text of
 their compiled pipeline (payload and transform script): the client compiles each distinct text once (a stencil:
 once per chunk shape, and per side for the chunks a boundary condition cuts at the image's edges) and ships the
-object's bytes with the graph, each task passing its chunk's positions;
-workers link it with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. Params are task
-arguments. Needs the ``[dask]`` extra (dask, distributed, zarr).
+objects' bytes once, as one bundle per graph (each task depends on it alone and passes its chunk's positions);
+workers link them with halide_mlir/dask/kernel.py, which imports neither MLIR nor the compiler. A task's window
+parts are sliced in the task from a flat list of its dependencies (input blocks, halo strips). Params are task
+arguments. A worker with a memory limit returns freed memory to the system while it is over Dask's spilling
+target (kernel.py ``_trim_under_pressure``), so that spilling brings it under its limit (out of core). Needs
+the ``[dask]`` extra (dask, distributed, zarr).
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ from ..lang.pipeline import Pipeline
 from ..lang.schedule import generation
 from ..lang.source import user_site
 from . import reduction, spec, split
-from .kernel import Kernel, cut, run_chunk, run_split
+from .kernel import Bundle, Kernel, cut, run_bundled, run_chunk, run_split
 
-__all__ = ["realize", "Kernel", "run_chunk", "run_split"]
+__all__ = ["realize", "Kernel", "Bundle", "run_chunk", "run_bundled", "run_split"]
 
 
 class _Window(Buffer):
@@ -357,7 +360,10 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
-    shipped = _ship(kernels, client)
+    # every kernel of the graph in one object: a task depends on it alone, whatever the number of its pieces
+    bundle = Bundle(kernels.values())
+    index = {k: i for i, k in enumerate(kernels)}
+    shipped = _ship({"bundle": bundle}, client)["bundle"]
     types = func.output_types()
     out_dtypes = [np.dtype(t.numpy).str for t in types]
     blocks = list(np.ndindex(*[len(c) for c in normal]))
@@ -374,12 +380,11 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
     )
     name = f"halide-{func.name()}-{token}"
     dsk, strips = {}, [None if inline else {} for _ in ins]
-    for k, kern in kernels.items():  # without a client the compiled code is a literal of the graph
-        if not hasattr(shipped[k], "key"):
-            dsk[shipped[k][0]] = spec.data(shipped[k][0], kern)
+    if not hasattr(shipped, "key"):  # without a client the compiled code is a literal of the graph
+        dsk[shipped[0]] = spec.data(shipped[0], bundle)
+    ref = spec.ref(shipped if hasattr(shipped, "key") else shipped[0])
     for idx, r, pieces in zip(blocks, chunk_regions, chunk_kernels):
         block_shape = tuple(reversed(r.extents))
-        refs = [spec.ref(shipped[key] if hasattr(shipped[key], "key") else shipped[key][0]) for key, *_ in pieces]
         parts = [
             _pieces(a, pw[h], wholes[h], strips[i])
             for _, _, _, pw in pieces
@@ -387,26 +392,30 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
         ]
         if len(pieces) == 1:
             # (the chunk's positions are arguments after the Params)
-            args = (params + pieces[0][1], [block_shape] * len(types), out_dtypes)
-            task = (run_chunk, refs[0], *map(spec.lit, args), *parts)
+            args = (index[pieces[0][0]], params + pieces[0][1], [block_shape] * len(types), out_dtypes)
+            dsk[(name,) + idx] = (run_bundled, args, parts)
         else:  # an interior and slabs, each written in place into the chunk's block (split.py)
             meta = tuple(
                 (
+                    index[key],
                     params + origins,
                     tuple(reversed([m - rm for m, rm in zip(pr.mins, r.mins)])),
                     tuple(reversed(pr.extents)),
                 )
-                for _, origins, pr, _ in pieces
+                for key, origins, pr, _ in pieces
             )
-            task = (run_split, *map(spec.lit, ([block_shape] * len(types), out_dtypes, meta)), *refs, *parts)
-        dsk[(name,) + idx] = task
+            dsk[(name,) + idx] = (run_split, ([block_shape] * len(types), out_dtypes, meta), parts)
     tasks = {}
     for i, s in enumerate(strips):
         if s is not None:
             tasks.update(_strip_tasks(s, f"{name}-in{i}"))
-    for k in blocks:  # (the window parts' lists and strips placeholders resolved)
-        t = dsk[(name,) + k]
-        dsk[(name,) + k] = spec.call((name,) + k, t[0], *(_resolve(part, tasks) for part in t[1:]))
+    for k in blocks:  # (strips placeholders resolved; every window's parts a layout over the task's dependencies)
+        fn, args, parts = dsk[(name,) + k]
+        deps: dict = {}
+        layouts = [_layout(part, deps, tasks) for part in parts]
+        dsk[(name,) + k] = spec.call(
+            (name,) + k, fn, ref, *map(spec.lit, args), spec.lit(layouts), *[spec.ref(d) for d in deps]
+        )
     for key, (skey, bounds) in tasks.items():
         dsk[skey] = spec.call(skey, cut, spec.ref(key), spec.lit(bounds))
     outs = []
@@ -426,10 +435,10 @@ def _graph(func, p, params, normal, chunk_regions, chunk_windows, chunk_kernels,
 
 
 def _ship(kernels: dict, client) -> dict:
-    """Per kernel: a Future of it on every worker (with a client; kept for the next realize while it stays
+    """Per kernel (or Bundle): a Future of it on every worker (with a client; kept for the next realize while it stays
     there), else a 1-tuple of the graph key it will have as a literal."""
     if client is None:
-        return {k: (f"halide-kernel-{kern.digest}",) for k, kern in kernels.items()}
+        return {k: (f"halide-{type(kern).__name__.lower()}-{kern.digest}",) for k, kern in kernels.items()}
     out = {}
     for k, kern in kernels.items():
         fut = _shipped.get((id(client), kern.digest))
@@ -475,8 +484,6 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None):
 
     (A ``piece`` task per part was the scheduler's cost: ~0.5 ms a task, 420 of them against 64 chunks of a
     1024^2 blur took 2.2x the time of slicing in the task.)"""
-    import operator
-
     lo = [m - wm for m, wm in zip(reversed(window.mins), reversed(whole.mins))]
     ext = list(reversed(window.extents))
     per_axis = []
@@ -494,15 +501,24 @@ def _pieces(array, window: Region, whole: Region, strips: dict | None):
         if axis == len(per_axis):
             key = (array.name,) + tuple(bidx)
             if whole_block:
-                return spec.ref(key)
+                return _Part(key, None)
             if strips is None or one:
-                return spec.call(None, operator.getitem, spec.ref(key), spec.lit(tuple(where)))
+                return _Part(key, tuple(where))
             wheres = strips.setdefault(key, {})
             return _Strip(key, wheres.setdefault(tuple((s.start, s.stop) for s in where), len(wheres)))
         return [nest(axis + 1, bidx + [b], where + [sl], whole_block and full) for b, sl, full in per_axis[axis]]
 
     nested = nest(0, [], [], True)
     return _single(nested) if one else nested
+
+
+class _Part:
+    """Input block ``key``, or its part ``where`` (slices, numpy order), sliced in the task."""
+
+    __slots__ = ("key", "where")
+
+    def __init__(self, key, where):
+        self.key, self.where = key, where
 
 
 class _Strip:
@@ -525,16 +541,17 @@ def _strip_tasks(strips: dict, prefix: str) -> dict:
     return out
 
 
-def _resolve(nested, tasks: dict):
-    """A window's parts as a node: ``nested``'s lists as list nodes, each _Strip a getitem of its block's strips
-    task's output."""
-    import operator
-
+def _layout(nested, deps: dict, tasks: dict):
+    """A window's parts as the task's literal layout (kernel.py ``windows``): ``nested``'s lists as lists, each
+    part ``(i, where)``: the task's ``i``-th dependency (numbered in ``deps``, key -> i), whole (None), sliced
+    (slices) or its strips task's part ``where`` (an int). One node per task, whatever the number of parts:
+    a getitem node per part and a List node per level cost Dask's scheduler and workers time per task."""
     if isinstance(nested, list):
-        return spec.listed([_resolve(n, tasks) for n in nested])
+        return [_layout(n, deps, tasks) for n in nested]
     if isinstance(nested, _Strip):
-        return spec.call(None, operator.getitem, spec.ref(tasks[nested.key][0]), nested.index)
-    return nested
+        key = tasks[nested.key][0]
+        return (deps.setdefault(key, len(deps)), nested.index)
+    return (deps.setdefault(nested.key, len(deps)), nested.where)
 
 
 def _single(nested):

@@ -9,6 +9,7 @@ through the LLVM-C API) and nothing else of the compiler: no MLIR, no driver, no
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import hashlib
 import threading
 import time
@@ -38,6 +39,22 @@ class Kernel:
         return f"<halide_mlir.dask.Kernel of Func '{self.name}', {len(self.obj)} bytes>"
 
 
+class Bundle:
+    """The kernels of one graph as one object, shipped once: each task then depends on it alone and picks its
+    kernels by index (a Future per kernel made a task depend on up to 5 of them: the scheduler's work per task
+    grows with its dependencies)."""
+
+    def __init__(self, kernels):
+        self.kernels = tuple(kernels)
+        self.digest = hashlib.sha256("".join(k.digest for k in self.kernels).encode()).hexdigest()
+
+    def __dask_tokenize__(self):
+        return ("halide_mlir.dask.Bundle", self.digest)
+
+    def __repr__(self) -> str:
+        return f"<halide_mlir.dask.Bundle of {len(self.kernels)} kernels>"
+
+
 # Per process: digest -> (LoadedObject, entry point). A worker links each kernel once, whatever the number of
 # tasks that call it; ``loads`` counts the links (tests check that a worker never links one twice).
 _loaded: dict = {}
@@ -62,6 +79,44 @@ def _libraries(runtime: str) -> list[str]:
     return libraries
 
 
+def _trim_under_pressure() -> None:
+    """On a Dask worker with a memory limit: give the heap's free memory back to the system whenever the process
+    is over Dask's spilling target (checked every 100 ms on the worker's event loop).
+
+    ``keep_freed_memory`` keeps every freed block (a kernel's intermediates then reuse memory already touched:
+    without it the bench's 2048^2 blur took 18 ms a call instead of 2.8). But Dask pauses a worker at 80% of its
+    limit until its process memory falls, which spilling data to disk does only if the allocator returns the
+    memory: the workers of the out-of-core test stayed paused for good (240 of 300 MB, 100 MB spilled, nothing
+    running). ``malloc_trim`` returns free pages only while memory is short, so the kernels keep their speed."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        manager = worker.memory_manager
+    except (ImportError, ValueError, AttributeError):
+        return
+    if not manager.memory_limit or "halide_mlir-trim" in worker.periodic_callbacks:
+        return
+    try:
+        import psutil
+        from tornado.ioloop import PeriodicCallback
+
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (ImportError, OSError, AttributeError):  # not glibc: its allocator's own behaviour
+        return
+    fraction = manager.memory_target_fraction or manager.memory_spill_fraction or manager.memory_pause_fraction
+    threshold = (fraction or 0.6) * manager.memory_limit
+    process = psutil.Process()
+
+    def check():
+        if process.memory_info().rss > threshold:
+            trim(0)
+
+    callback = PeriodicCallback(check, 100)
+    worker.periodic_callbacks["halide_mlir-trim"] = callback
+    worker.loop.add_callback(callback.start)
+
+
 def entry_point(kernel: Kernel):
     hit = _loaded.get(kernel.digest)
     if hit is None:
@@ -69,6 +124,7 @@ def entry_point(kernel: Kernel):
             hit = _loaded.get(kernel.digest)
             if hit is None:
                 keep_freed_memory()  # (as the client's realize does) temporaries reuse memory already touched
+                _trim_under_pressure()
                 loaded = disk_cache.LoadedObject(kernel.obj, _libraries(kernel.runtime))
                 hit = (loaded, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(loaded.address))
                 _loaded[kernel.digest] = hit
@@ -219,19 +275,41 @@ def run_chunk(kernel: Kernel, params, out_shapes, out_dtypes, *windows):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def run_split(out_shapes, out_dtypes, meta, *rest):
-    """A chunk computed in pieces (dask/split.py): ``meta`` per piece (its arguments, its offsets and shape in
-    the block, numpy order), then each piece's kernel, then each piece's input windows; each kernel writes its
-    part of the block in place (its outputs are strided views)."""
+def _part(layout, deps):
+    if isinstance(layout, list):
+        return [_part(x, deps) for x in layout]
+    i, where = layout
+    return deps[i] if where is None else deps[i][where]
+
+
+def gather_windows(layouts, deps) -> list:
+    """The input windows' parts from the task's dependencies (``deps``: input blocks, strips tasks' outputs), as
+    ``layouts`` (dask/__init__.py ``_layout``) arranges them: a leaf ``(i, where)`` is ``deps[i]`` whole (None),
+    a slice of it (slices, a view) or one of its strips (an int)."""
+    t0 = time.perf_counter()
+    out = [_part(layout, deps) for layout in layouts]
+    stats["window_s"] += time.perf_counter() - t0
+    return out
+
+
+def run_bundled(bundle: Bundle, index: int, params, out_shapes, out_dtypes, layouts, *deps):
+    """``run_chunk`` of the ``index``-th kernel of ``bundle`` on the windows ``layouts`` makes of ``deps``."""
+    return run_chunk(bundle.kernels[index], params, out_shapes, out_dtypes, *gather_windows(layouts, deps))
+
+
+def run_split(bundle: Bundle, out_shapes, out_dtypes, meta, layouts, *deps):
+    """A chunk computed in pieces (dask/split.py): ``meta`` per piece (its kernel's index in ``bundle``, its
+    arguments, its offsets and shape in the block, numpy order), then each piece's input windows; each kernel
+    writes its part of the block in place (its outputs are strided views)."""
     k = len(meta)
-    kernels, windows = rest[:k], rest[k:]
-    n = len(windows) // k
+    parts = gather_windows(layouts, deps)
+    n = len(parts) // k
     t0 = time.perf_counter()
     outs = [output_block(tuple(s), np.dtype(dt)) for s, dt in zip(out_shapes, out_dtypes)]
     stats["alloc_s"] += time.perf_counter() - t0
-    for j, (kernel, (params, offsets, shape)) in enumerate(zip(kernels, meta)):
+    for j, (index, params, offsets, shape) in enumerate(meta):
         where = tuple(slice(o, o + e) for o, e in zip(offsets, shape))
-        _call(kernel, params, [o[where] for o in outs], windows[j * n : (j + 1) * n])
+        _call(bundle.kernels[index], params, [o[where] for o in outs], parts[j * n : (j + 1) * n])
     stats["tasks"] += 1
     stats["task_s"] += time.perf_counter() - t0
     return outs[0] if len(outs) == 1 else tuple(outs)

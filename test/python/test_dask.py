@@ -65,6 +65,8 @@ def test_blur_repeat_edge_from_zarr(client, tmp_path, chunks):
     for modules in seen.values():
         assert "mlir" not in modules and "halide_mlir.driver" not in modules, modules
         assert not [m for m in modules if m.startswith(("halide_mlir.codegen", "mlir."))], modules
+    # workers with a memory limit (LocalCluster's default) give freed memory back when it is short (kernel.py)
+    assert all(client.run(lambda dask_worker: "halide_mlir-trim" in dask_worker.periodic_callbacks).values())
 
 
 def test_buffer_input_unsharp_with_param(client):
@@ -243,30 +245,46 @@ def test_whole_input_reductions():
 
 def _slow_copy(block):
     import time
-    time.sleep(0.15)
+    time.sleep(0.25)
     return block.copy()
 
 
+def _held(name, dask_worker=None):
+    return sum(1 for k in list(dask_worker.data.keys()) if isinstance(k, tuple) and k[0] == name)
+
+
 def test_worker_killed_mid_run(client):
-    """A worker dies while tasks run: Dask reruns its tasks elsewhere (or on its restarted self), the result is
-    complete and equal, and the workers still never compiled anything."""
+    """A worker dies holding finished chunks while others still run: Dask reruns its tasks elsewhere (or on its
+    restarted self), the result is complete and equal, nothing is compiled again (on the client; the workers
+    never compile), and no worker links a kernel twice."""
     import os
     import time
+    from halide_mlir.dask import kernel
     rng = np.random.default_rng(4)
     a = rng.random((64, 96), dtype=np.float32)
     inp = hl.ImageParam(hl.Float(32), 2, "fault_in")
     by = _blur3(inp, "fault_blur")
     slow_input = da.from_array(a, chunks=(16, 24)).map_blocks(_slow_copy, dtype=a.dtype)
-    future = client.compute(hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}))
-    time.sleep(0.6)
+    out = hd.realize(by, [96, 64], (16, 24), inputs={inp: slow_input}, client=client)
+    compiles = hd.stats["compiles"]
+    future = client.compute(out)
+    # kill a worker once it holds a finished chunk (not after a fixed delay: on a loaded machine that was before
+    # any task ran, or after the last)
     victim = sorted(client.scheduler_info()["workers"])[0]
+    deadline = time.monotonic() + 60
+    while not client.run(_held, out.name, workers=[victim]).get(victim) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not future.done(), "the graph finished before a worker was killed"
     client.run(os._exit, 1, workers=[victim], on_error="ignore")   # the nanny restarts it
-    got = future.result(timeout=60)
+    got = future.result(timeout=120)
     np.testing.assert_allclose(got, _blur3_numpy(a), rtol=1e-6)
-    client.wait_for_workers(2, timeout=30)
+    assert hd.stats["compiles"] == compiles
+    client.wait_for_workers(2, timeout=60)
     seen = client.run(lambda: [m for m in sys.modules if m == "mlir" or m.startswith(("halide_mlir.driver",
                                                                                       "halide_mlir.codegen"))])
     assert all(not modules for modules in seen.values()), seen
+    loads = client.run(lambda: (kernel.stats["loads"], len(kernel._loaded)))
+    assert all(n == linked for n, linked in loads.values()), loads
 
 
 def _peak_rss() -> int:
@@ -274,29 +292,37 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-@pytest.mark.slow
+@pytest.mark.slow   # (~40 s on 2 shared cores: 384 MB written, blurred through spilling workers, read back)
 def test_out_of_core_zarr_to_zarr(tmp_path):
-    """A 1 GiB zarr image through workers limited to 300 MB each, streamed to a zarr output: no worker exceeds
-    its limit (the nanny would kill it), and sampled blocks, edges included, equal numpy."""
-    rows = cols = 16384
-    limit = 300 << 20
+    """A 384 MB zarr image through 2 workers limited to 320 MB each (Dask spills at 70%, pauses a worker at 80%
+    until its process memory falls), streamed to a zarr output: it completes (it stalled while the workers' heap
+    kept freed memory: both paused for good), no worker's peak memory reaches its limit, and the output equals
+    the single-machine realize."""
+    import time
+    rows, cols = 8192, 12288
+    limit = 320 << 20
+    src, dst = str(tmp_path / "in.zarr"), str(tmp_path / "out.zarr")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   memory_limit=limit, silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as c:
-        src = str(tmp_path / "in.zarr")
-        da.random.default_rng(5).random((rows, cols), dtype=np.float32, chunks=1024).to_zarr(src)
+        # (uncompressed: the codec's time is not what is tested)
+        da.random.default_rng(5).random((rows, cols), dtype=np.float32, chunks=1024).to_zarr(src, compressors=None)
         inp = hl.ImageParam(hl.Float(32), 2, "big_in")
-        out = hd.realize(_blur3(inp, "big_blur"), [cols, rows], (1024, 1536), inputs={inp: zarr.open_array(src)},
-                         client=c)
-        da.to_zarr(out, str(tmp_path / "out.zarr"))
+        by = _blur3(inp, "big_blur")
+        out = hd.realize(by, [cols, rows], (1024, 1536), inputs={inp: zarr.open_array(src, mode="r")}, client=c)
+        t = time.perf_counter()
+        da.to_zarr(out, dst, compressors=None)
+        print(f"\n{rows}x{cols} f32 through 2 workers of {limit >> 20} MB: {time.perf_counter() - t:.1f} s; "
+              "peak worker RSS (MB):", sorted(p >> 20 for p in c.run(_peak_rss).values()))
         peaks = c.run(_peak_rss)
-    print("peak worker RSS (MB):", sorted(p >> 20 for p in peaks.values()))
     assert all(peak < limit for peak in peaks.values()), peaks
-    a, got = zarr.open_array(src, mode="r"), zarr.open_array(str(tmp_path / "out.zarr"), mode="r")
-    for r0, c0 in [(0, 0), (5000, 7000), (rows - 700, cols - 900)]:
-        window = a[max(r0 - 1, 0):r0 + 701, max(c0 - 1, 0):c0 + 901]
-        ref = _blur3_numpy(window)[(r0 > 0):, (c0 > 0):][:700, :900]
-        np.testing.assert_allclose(got[r0:r0 + 700, c0:c0 + 900], ref, rtol=1e-6)
+    a = zarr.open_array(src, mode="r")[...]
+    inp.set(hl.Buffer(a))
+    ref = np.asarray(by.realize([cols, rows]))
+    got = zarr.open_array(dst, mode="r")[...]
+    # (assert_allclose's reporting takes ~15 s over 100M elements; 1 ulp apart where LLVM contracts an FMA)
+    bad = np.abs(got - ref) > 1e-7 + 3e-7 * np.abs(ref)
+    assert not bad.any(), (np.argwhere(bad)[:5], got[bad][:5], ref[bad][:5])
 
 
 def test_only_halo_strips_travel(client):
