@@ -328,6 +328,8 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
     gpu = any(d.kind in GPU_DIRECTIVES for f in order for d in _all_directives(f.schedule()))
     for bc in [f for f in order if f is not output and f.schedule().padded_copy and not _all_directives(f.schedule())]:
         d = bc._definition()
+        # (repeat_edge, constant_exterior: a wrapped or reflected coordinate would stay a gather)
+        clamps_only = not any(n.kind in ("div", "mod") for e in bodies[bc] for n in walk(e))
         for c in order:
             calls = [n for e in bodies[c] for n in walk(e) if n.kind == "call" and n.value is bc]
             if (
@@ -335,6 +337,7 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
                 or not calls
                 or not gpu
                 and (not partitionable(c, output, order) or any(slice_forms(n) is None for n in calls))
+                and not (clamps_only and _pointwise(c, calls))
             ):
                 continue
 
@@ -353,6 +356,21 @@ def _inline_padded_copies(order: list, bodies: dict, updates: dict, output: Func
         if n.kind == "call" and isinstance(n.value, Func) and n.value is not f
     }
     return [f for f in order if f is output or f in used]
+
+
+def _pointwise(c: Func, calls: list) -> bool:
+    """Does ``c`` read the boundary condition only at its own coordinates (``bc[x, y, c]``, ``bc[x, y, 3]``)? Then
+    each element of a padded copy is read once: the copy adds a write and a read of the whole region and saves no
+    clamp. Inlined, a clamp along the vectorized dim makes a gather, a dense load wherever the clamp changes no
+    lane (codegen/clamped_gathers.py), as in Halide's partitioned loops (interpolate: a 64 MB RGBA copy)."""
+    pure = [v.name() for v in c._definition().args]
+    for n in calls:
+        forms = slice_forms(n)
+        if forms is None or any(
+            v is not None and (k >= len(pure) or v != pure[k] or off) for k, (v, off) in enumerate(forms)
+        ):
+            return False
+    return True
 
 
 def _inline_into_scatters(bc: Func, order: list, bodies: dict, updates: dict) -> None:

@@ -7,7 +7,8 @@ Where Halide would run the inlined Func in a parallel loop of a consumer, the co
 (analysis/plan.py _implicit_parallel), and its region is computed in pieces cut at the source's bounds
 (analysis/plan.py partition): a dense copy inside, broadcasts of the edges outside. A consumer computed
 in such pieces itself (at the root, one generic: analysis/pipeline.py partitionable) reads the condition
-inlined instead, as Halide does, with no copy in between. Scheduling it (e.g. ``compute_inline()``) overrides all that.
+inlined instead, as Halide does, with no copy in between; so does a consumer that reads a clamping condition only at
+its own coordinates (analysis/pipeline.py _pointwise). Scheduling it (e.g. ``compute_inline()``) overrides all that.
 """
 
 from __future__ import annotations

@@ -212,6 +212,7 @@ def _environment() -> str:
             os.path.join(here, os.pardir, "codegen", "math_approx.py"),
             # the rewrites jit.bufferize runs on the bufferized module
             os.path.join(here, os.pardir, "codegen", "strided_reads.py"),
+            os.path.join(here, os.pardir, "codegen", "clamped_gathers.py"),
             os.path.join(here, os.pardir, "codegen", "contiguous_gathers.py"),
             os.path.join(here, os.pardir, "codegen", "gather_indices.py"),
             os.path.join(here, os.pardir, "codegen", "copies.py"),

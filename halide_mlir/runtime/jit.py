@@ -10,6 +10,7 @@ import re
 import threading
 import warnings
 
+from ..codegen.clamped_gathers import clamped_gathers
 from ..codegen.contiguous_gathers import contiguous_gathers
 from ..codegen.strided_gathers import strided_gathers
 from ..codegen.divided_gathers import divided_gathers
@@ -120,6 +121,7 @@ def bufferize(ctx, module, script) -> None:
     run_passes(ctx, module, BUFFERIZE, "bufferization failed", "bufferize")
     with ctx, mlir_errors("rewriting vector reads failed", "bufferize"):
         dense_strided_reads(module)  # codegen/strided_reads.py
+        clamped_gathers(module)  # codegen/clamped_gathers.py
         contiguous_gathers(module)  # codegen/contiguous_gathers.py
         divided_gathers(module)  # codegen/divided_gathers.py
         strided_gathers(module)  # codegen/strided_gathers.py
