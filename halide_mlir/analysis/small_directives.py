@@ -202,7 +202,8 @@ def check_hoist_storage(pipeline, funcs) -> None:
         sp = pos(store) if store.kind == LevelKind.AT and store.func is compute.func else -1
         cp = pos(compute)
         if hp is None or cp is None:
-            raise _invalid(f, inner, f"{consumer.name} has no loop '{inner.var}'")
+            missing = inner if hp is None else compute  # (hoist_storage_root: inner is None, the compute level's)
+            raise _invalid(f, inner, f"{consumer.name} has no loop '{missing.var}'")
         if sp is not None and hp > sp:
             raise _invalid(f, inner, "the storage level is inside the loop it is stored at")
         for l in names[hp + 1 : cp + 1]:

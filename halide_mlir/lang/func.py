@@ -1043,6 +1043,33 @@ class Stage(Func):
     def _stage_schedule(self) -> FuncSchedule:
         return self._update_schedule
 
+    def split(self, old, outer, inner, factor, tail=None) -> "Stage":
+        from .rdom import RVar
+
+        if tail == TailStrategy.RoundUp and not isinstance(old, RVar) and _var_name(old) in self._inner_vars():
+            # Halide's Stage::split: a RoundUp split of a tile's inner variable may run some points of the update
+            # twice (when its factor does not divide the enclosing one), which changes what a reduction computes
+            raise HalideError(
+                f"{user_site()}: Can't use TailStrategy::RoundUp for splitting {_var_name(old)} in update "
+                f"definition of {self._name}.update({self._index}). It may redundantly recompute some values, which "
+                f"could change the meaning of the algorithm. Use TailStrategy::GuardWithIf instead."
+            )
+        return super().split(old, outer, inner, factor, tail)
+
+    def _inner_vars(self) -> set:
+        """The variables split off as the inner part of a split so far, and those split or fused from them."""
+        inner_vars: set = set()
+        for d in self._update_schedule.directives:
+            if d.kind == DirectiveKind.SPLIT:
+                old, outer, inner = d.args[:3]
+                inner_vars.add(inner)
+                if old in inner_vars:
+                    inner_vars.add(outer)
+            elif d.kind == DirectiveKind.FUSE:
+                if d.args[0] in inner_vars or d.args[1] in inner_vars:
+                    inner_vars.add(d.args[2])
+        return inner_vars
+
     def unscheduled(self) -> "Stage":
         """Says this update is left unscheduled on purpose (no "has not been scheduled" warning)."""
         if self._update_schedule.directives:

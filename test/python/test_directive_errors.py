@@ -319,8 +319,18 @@ def fold_storage_by_a_param(hl):
     return by.realize([8, 8])
 
 
+def update_roundup_of_an_inner_split(hl):
+    x, r, s = _sum(hl)
+    xo, xi = hl.Var("xo"), hl.Var("xi")
+    s.update(0).split(x, xo, xi, 2)
+    s.update(0).split(xi, xi, hl.Var("xii"), 4, hl.TailStrategy.RoundUp)  # site:update_roundup_of_an_inner_split
+    return s.realize([8])
+
+
+
 CASES = [
     ("specialize_non_bool", "by", specialize_non_bool),
+    ("update_roundup_of_an_inner_split", "s", update_roundup_of_an_inner_split),
     ("specialize_fail_reached", "by", specialize_fail_reached),
     ("rfactor_non_associative", "s", rfactor_non_associative),
     ("in_of_itself", "bx", in_of_itself),

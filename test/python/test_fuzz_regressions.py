@@ -1023,3 +1023,48 @@ def test_producer_at_a_vectorized_lane_loop_covers_the_vector(parallel):
                 b0.store_at(f0, y)
             return f1
         """)
+
+
+# Seed-8181 campaign (examples 1574-1576, reduced): a RoundUp split of an update's inner variable (unroll(yi, 2,
+# RoundUp) of a y split by 1) runs some rows of the scan twice. Halide's Stage::split refuses it; ours accepted it
+# and the scan's values changed (1582 of 1702 wrong).
+def test_roundup_split_of_an_updates_inner_variable_is_refused():
+    check_rejected_by_both("""
+        IN0 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            r1 = hl.RDom([(1, 36)], "r1")
+            f1 = hl.Func("f1")
+            f1[x, y] = in0[x, y]
+            f1[r1.x, y] = (f1[r1.x - 1, y] + f1[r1.x, y]) * 0.5
+            if schedule:
+                yo, yi = hl.Var("yo"), hl.Var("yi")
+                f1.update(0).split(y, yo, yi, 1, hl.TailStrategy.RoundUp)
+                f1.update(0).unroll(yi, 2, hl.TailStrategy.RoundUp)
+            return f1
+        """)
+
+
+# Seed-8181 campaign (example 2132, reduced): hoist_storage_root of a Func computed at a loop its consumer's tile
+# replaced. Halide refuses it; ours raised an AttributeError building the message.
+def test_hoist_storage_root_at_a_tiled_away_loop_is_refused():
+    check_rejected_by_both("""
+        IN0 = np.random.default_rng(2).uniform(-4, 4, (H, W)).astype(np.float32)
+
+
+        def build(hl, schedule=True):
+            x, y = hl.Var("x"), hl.Var("y")
+            in0 = hl.Buffer(IN0, "in0")
+            f0, f2 = hl.Func("f0"), hl.Func("f2")
+            f0[x, y] = in0[x, y] * 2
+            f2[x, y] = f0[x, y] + 1
+            if schedule:
+                xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+                f2.tile(x, y, xo, yo, xi, yi, 1, 64, hl.TailStrategy.ShiftInwards)
+                f0.compute_at(f2, y)
+                f0.hoist_storage_root()
+            return f2
+        """)
