@@ -247,7 +247,7 @@ def test_gpu_schedule_on_cpu_target_is_halides_error():
     with pytest.raises(hl.HalideError) as ours:
         f.realize([16, 16], hl.get_host_target())
     # (Halide's names are unique per process: an earlier Func of this name in the run makes this one gpu_on_cpu$1)
-    prefix = r"Schedule for Func gpu_on_cpu(\$\d+)? requires <Default_GPU> but no compatible target feature is enabled in "
+    prefix = r"Schedule for Func gpu_on_cpu(\$\d+)? requires <Default_GPU> but no compatible target feature is enabled"
     assert re.search(prefix, str(theirs.value)) and re.search(prefix, str(ours.value))
 
 
